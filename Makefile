@@ -1,0 +1,44 @@
+# The two commands in the README are `make run` and `make test`; each sets up
+# whatever is missing first.
+GO ?= go
+BIN := bin/hopbench
+VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X github.com/hopbench/hopbench/internal/cli.version=$(VERSION)
+TOOLS := $(CURDIR)/.tools/bin
+
+# Generator versions are pinned so that `make generate` is reproducible; keep
+# protoc-gen-go at the google.golang.org/protobuf version in go.mod.
+PROTOC_GEN_GO_VERSION := v1.36.12
+
+.PHONY: all setup build run test test-short fuzz generate clean
+
+all: build
+
+setup:
+	scripts/setup.sh
+
+build:
+	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/hopbench
+
+run: setup build
+	$(BIN) codec --out results
+
+test: setup
+	$(GO) vet ./...
+	$(GO) test -race -count=1 ./...
+
+test-short:
+	$(GO) test -short ./...
+
+# Each fuzz target for a short while; `go test` alone runs only their seeds.
+FUZZTIME ?= 10s
+fuzz:
+	scripts/fuzz.sh $(FUZZTIME)
+
+generate:
+	scripts/setup.sh protoc
+	GOBIN=$(TOOLS) $(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
+	PATH=$(TOOLS):$$PATH protoc -I schema --go_out=schema --go_opt=paths=source_relative schema/hopbench/v1/*.proto
+
+clean:
+	rm -rf bin .tools
