@@ -3,7 +3,7 @@
 GO ?= go
 BIN := bin/hopbench
 VERSION := $(shell git describe --always --dirty 2>/dev/null || echo dev)
-LDFLAGS := -X github.com/hopbench/hopbench/internal/cli.version=$(VERSION)
+LDFLAGS := -X github.com/hopbench/hopbench/internal/environment.Version=$(VERSION)
 TOOLS := $(CURDIR)/.tools/bin
 
 # Generator versions are pinned so that `make generate` is reproducible; keep

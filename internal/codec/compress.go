@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"sync"
 
@@ -154,8 +155,9 @@ func (g *gzipCompression) Decompress(src []byte, limit int) ([]byte, error) {
 
 // readLimited reads r to its end, refusing more than limit bytes.
 func readLimited(r io.Reader, limit, sizeHint int) ([]byte, error) {
-	buf := bytes.NewBuffer(make([]byte, 0, min(sizeHint, limit)+1))
-	n, err := buf.ReadFrom(io.LimitReader(r, int64(limit)+1))
+	buf := bytes.NewBuffer(make([]byte, 0, min(sizeHint, limit-1)+1))
+	// One byte past the limit tells "at the limit" from "above it".
+	n, err := buf.ReadFrom(io.LimitReader(r, int64(min(limit, math.MaxInt-1))+1))
 	if err != nil {
 		return nil, fmt.Errorf("decompress: %w", err)
 	}

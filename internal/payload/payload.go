@@ -37,13 +37,21 @@ type Model struct {
 	generate func(g *gen, count int) proto.Message
 }
 
-// Message makes the model's message for count items, deterministically for seed.
-func (m Model) Message(count int, seed uint64) (proto.Message, error) {
+// CheckCount says whether the model can carry count items.
+func (m Model) CheckCount(count int) error {
 	if count < 0 {
-		return nil, fmt.Errorf("payload %s: count %d is negative", m.Name, count)
+		return fmt.Errorf("payload %s: count %d is negative", m.Name, count)
 	}
 	if m.MaxCount > 0 && count > m.MaxCount {
-		return nil, fmt.Errorf("payload %s: count %d is above its maximum %d %s", m.Name, count, m.MaxCount, m.Unit)
+		return fmt.Errorf("payload %s: count %d is above its maximum of %d (%s)", m.Name, count, m.MaxCount, m.Doc)
+	}
+	return nil
+}
+
+// Message makes the model's message for count items, deterministically for seed.
+func (m Model) Message(count int, seed uint64) (proto.Message, error) {
+	if err := m.CheckCount(count); err != nil {
+		return nil, err
 	}
 	return m.generate(newGen(seed), count), nil
 }

@@ -1,0 +1,146 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hopbench/hopbench/internal/codec"
+	"github.com/hopbench/hopbench/internal/codecbench"
+	"github.com/hopbench/hopbench/internal/environment"
+	"github.com/hopbench/hopbench/internal/payload"
+)
+
+type codecFlags struct {
+	models, codecs, compress []string
+	counts                   []int
+	format, out              string
+	seed                     uint64
+	opts                     codecbench.Options
+}
+
+func newCodecCommand(a *app) *cobra.Command {
+	f := codecFlags{}
+	cmd := &cobra.Command{
+		Use:   "codec",
+		Short: "Measure codecs on the payload models: bytes, marshal and unmarshal time, allocations",
+		Long: `Measure every combination of model x count x codec x compression: encoded and
+compressed bytes, marshal and unmarshal time per operation (median of timed
+samples after a warm-up, with min-max), and allocations per operation.
+
+Without --count each model runs at the sizes its study used:
+` + modelCountsHelp(),
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runCodec(cmd, a, f) },
+	}
+	fl := cmd.Flags()
+	fl.StringSliceVar(&f.models, "model", payload.Names(), "payload models")
+	fl.IntSliceVar(&f.counts, "count", nil, "item counts, for every model (default: each model's study sizes)")
+	fl.StringSliceVar(&f.codecs, "codec", codec.Names(), "codecs")
+	fl.StringSliceVar(&f.compress, "compress", codec.CompressionNames(), "compressions")
+	fl.StringVar(&f.format, "format", "table", "output format: "+strings.Join(codecbench.Formats, ", "))
+	fl.StringVar(&f.out, "out", "", "also write codec.json, codec.csv, codec.md and environment.json to a new directory under `DIR`")
+	fl.Uint64Var(&f.opts.Seed, "seed", payload.DefaultSeed, "generator seed: same seed and count, same bytes")
+	fl.DurationVar(&f.opts.SampleTime, "sample-time", 10*time.Millisecond, "target duration of one timed sample")
+	fl.IntVar(&f.opts.Samples, "samples", 10, "timed samples per operation")
+	fl.DurationVar(&f.opts.Budget, "budget", time.Second, "time per operation and case past which fewer samples are taken (never under 3)")
+	return cmd
+}
+
+func modelCountsHelp() string {
+	var b strings.Builder
+	for _, m := range payload.Models() {
+		counts := make([]string, len(m.Counts))
+		for i, n := range m.Counts {
+			counts[i] = fmt.Sprint(n)
+		}
+		fmt.Fprintf(&b, "  %-9s %s %s: %s\n", m.Name, strings.Join(counts, ", "), m.Unit, m.Doc)
+	}
+	return b.String()
+}
+
+func runCodec(cmd *cobra.Command, a *app, f codecFlags) error {
+	if !slices.Contains(codecbench.Formats, f.format) {
+		return usageError{fmt.Errorf("--format %q: known formats are %s", f.format, strings.Join(codecbench.Formats, ", "))}
+	}
+	cases, err := codecbench.Matrix(f.models, f.counts, f.codecs, f.compress)
+	if err != nil {
+		return usageError{err}
+	}
+	env := environment.Describe()
+	progress := newProgress(a.stderr, len(cases))
+	results, runErr := codecbench.Run(cmd.Context(), cases, f.opts, func(i int, r codecbench.Result) {
+		progress.step(fmt.Sprintf("%s/%d %s+%s", r.Model, r.Count, r.Codec, r.Compress))
+	})
+	progress.done()
+	// What was measured is written even when the run stopped early.
+	if len(results) > 0 {
+		if err := codecbench.WriteFormat(a.stdout, f.format, results); err != nil {
+			return fmt.Errorf("writing results: %w", err)
+		}
+		if f.out != "" {
+			dir, err := writeCodecOut(f.out, env, results)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stderr, "results written to %s\n", dir)
+		}
+	}
+	if runErr != nil {
+		return fmt.Errorf("codec run stopped after %d of %d cases: %w", len(results), len(cases), runErr)
+	}
+	return nil
+}
+
+// writeCodecOut writes every format into a new timestamped directory under
+// root, each file atomically, and returns the directory.
+func writeCodecOut(root string, env environment.Environment, results []codecbench.Result) (string, error) {
+	dir := filepath.Join(root, "codec-"+env.Time.Format("20060102-150405"))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("creating results directory: %w", err)
+	}
+	files := []struct {
+		name, format string
+	}{{"codec.json", "json"}, {"codec.csv", "csv"}, {"codec.md", "markdown"}}
+	for _, file := range files {
+		err := writeFileAtomic(filepath.Join(dir, file.name), func(w *os.File) error {
+			return codecbench.WriteFormat(w, file.format, results)
+		})
+		if err != nil {
+			return "", err
+		}
+	}
+	err := writeFileAtomic(filepath.Join(dir, "environment.json"), func(w *os.File) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(env)
+	})
+	return dir, err
+}
+
+// writeFileAtomic writes through a temporary file renamed into place, so a
+// crash never leaves a half-written results file.
+func writeFileAtomic(path string, write func(*os.File) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name()) // no-op after the rename
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,51 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+)
+
+// progress reports how far a long run is: one line rewritten in place on a
+// terminal, a plain line every few seconds otherwise (logs, CI).
+type progress struct {
+	w        io.Writer
+	total    int
+	n        int
+	tty      bool
+	start    time.Time
+	lastLine time.Time
+	interval time.Duration
+}
+
+func newProgress(w io.Writer, total int) *progress {
+	return &progress{w: w, total: total, tty: isTerminal(w), start: time.Now(), interval: 5 * time.Second}
+}
+
+func (p *progress) step(label string) {
+	p.n++
+	elapsed := time.Since(p.start).Round(time.Second)
+	switch {
+	case p.tty:
+		fmt.Fprintf(p.w, "\r\033[K[%d/%d %s] %s", p.n, p.total, elapsed, label)
+	case time.Since(p.lastLine) >= p.interval || p.n == p.total:
+		fmt.Fprintf(p.w, "progress: %d/%d cases, %s elapsed, last %s\n", p.n, p.total, elapsed, label)
+		p.lastLine = time.Now()
+	}
+}
+
+func (p *progress) done() {
+	if p.tty && p.n > 0 {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

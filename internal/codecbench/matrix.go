@@ -1,0 +1,44 @@
+package codecbench
+
+import (
+	"github.com/hopbench/hopbench/internal/codec"
+	"github.com/hopbench/hopbench/internal/payload"
+)
+
+// Matrix expands models x counts x codecs x compressions into cases, in that
+// nesting order. Empty counts mean each model's study sizes. Every name and
+// count is checked before anything runs, so a typo fails at once.
+func Matrix(models []string, counts []int, codecs, compressions []string) ([]Case, error) {
+	for _, name := range codecs {
+		if _, err := codec.Lookup(name); err != nil {
+			return nil, err
+		}
+	}
+	for _, name := range compressions {
+		if _, err := codec.LookupCompression(name); err != nil {
+			return nil, err
+		}
+	}
+	var cases []Case
+	for _, name := range models {
+		m, err := payload.Lookup(name)
+		if err != nil {
+			return nil, err
+		}
+		modelCounts := counts
+		if len(modelCounts) == 0 {
+			modelCounts = m.Counts
+		}
+		for _, n := range modelCounts {
+			if err := m.CheckCount(n); err != nil {
+				return nil, err
+			}
+			for _, c := range codecs {
+				for _, z := range compressions {
+					cases = append(cases, Case{Model: name, Count: n, Codec: c, Compress: z})
+				}
+			}
+		}
+	}
+	return cases, nil
+}

@@ -1,0 +1,120 @@
+// Package environment describes the machine and build a measurement ran on,
+// so that every result carries what it takes to interpret or rerun it.
+package environment
+
+import (
+	"bufio"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"time"
+)
+
+// Version is hopbench's version, set at build time by the Makefile
+// (-ldflags -X); "dev" for a plain go build.
+var Version = "dev"
+
+// Library is one linked module hopbench measures through.
+type Library struct {
+	Name    string `json:"name"`
+	Module  string `json:"module"`
+	Version string `json:"version"`
+}
+
+// Environment is the build and machine a measurement ran on.
+type Environment struct {
+	Hopbench  string    `json:"hopbench"`
+	Go        string    `json:"go"`
+	OS        string    `json:"os"`
+	Arch      string    `json:"arch"`
+	CPU       string    `json:"cpu"`
+	Cores     int       `json:"cores"`
+	Kernel    string    `json:"kernel"`
+	Hostname  string    `json:"hostname"`
+	Libraries []Library `json:"libraries"`
+	Time      time.Time `json:"time"`
+}
+
+// stackLibraries are the modules whose versions matter to a measurement, in
+// the order `hopbench version` prints them. A module not linked into this
+// build is left out.
+var stackLibraries = []struct{ name, module string }{
+	{"protobuf", "google.golang.org/protobuf"},
+	{"grpc", "google.golang.org/grpc"},
+	{"x/net (http2)", "golang.org/x/net"},
+	{"gqlgen", "github.com/99designs/gqlgen"},
+	{"amqp091-go", "github.com/rabbitmq/amqp091-go"},
+	{"franz-go", "github.com/twmb/franz-go"},
+	{"nats.go", "github.com/nats-io/nats.go"},
+	{"nats-server", "github.com/nats-io/nats-server/v2"},
+	{"hdrhistogram-go", "github.com/HdrHistogram/hdrhistogram-go"},
+	{"go-json (json-fast)", "github.com/goccy/go-json"},
+	{"msgpack", "github.com/vmihailenco/msgpack/v5"},
+	{"cbor", "github.com/fxamacker/cbor/v2"},
+	{"avro", "github.com/hamba/avro/v2"},
+	{"compress (zstd)", "github.com/klauspost/compress"},
+}
+
+// Libraries returns the versions of the stack and codec libraries linked in.
+func Libraries() []Library {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return nil
+	}
+	linked := map[string]string{}
+	for _, d := range info.Deps {
+		v := d.Version
+		if d.Replace != nil {
+			v = d.Replace.Version + " (replaces " + d.Version + ")"
+		}
+		linked[d.Path] = v
+	}
+	var libs []Library
+	for _, l := range stackLibraries {
+		if v, ok := linked[l.module]; ok {
+			libs = append(libs, Library{Name: l.name, Module: l.module, Version: v})
+		}
+	}
+	return libs
+}
+
+// Describe reads the current environment.
+func Describe() Environment {
+	host, _ := os.Hostname()
+	return Environment{
+		Hopbench:  Version,
+		Go:        runtime.Version(),
+		OS:        runtime.GOOS,
+		Arch:      runtime.GOARCH,
+		CPU:       cpuModel(),
+		Cores:     runtime.NumCPU(),
+		Kernel:    readTrimmed("/proc/sys/kernel/osrelease"),
+		Hostname:  host,
+		Libraries: Libraries(),
+		Time:      time.Now().UTC(),
+	}
+}
+
+func cpuModel() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return "unknown"
+	}
+	defer f.Close()
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		if k, v, ok := strings.Cut(s.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown"
+}
+
+func readTrimmed(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "unknown"
+	}
+	return strings.TrimSpace(string(b))
+}
