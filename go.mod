@@ -8,7 +8,7 @@ require (
 	github.com/hamba/avro/v2 v2.31.0
 	github.com/klauspost/compress v1.20.3
 	github.com/spf13/cobra v1.10.2
-	github.com/vmihailenco/msgpack/v5 v5.4.1
+	github.com/vmihailenco/msgpack/v5 v5.3.6
 	google.golang.org/protobuf v1.36.12
 )
 

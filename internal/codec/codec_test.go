@@ -112,3 +112,32 @@ func TestForContentTypeIgnoresParameters(t *testing.T) {
 		t.Fatalf("got %v, %v; want proto", c, err)
 	}
 }
+
+// Every codec refuses a body cut short or followed by garbage, and a few
+// bytes declaring a huge array (the msgpack and avro libraries once
+// allocated gigabytes for those).
+func TestMalformedBodiesAreRefused(t *testing.T) {
+	msg, _ := payload.Generate("payment", 3, payload.DefaultSeed)
+	m, _ := payload.Lookup("payment")
+	hugeArrays := map[string][]byte{
+		"msgpack": {0x81, 0xa8, 'p', 'a', 'y', 'm', 'e', 'n', 't', 's', 0xdd, 0x7f, 0xff, 0xff, 0xff},
+		"cbor":    {0xa1, 0x68, 'p', 'a', 'y', 'm', 'e', 'n', 't', 's', 0x9a, 0x7f, 0xff, 0xff, 0xff},
+		"avro":    {0x80, 0x80, 0x80, 0x80, 0x08, 0x00},
+		"proto":   {0x0a, 0xff, 0xff, 0xff, 0xff, 0x07},
+		"json":    []byte(`{"payments":[{},{},`),
+	}
+	for _, c := range codec.All() {
+		good, _ := c.Marshal(msg)
+		if err := c.Unmarshal(good[:len(good)-1], m.New()); err == nil {
+			t.Errorf("%s: a body cut one byte short was accepted", c.Name())
+		}
+		if err := c.Unmarshal(append(good[:len(good):len(good)], 0xff, 0x01), m.New()); err == nil {
+			t.Errorf("%s: trailing garbage was accepted", c.Name())
+		}
+		if huge, ok := hugeArrays[c.Name()]; ok {
+			if err := c.Unmarshal(huge, m.New()); err == nil {
+				t.Errorf("%s: %d bytes declaring a huge array were accepted", c.Name(), len(huge))
+			}
+		}
+	}
+}

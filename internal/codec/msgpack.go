@@ -2,6 +2,7 @@ package codec
 
 import (
 	"bytes"
+	"fmt"
 	"sync"
 
 	"github.com/vmihailenco/msgpack/v5"
@@ -9,8 +10,9 @@ import (
 )
 
 // msgpackCodec is MessagePack via vmihailenco/msgpack, with the same field
-// names and omitted zero values as the JSON codecs, so the formats differ in
-// encoding only.
+// names as the JSON codecs, so the formats differ in encoding only. Pinned
+// to v5.3.6: v5.4.0 and v5.4.1 never apply their slice allocation cap, so a
+// 5-byte array header allocates gigabytes (upstream issue #401, open).
 type msgpackCodec struct {
 	encoders sync.Pool
 }
@@ -47,7 +49,14 @@ func (c *msgpackCodec) Marshal(m proto.Message) ([]byte, error) {
 func (*msgpackCodec) Unmarshal(data []byte, m proto.Message) error {
 	dec := msgpack.GetDecoder()
 	defer msgpack.PutDecoder(dec)
-	dec.Reset(bytes.NewReader(data))
+	r := bytes.NewReader(data)
+	dec.Reset(r)
 	dec.SetCustomStructTag("json")
-	return dec.Decode(m)
+	if err := dec.Decode(m); err != nil {
+		return err
+	}
+	if r.Len() > 0 {
+		return fmt.Errorf("msgpack: %d trailing bytes after the message", r.Len())
+	}
+	return nil
 }

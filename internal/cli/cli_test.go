@@ -1,0 +1,157 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hopbench/hopbench/internal/cli"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// fastTiming keeps CLI tests quick; the timing itself is codecbench's to test.
+var fastTiming = []string{"--samples", "3", "--sample-time", "1ms", "--budget", "20ms"}
+
+func run(t *testing.T, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	err = cli.Run(context.Background(), args, &out, &errOut)
+	return out.String(), errOut.String(), err
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (create it with -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from the golden file (rerun with -update if intended):\n%s", name, got)
+	}
+}
+
+func TestHelpGolden(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+	}{{"help.golden", []string{"--help"}}, {"codec-help.golden", []string{"codec", "--help"}}} {
+		out, _, err := run(t, c.args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden(t, c.name, out)
+	}
+}
+
+// Library versions come from the binary's build info, which test binaries
+// lack: cmd/hopbench's test checks them on a real build.
+func TestVersionListsHopbenchAndGo(t *testing.T) {
+	out, _, err := run(t, "version")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"hopbench", "go1."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("version output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestCodecJSONCarriesTheRequiredKeys(t *testing.T) {
+	args := append([]string{"codec", "--model", "recipe", "--count", "1", "--codec", "json,proto", "--compress", "none", "--format", "json"}, fastTiming...)
+	out, _, err := run(t, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var records []map[string]any
+	if err := json.Unmarshal([]byte(out), &records); err != nil {
+		t.Fatalf("stdout is not a JSON array: %v\n%s", err, out)
+	}
+	if len(records) != 2 {
+		t.Fatalf("%d records, want 2", len(records))
+	}
+	for _, r := range records {
+		for _, key := range []string{"model", "count", "codec", "compress", "bytes", "marshal_ns", "unmarshal_ns", "marshal_allocs", "unmarshal_allocs"} {
+			if _, ok := r[key]; !ok {
+				t.Errorf("record %v lacks %q", r, key)
+			}
+		}
+	}
+	if records[1]["bytes"].(float64) >= records[0]["bytes"].(float64) {
+		t.Errorf("recipe: proto %v bytes, json %v", records[1]["bytes"], records[0]["bytes"])
+	}
+}
+
+func TestCodecOutWritesEveryFormatAndTheEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	args := append([]string{"codec", "--model", "int", "--codec", "proto", "--compress", "none", "--out", dir}, fastTiming...)
+	out, stderr, err := run(t, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "MODEL") || !strings.Contains(stderr, "results written to") {
+		t.Errorf("stdout:\n%s\nstderr:\n%s", out, stderr)
+	}
+	runs, _ := filepath.Glob(filepath.Join(dir, "codec-*"))
+	if len(runs) != 1 {
+		t.Fatalf("%d result directories", len(runs))
+	}
+	for _, name := range []string{"codec.json", "codec.csv", "codec.md", "environment.json"} {
+		if st, err := os.Stat(filepath.Join(runs[0], name)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	env, _ := os.ReadFile(filepath.Join(runs[0], "environment.json"))
+	if !strings.Contains(string(env), `"cpu"`) || !strings.Contains(string(env), `"libraries"`) {
+		t.Errorf("environment.json:\n%s", env)
+	}
+}
+
+func TestBadInputIsAUsageErrorNamingTheFix(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"codec", "--codec", "xml"}, `unknown codec "xml" (known: json, json-fast, proto, msgpack, cbor, avro)`},
+		{[]string{"codec", "--model", "users"}, `unknown payload model "users" (known: user, payment`},
+		{[]string{"codec", "--model", "int", "--count", "3"}, "count 3 is above its maximum of 1"},
+		{[]string{"codec", "--format", "yaml"}, `--format "yaml": known formats are table, json, csv, markdown`},
+		{[]string{"codec", "--count", "many"}, `invalid argument "many"`},
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+	} {
+		_, _, err := run(t, c.args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: got %v, want an error containing %q", c.args, err, c.want)
+			continue
+		}
+		if code := cli.ExitCode(err); code != 2 {
+			t.Errorf("%v: exit code %d, want 2", c.args, code)
+		}
+	}
+}
+
+func TestInterruptedCodecRunPrintsWhatItMeasured(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errOut bytes.Buffer
+	err := cli.Run(ctx, []string{"codec", "--model", "int", "--codec", "json"}, &out, &errOut)
+	if err == nil || cli.ExitCode(err) != 130 {
+		t.Fatalf("got %v (exit %d), want an interruption (exit 130)", err, cli.ExitCode(err))
+	}
+	if !strings.Contains(err.Error(), "stopped after 0 of 3 cases") {
+		t.Errorf("error %q does not say how far the run got", err)
+	}
+}
