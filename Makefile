@@ -9,6 +9,7 @@ TOOLS := $(CURDIR)/.tools/bin
 # Generator versions are pinned so that `make generate` is reproducible; keep
 # protoc-gen-go at the google.golang.org/protobuf version in go.mod.
 PROTOC_GEN_GO_VERSION := v1.36.12
+PROTOC_GEN_GO_GRPC_VERSION := v1.6.2
 
 .PHONY: all setup build run test test-short fuzz generate clean
 
@@ -38,7 +39,9 @@ fuzz:
 generate:
 	scripts/setup.sh protoc
 	GOBIN=$(TOOLS) $(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
-	PATH=$(TOOLS):$$PATH protoc -I schema --go_out=schema --go_opt=paths=source_relative schema/hopbench/v1/*.proto
+	GOBIN=$(TOOLS) $(GO) install google.golang.org/grpc/cmd/protoc-gen-go-grpc@$(PROTOC_GEN_GO_GRPC_VERSION)
+	PATH=$(TOOLS):$$PATH protoc -I schema --go_out=schema --go_opt=paths=source_relative \
+		--go-grpc_out=schema --go-grpc_opt=paths=source_relative schema/hopbench/v1/*.proto
 
 clean:
 	rm -rf bin .tools

@@ -49,14 +49,19 @@ func newAvroCodec() *avroCodec {
 		enc:     avroConfig(0).Freeze(),
 		schemas: make(map[protoreflect.FullName]avro.Schema),
 	}
-	msgs := pb.File_hopbench_v1_payload_proto.Messages()
-	for i := range msgs.Len() {
-		md := msgs.Get(i)
-		s, err := avro.Parse(AvroSchema(md))
-		if err != nil {
-			panic(fmt.Sprintf("avro schema for %s: %v", md.FullName(), err)) // derived from our own schema
+	for _, file := range []protoreflect.FileDescriptor{pb.File_hopbench_v1_payload_proto, pb.File_hopbench_v1_service_proto} {
+		msgs := file.Messages()
+		for i := range msgs.Len() {
+			md := msgs.Get(i)
+			if md.Oneofs().Len() > 0 {
+				continue // Payload: a gRPC envelope, never a body in another codec
+			}
+			s, err := avro.Parse(AvroSchema(md))
+			if err != nil {
+				panic(fmt.Sprintf("avro schema for %s: %v", md.FullName(), err)) // derived from our own schema
+			}
+			c.schemas[md.FullName()] = s
 		}
-		c.schemas[md.FullName()] = s
 	}
 	return c
 }

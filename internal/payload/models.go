@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	pb "github.com/hopbench/hopbench/schema/hopbench/v1"
@@ -212,3 +213,17 @@ func titleCase(s string) string {
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
 }
+
+// allTypesLen counts the properties set, the unit the model's count is in.
+func allTypesLen(m proto.Message) int {
+	n := 0
+	for _, r := range m.(*pb.AllTypesList).Records {
+		r.ProtoReflect().Range(func(protoreflect.FieldDescriptor, protoreflect.Value) bool {
+			n++
+			return true
+		})
+	}
+	return n
+}
+
+func blobLen(m proto.Message) int { return len(m.(*pb.Blob).Content) }

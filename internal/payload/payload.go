@@ -35,6 +35,17 @@ type Model struct {
 	New func() proto.Message
 	// generate fills a message with count items drawn from g.
 	generate func(g *gen, count int) proto.Message
+	// length counts the items a message of the model carries.
+	length func(proto.Message) int
+}
+
+// Len returns how many items msg carries, in the model's unit; -1 when msg
+// is not of the model's type.
+func (m Model) Len(msg proto.Message) int {
+	if msg.ProtoReflect().Descriptor() != m.New().ProtoReflect().Descriptor() {
+		return -1
+	}
+	return m.length(msg)
 }
 
 // CheckCount says whether the model can carry count items.
@@ -62,55 +73,55 @@ var models = []Model{
 		Name: "user", Unit: "users", Source: "thesis (seed 000)",
 		Doc:    "flat user records: uid, email, username, profile_picture_url, age",
 		Counts: []int{1, 5, 100_000, 300_000},
-		New:    func() proto.Message { return new(pb.UserList) }, generate: genUsers,
+		New:    func() proto.Message { return new(pb.UserList) }, generate: genUsers, length: func(m proto.Message) int { return len(m.(*pb.UserList).Users) },
 	},
 	{
 		Name: "payment", Unit: "payments", Source: "thesis (seed 000)",
 		Doc:    fmt.Sprintf("PayPal-v1-style payments nested 4 levels deep, %d transactions of %d items each", transactionsPerPayment, itemsPerTransaction),
 		Counts: []int{5, 325, 650},
-		New:    func() proto.Message { return new(pb.PaymentList) }, generate: genPayments,
+		New:    func() proto.Message { return new(pb.PaymentList) }, generate: genPayments, length: func(m proto.Message) int { return len(m.(*pb.PaymentList).Payments) },
 	},
 	{
 		Name: "recipe", Unit: "recipes", Source: "Ensor, DZone (seeds 001, 003)",
 		Doc:    fmt.Sprintf("recipes of %d ingredients each, with a unit enum", ingredientsPerRecipe),
 		Counts: []int{1},
-		New:    func() proto.Message { return new(pb.RecipeList) }, generate: genRecipes,
+		New:    func() proto.Message { return new(pb.RecipeList) }, generate: genRecipes, length: func(m proto.Message) int { return len(m.(*pb.RecipeList).Recipes) },
 	},
 	{
 		Name: "text", Unit: "characters", Source: "five-technology study (seed 002)",
 		Doc:    "one string of N ASCII characters of lorem text",
 		Counts: []int{10, 1_000, 100_000, 1_000_000},
-		New:    func() proto.Message { return new(pb.Text) }, generate: genText,
+		New:    func() proto.Message { return new(pb.Text) }, generate: genText, length: func(m proto.Message) int { return len(m.(*pb.Text).Text) },
 	},
 	{
 		Name: "alltypes", Unit: "properties", Source: "five-technology study (seed 002)",
 		Doc:    fmt.Sprintf("records of %d scalar properties (text, bool, byte, date-time, decimal, float, int, short, long); N properties in all", propertiesPerRecord),
 		Counts: []int{10, 100, 1_000, 10_000},
-		New:    func() proto.Message { return new(pb.AllTypesList) }, generate: genAllTypes,
+		New:    func() proto.Message { return new(pb.AllTypesList) }, generate: genAllTypes, length: allTypesLen,
 	},
 	{
 		Name: "int", Unit: "int32", Source: "REST-vs-gRPC study (seed 004)",
 		Doc:    "one int32, 2147483647; the count must be 1",
 		Counts: []int{1}, MaxCount: 1,
-		New: func() proto.Message { return new(pb.Int) }, generate: genInt,
+		New: func() proto.Message { return new(pb.Int) }, generate: genInt, length: func(m proto.Message) int { return min(1, int(m.(*pb.Int).Value)) },
 	},
 	{
 		Name: "ints", Unit: "int32s", Source: "REST-vs-gRPC study (seed 004)",
 		Doc:    "an int32 array 0..N-1",
 		Counts: []int{10_000},
-		New:    func() proto.Message { return new(pb.Ints) }, generate: genInts,
+		New:    func() proto.Message { return new(pb.Ints) }, generate: genInts, length: func(m proto.Message) int { return len(m.(*pb.Ints).Values) },
 	},
 	{
 		Name: "textfile", Unit: "bytes", Source: "REST-vs-gRPC study (seed 004)",
 		Doc:    "a text file of N bytes (lines of lorem text) carried as bytes",
 		Counts: []int{455 * 1024},
-		New:    func() proto.Message { return new(pb.Blob) }, generate: genTextFile,
+		New:    func() proto.Message { return new(pb.Blob) }, generate: genTextFile, length: blobLen,
 	},
 	{
 		Name: "blob", Unit: "bytes", Source: "REST-vs-gRPC study (seed 004)",
 		Doc:    "N bytes of PDF-like binary file content (PDF syntax around incompressible streams)",
 		Counts: []int{3_400 * 1024},
-		New:    func() proto.Message { return new(pb.Blob) }, generate: genBlob,
+		New:    func() proto.Message { return new(pb.Blob) }, generate: genBlob, length: blobLen,
 	},
 }
 

@@ -151,3 +151,21 @@ func BenchmarkGenerate(b *testing.B) {
 		})
 	}
 }
+
+func TestLenCountsInTheModelsUnit(t *testing.T) {
+	for _, m := range payload.Models() {
+		for _, n := range []int{0, 1, m.Counts[0]} {
+			if err := m.CheckCount(n); err != nil {
+				continue
+			}
+			msg, _ := m.Message(n, payload.DefaultSeed)
+			if got := m.Len(msg); got != n {
+				t.Errorf("%s: Len of %d items = %d", m.Name, n, got)
+			}
+		}
+	}
+	user, _ := payload.Lookup("user")
+	if got := user.Len(&pb.Text{}); got != -1 {
+		t.Errorf("user.Len(Text) = %d, want -1", got)
+	}
+}

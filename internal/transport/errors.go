@@ -1,0 +1,56 @@
+package transport
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Code classifies a failed call the same way on every stack.
+type Code int
+
+const (
+	CodeInternal    Code = iota // the service failed
+	CodeBadRequest              // malformed or unsupported request
+	CodeTooLarge                // a body above the size limit
+	CodeUnavailable             // no connection, refused, or overloaded
+	CodeDeadline                // the deadline passed
+	CodeNotFound                // no such route or model
+)
+
+var codeNames = map[Code]string{
+	CodeInternal: "internal", CodeBadRequest: "bad request", CodeTooLarge: "too large",
+	CodeUnavailable: "unavailable", CodeDeadline: "deadline exceeded", CodeNotFound: "not found",
+}
+
+func (c Code) String() string { return codeNames[c] }
+
+// Error is a classified failure; transports carry Code and Msg across the wire.
+type Error struct {
+	Code Code
+	Msg  string
+	Err  error // the cause, on the side that made the error
+}
+
+func (e *Error) Error() string {
+	if e.Msg == "" && e.Err != nil {
+		return e.Code.String() + ": " + e.Err.Error()
+	}
+	return e.Code.String() + ": " + e.Msg
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf makes a classified error.
+func Errorf(code Code, format string, args ...any) *Error {
+	err := fmt.Errorf(format, args...)
+	return &Error{Code: code, Msg: err.Error(), Err: errors.Unwrap(err)}
+}
+
+// CodeOf returns the classification of err: CodeInternal for unclassified errors.
+func CodeOf(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return CodeInternal
+}

@@ -1,0 +1,215 @@
+// Package rest is the REST stack on net/http: the body codec is chosen per
+// call by Content-Type and Accept, compression by Content-Encoding, over
+// HTTP/1.1 or HTTP/2 (h2c without TLS, h2 with).
+//
+//	GET  /v1/{model}?count=N   get
+//	POST /v1/{model}           post
+//	POST /v1/{model}/echo      echo
+package rest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/hopbench/hopbench/internal/codec"
+	"github.com/hopbench/hopbench/internal/transport"
+)
+
+func init() { transport.Register(Transport{}) }
+
+// Transport is the rest stack.
+type Transport struct{}
+
+func (Transport) Name() string { return "rest" }
+
+func (Transport) Codecs() []string { return codec.Names() }
+
+func protocols(cfg transport.Config) *http.Protocols {
+	p := new(http.Protocols)
+	switch {
+	case !cfg.HTTP2:
+		p.SetHTTP1(true)
+	case cfg.ServerTLS != nil || cfg.ClientTLS != nil:
+		p.SetHTTP2(true)
+	default:
+		p.SetUnencryptedHTTP2(true)
+	}
+	return p
+}
+
+// Listen serves h on addr until the server is closed.
+func (Transport) Listen(ctx context.Context, addr string, cfg transport.Config, h transport.Handler) (transport.Server, error) {
+	var lc net.ListenConfig
+	l, err := lc.Listen(ctx, "tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("rest: listen on %s: %w", addr, err)
+	}
+	s := &server{
+		l:    l,
+		done: make(chan struct{}),
+		srv: &http.Server{
+			Handler:           newMux(h, cfg.MaxBytesOrDefault()),
+			TLSConfig:         cfg.ServerTLS,
+			Protocols:         protocols(cfg),
+			ReadHeaderTimeout: 10 * time.Second,
+		},
+	}
+	s.srv.ConnState = s.track
+	go func() {
+		defer close(s.done)
+		if cfg.ServerTLS != nil {
+			s.err = s.srv.ServeTLS(l, "", "")
+		} else {
+			s.err = s.srv.Serve(l)
+		}
+	}()
+	return s, nil
+}
+
+type server struct {
+	l     net.Listener
+	srv   *http.Server
+	done  chan struct{}
+	err   error
+	conns sync.WaitGroup
+}
+
+// track counts connections so that Close can wait for their goroutines:
+// http.Server.Close does not, and a connection answered with an error
+// lingers half a second (net/http's reset-avoidance delay).
+func (s *server) track(_ net.Conn, state http.ConnState) {
+	switch state {
+	case http.StateNew:
+		s.conns.Add(1)
+	case http.StateClosed, http.StateHijacked:
+		s.conns.Done()
+	}
+}
+
+func (s *server) Addr() string { return s.l.Addr().String() }
+
+func (s *server) Close() error {
+	err := s.srv.Close()
+	<-s.done
+	s.conns.Wait()
+	if errors.Is(s.err, http.ErrServerClosed) {
+		s.err = nil
+	}
+	return errors.Join(err, s.err)
+}
+
+func newMux(h transport.Handler, maxBytes int) http.Handler {
+	mux := http.NewServeMux()
+	serve := func(op transport.Op) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) { serveCall(w, r, op, h, maxBytes) }
+	}
+	mux.HandleFunc("GET /v1/{model}", serve(transport.OpGet))
+	mux.HandleFunc("POST /v1/{model}", serve(transport.OpPost))
+	mux.HandleFunc("POST /v1/{model}/echo", serve(transport.OpEcho))
+	return mux
+}
+
+func serveCall(w http.ResponseWriter, r *http.Request, op transport.Op, h transport.Handler, maxBytes int) {
+	req, err := parseRequest(r, op, maxBytes)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	reply, err := h(r.Context(), req)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", req.Codec.ContentType())
+	if enc := req.Compression.Encoding(); enc != "" {
+		w.Header().Set("Content-Encoding", enc)
+	}
+	w.Header().Set("Content-Length", strconv.Itoa(len(reply)))
+	w.Write(reply) // a failed write means the client left; nothing to tell it
+}
+
+func parseRequest(r *http.Request, op transport.Op, maxBytes int) (*transport.Request, error) {
+	req := &transport.Request{Op: op, Model: r.PathValue("model")}
+	var err error
+	if op == transport.OpGet {
+		if req.Count, err = strconv.Atoi(r.URL.Query().Get("count")); err != nil || req.Count < 0 {
+			return nil, transport.Errorf(transport.CodeBadRequest, "query parameter count=%q: want a whole number of items, e.g. ?count=10", r.URL.Query().Get("count"))
+		}
+		req.Codec, err = codecFor(r.Header.Get("Accept"))
+		if err != nil {
+			return nil, err
+		}
+		req.Compression, err = compressionFor(r.Header.Get("Accept-Encoding"))
+		return req, err
+	}
+	if req.Codec, err = codecFor(r.Header.Get("Content-Type")); err != nil {
+		return nil, err
+	}
+	if req.Compression, err = codec.ForEncoding(r.Header.Get("Content-Encoding")); err != nil {
+		return nil, transport.Errorf(transport.CodeBadRequest, "%v", err)
+	}
+	if r.ContentLength > int64(maxBytes) {
+		return nil, tooLarge(r.ContentLength, maxBytes)
+	}
+	req.Body, err = io.ReadAll(http.MaxBytesReader(nil, r.Body, int64(maxBytes)))
+	var maxErr *http.MaxBytesError
+	switch {
+	case errors.As(err, &maxErr):
+		return nil, tooLarge(-1, maxBytes)
+	case err != nil:
+		return nil, transport.Errorf(transport.CodeBadRequest, "reading the request body: %v", err)
+	}
+	return req, nil
+}
+
+func tooLarge(size int64, limit int) error {
+	if size < 0 {
+		return &transport.Error{Code: transport.CodeTooLarge, Msg: fmt.Sprintf("request body exceeds the limit of %d bytes", limit)}
+	}
+	return &transport.Error{Code: transport.CodeTooLarge, Msg: fmt.Sprintf("request body of %d bytes exceeds the limit of %d bytes", size, limit)}
+}
+
+// codecFor picks the codec of a Content-Type or Accept value; none or */*
+// means JSON, what a plain HTTP client expects.
+func codecFor(mediaType string) (codec.Codec, error) {
+	if mediaType == "" || mediaType == "*/*" {
+		return codec.Lookup("json")
+	}
+	c, err := codec.ForContentType(mediaType)
+	if err != nil {
+		return nil, &transport.Error{Code: transport.CodeBadRequest, Msg: err.Error()}
+	}
+	return c, nil
+}
+
+// compressionFor honours an Accept-Encoding of exactly one supported coding,
+// as hopbench's own clients send; anything else gets an uncompressed reply.
+func compressionFor(acceptEncoding string) (codec.Compression, error) {
+	if z, err := codec.ForEncoding(acceptEncoding); err == nil {
+		return z, nil
+	}
+	return codec.LookupCompression("none")
+}
+
+var statusOf = map[transport.Code]int{
+	transport.CodeInternal:    http.StatusInternalServerError,
+	transport.CodeBadRequest:  http.StatusBadRequest,
+	transport.CodeTooLarge:    http.StatusRequestEntityTooLarge,
+	transport.CodeUnavailable: http.StatusServiceUnavailable,
+	transport.CodeDeadline:    http.StatusGatewayTimeout,
+	transport.CodeNotFound:    http.StatusNotFound,
+}
+
+func writeError(w http.ResponseWriter, err error) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Hopbench-Error", transport.CodeOf(err).String())
+	w.WriteHeader(statusOf[transport.CodeOf(err)])
+	io.WriteString(w, err.Error()+"\n")
+}

@@ -1,0 +1,42 @@
+package rest_test
+
+import (
+	"testing"
+
+	"github.com/hopbench/hopbench/internal/certs"
+	"github.com/hopbench/hopbench/internal/transport"
+	_ "github.com/hopbench/hopbench/internal/transport/rest"
+	"github.com/hopbench/hopbench/internal/transport/transporttest"
+)
+
+// TestConformance covers every codec, gzip and zstd, HTTP/1.1 and HTTP/2,
+// TLS off and on (and mutual), each dimension at least once.
+func TestConformance(t *testing.T) {
+	b, err := certs.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tlsCfg := func(c transport.Config, mutual bool) transport.Config {
+		c.ServerTLS, c.ClientTLS = b.Server(mutual), b.Client(mutual)
+		return c
+	}
+	variants := []transporttest.Variant{
+		{Name: "json/h1", Config: transport.Config{Codec: "json"}, Large: true},
+		{Name: "json-fast/h1", Config: transport.Config{Codec: "json-fast"}},
+		{Name: "proto/h1", Config: transport.Config{Codec: "proto"}, Large: true},
+		{Name: "msgpack/h1", Config: transport.Config{Codec: "msgpack"}},
+		{Name: "cbor/h1", Config: transport.Config{Codec: "cbor"}},
+		{Name: "avro/h1", Config: transport.Config{Codec: "avro"}},
+		{Name: "json+gzip/h1", Config: transport.Config{Codec: "json", Compression: "gzip"}},
+		{Name: "proto+zstd/h1", Config: transport.Config{Codec: "proto", Compression: "zstd"}},
+		{Name: "proto/h2c", Config: transport.Config{Codec: "proto", HTTP2: true}, Large: true},
+		{Name: "json+gzip/h2c", Config: transport.Config{Codec: "json", Compression: "gzip", HTTP2: true}},
+		{Name: "json/h1+tls", Config: tlsCfg(transport.Config{Codec: "json"}, false)},
+		{Name: "proto/h2+tls", Config: tlsCfg(transport.Config{Codec: "proto", HTTP2: true}, false), Large: true},
+		{Name: "proto+zstd/h2+mtls", Config: tlsCfg(transport.Config{Codec: "proto", Compression: "zstd", HTTP2: true}, true)},
+	}
+	for _, v := range variants {
+		v.Transport = "rest"
+		transporttest.Run(t, v)
+	}
+}

@@ -1,0 +1,156 @@
+// Package transport is the contract every stack implements: a server that
+// hands each call's bytes to a Handler, and a client that makes one call.
+// Transports move bytes and say what they are (operation, model, codec,
+// compression); decoding, the work and encoding are the node's, so codec
+// cost is measured the same way on every stack.
+package transport
+
+import (
+	"context"
+	"crypto/tls"
+	"fmt"
+	"net"
+	"slices"
+	"strings"
+
+	"github.com/hopbench/hopbench/internal/codec"
+)
+
+// Op is what a call asks of the service.
+type Op string
+
+const (
+	OpGet  Op = "get"  // reply carries Count items of Model
+	OpPost Op = "post" // request carries items; reply is an Ack
+	OpEcho Op = "echo" // reply equals request
+)
+
+// Ops are the operations, in report order.
+var Ops = []Op{OpGet, OpPost, OpEcho}
+
+// ParseOp checks an operation name.
+func ParseOp(s string) (Op, error) {
+	if op := Op(s); slices.Contains(Ops, op) {
+		return op, nil
+	}
+	return "", fmt.Errorf("unknown operation %q (known: get, post, echo)", s)
+}
+
+// Request is one call as a transport delivers it to a Handler and as a
+// Client sends it.
+type Request struct {
+	Op    Op
+	Model string
+	// Count is the number of items a get asks for.
+	Count int
+	// Body is the encoded request message (post and echo), compressed with
+	// Compression; empty for get.
+	Body []byte
+	// Codec encodes Body and must encode the reply.
+	Codec codec.Codec
+	// Compression was applied to Body and should be applied to the reply.
+	// Transports that compress themselves (gRPC) leave it at none.
+	Compression codec.Compression
+}
+
+// Handler serves one call: it returns the encoded (and compressed) reply.
+// Errors should be *Error so each transport maps them to its own status.
+type Handler func(ctx context.Context, req *Request) ([]byte, error)
+
+// Server is a running listener for one stack.
+type Server interface {
+	// Addr is the address clients dial, e.g. 127.0.0.1:41234.
+	Addr() string
+	// Close stops accepting, ends calls in flight and releases everything.
+	Close() error
+}
+
+// Client makes calls to one server. Safe for concurrent use; connections
+// are reused, never opened per call.
+type Client interface {
+	Call(ctx context.Context, req *Request) ([]byte, error)
+	Close() error
+}
+
+// Config is what a stack needs beyond its name, for servers and clients.
+type Config struct {
+	// Codec and Compression name the body format; a transport that supports
+	// only one refuses others at construction.
+	Codec       string
+	Compression string
+	// HTTP2 selects HTTP/2 for HTTP-based stacks: h2c without TLS, h2 with.
+	HTTP2 bool
+	// ServerTLS and ClientTLS turn TLS on; nil means plain TCP.
+	ServerTLS *tls.Config
+	ClientTLS *tls.Config
+	// MaxBytes bounds a request or reply body (0: codec.DefaultMaxBytes).
+	MaxBytes int
+	// Dialer, when set, is used for every client connection (wire counting).
+	Dialer Dialer
+}
+
+// Dialer opens client connections; internal/wire's counting dialer is one.
+type Dialer interface {
+	DialContext(ctx context.Context, network, addr string) (net.Conn, error)
+}
+
+// MaxBytesOrDefault is the effective body limit.
+func (c Config) MaxBytesOrDefault() int {
+	if c.MaxBytes > 0 {
+		return c.MaxBytes
+	}
+	return codec.DefaultMaxBytes
+}
+
+// Transport is one technology: rest, grpc, graphql, ...
+type Transport interface {
+	Name() string
+	// Codecs lists the codecs the transport carries; the first is its default.
+	Codecs() []string
+	// Listen starts serving h on addr (host:port; port 0 picks one).
+	Listen(ctx context.Context, addr string, cfg Config, h Handler) (Server, error)
+	// Dial returns a client for the server at target.
+	Dial(ctx context.Context, target string, cfg Config) (Client, error)
+}
+
+var registry = map[string]Transport{}
+
+// Register adds a transport; each technology's package calls it from init.
+// Registering a name twice is a programming error.
+func Register(t Transport) {
+	if _, dup := registry[t.Name()]; dup {
+		panic("transport: " + t.Name() + " registered twice")
+	}
+	registry[t.Name()] = t
+}
+
+// Names returns the registered transports, sorted.
+func Names() []string {
+	names := make([]string, 0, len(registry))
+	for n := range registry {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Lookup returns the transport called name.
+func Lookup(name string) (Transport, error) {
+	if t, ok := registry[name]; ok {
+		return t, nil
+	}
+	return nil, fmt.Errorf("unknown stack technology %q (known: %s)", name, strings.Join(Names(), ", "))
+}
+
+// SelfCompressing is implemented by transports whose protocol compresses
+// bodies itself (gRPC's grpc-encoding): callers send and get bodies
+// uncompressed, and the configured compression is the protocol's.
+type SelfCompressing interface {
+	CompressesItself() bool
+}
+
+// CompressesItself reports whether t compresses bodies itself.
+func CompressesItself(t Transport) bool {
+	s, ok := t.(SelfCompressing)
+	return ok && s.CompressesItself()
+}

@@ -1,0 +1,323 @@
+// Package transporttest is the conformance suite every stack passes, the
+// way database/sql drivers share tests: adding a stack means registering it
+// and calling Run for its variants.
+package transporttest
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/hopbench/hopbench/internal/codec"
+	"github.com/hopbench/hopbench/internal/payload"
+	"github.com/hopbench/hopbench/internal/transport"
+	pb "github.com/hopbench/hopbench/schema/hopbench/v1"
+)
+
+// Special models the suite's handler understands, to provoke failures.
+const (
+	modelStall = "x-stall" // blocks until the call's context ends
+	modelFail  = "x-fail"  // fails with an internal error
+)
+
+// Variant is one configuration of a stack to test.
+type Variant struct {
+	Name      string
+	Transport string
+	Config    transport.Config
+	// Large runs the 64 MiB case; slow under -race, so not every variant does.
+	Large bool
+}
+
+// Run runs every case against v.
+func Run(t *testing.T, v Variant) {
+	t.Run(v.Name, func(t *testing.T) {
+		tr, err := transport.Lookup(v.Transport)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cases {
+			if c.large && !v.Large {
+				continue
+			}
+			t.Run(c.name, func(t *testing.T) {
+				// Deferred calls run last first: close, then look for leaks.
+				defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+				e := newEnv(t, tr, v.Config, c.serverMaxBytes)
+				defer e.close()
+				c.run(t, e)
+			})
+		}
+	})
+}
+
+var cases = []struct {
+	name           string
+	large          bool
+	serverMaxBytes int
+	run            func(*testing.T, *env)
+}{
+	{name: "RoundTripEveryModel", run: testRoundTrip},
+	{name: "EmptyPayloads", run: testEmpty},
+	{name: "ManyCallsInFlight", run: testInFlight},
+	{name: "DeadlineExceeded", run: testDeadline},
+	{name: "ServerErrorArrivesAsError", run: testServerError},
+	{name: "OversizeRefusedNamingTheLimit", serverMaxBytes: 1 << 20, run: testTooLarge},
+	{name: "MalformedRefusedAndServerKeepsServing", run: testMalformed},
+	{name: "Payload64MiB", large: true, run: testLarge},
+}
+
+// env is one server and one client of the stack under test.
+type env struct {
+	server transport.Server
+	client transport.Client
+	codec  codec.Codec
+	z      codec.Compression
+}
+
+func (e *env) close() {
+	e.client.Close()
+	e.server.Close()
+}
+
+func newEnv(t *testing.T, tr transport.Transport, cfg transport.Config, serverMaxBytes int) *env {
+	t.Helper()
+	ctx := context.Background()
+	scfg := cfg
+	if serverMaxBytes > 0 {
+		scfg.MaxBytes = serverMaxBytes
+	}
+	srv, err := tr.Listen(ctx, "127.0.0.1:0", scfg, handler)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := tr.Dial(ctx, srv.Addr(), cfg)
+	if err != nil {
+		srv.Close()
+		t.Fatal(err)
+	}
+	e := &env{server: srv, client: cl}
+	if e.codec, err = codec.Lookup(orDefault(cfg.Codec, tr.Codecs()[0])); err != nil {
+		t.Fatal(err)
+	}
+	if e.z, err = codec.LookupCompression(cfg.Compression); err != nil {
+		t.Fatal(err)
+	}
+	if transport.CompressesItself(tr) {
+		e.z, _ = codec.LookupCompression("none")
+	}
+	return e
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// handler is a minimal service: the node implements the real one.
+func handler(ctx context.Context, req *transport.Request) ([]byte, error) {
+	switch req.Model {
+	case modelStall:
+		<-ctx.Done()
+		return nil, transport.Errorf(transport.CodeDeadline, "stalled until the caller gave up")
+	case modelFail:
+		return nil, transport.Errorf(transport.CodeInternal, "boom: the service failed on purpose")
+	}
+	m, err := payload.Lookup(req.Model)
+	if err != nil {
+		return nil, &transport.Error{Code: transport.CodeNotFound, Msg: err.Error()}
+	}
+	cc := codec.Compressed(req.Codec, req.Compression, codec.DefaultMaxBytes)
+	switch req.Op {
+	case transport.OpGet:
+		msg, err := m.Message(req.Count, payload.DefaultSeed)
+		if err != nil {
+			return nil, &transport.Error{Code: transport.CodeBadRequest, Msg: err.Error()}
+		}
+		return cc.Marshal(msg)
+	case transport.OpPost, transport.OpEcho:
+		msg := m.New()
+		if err := cc.Unmarshal(req.Body, msg); err != nil {
+			return nil, transport.Errorf(transport.CodeBadRequest, "decoding %s %s body: %v", req.Model, cc.Name(), err)
+		}
+		if req.Op == transport.OpEcho {
+			return req.Body, nil
+		}
+		return cc.Marshal(&pb.Ack{Model: req.Model, Count: int64(m.Len(msg))})
+	}
+	return nil, transport.Errorf(transport.CodeBadRequest, "unknown operation %q", req.Op)
+}
+
+func (e *env) call(ctx context.Context, op transport.Op, model string, count int, body proto.Message) ([]byte, error) {
+	req := &transport.Request{Op: op, Model: model, Count: count, Codec: e.codec, Compression: e.z}
+	if body != nil {
+		b, err := codec.Compressed(e.codec, e.z, codec.DefaultMaxBytes).Marshal(body)
+		if err != nil {
+			return nil, err
+		}
+		req.Body = b
+	}
+	return e.client.Call(ctx, req)
+}
+
+func (e *env) decode(t *testing.T, b []byte, into proto.Message) {
+	t.Helper()
+	if err := codec.Compressed(e.codec, e.z, codec.DefaultMaxBytes).Unmarshal(b, into); err != nil {
+		t.Fatalf("decoding the reply: %v", err)
+	}
+}
+
+func (e *env) decodeModel(t *testing.T, m payload.Model, b []byte) proto.Message {
+	t.Helper()
+	msg := m.New()
+	e.decode(t, b, msg)
+	return msg
+}
+
+// roundTrip checks all three operations on model x count.
+func (e *env) roundTrip(t *testing.T, m payload.Model, count int) {
+	t.Helper()
+	ctx := context.Background()
+	want, _ := m.Message(count, payload.DefaultSeed)
+	got, err := e.call(ctx, transport.OpGet, m.Name, count, nil)
+	if err != nil {
+		t.Fatalf("%s get %d: %v", m.Name, count, err)
+	}
+	if msg := e.decodeModel(t, m, got); !proto.Equal(msg, want) {
+		t.Fatalf("%s get %d: the reply is not the model's %d items", m.Name, count, count)
+	}
+	got, err = e.call(ctx, transport.OpPost, m.Name, 0, want)
+	if err != nil {
+		t.Fatalf("%s post %d: %v", m.Name, count, err)
+	}
+	var ack pb.Ack
+	e.decode(t, got, &ack)
+	if ack.Count != int64(count) || ack.Model != m.Name {
+		t.Fatalf("%s post %d: ack %v", m.Name, count, &ack)
+	}
+	got, err = e.call(ctx, transport.OpEcho, m.Name, 0, want)
+	if err != nil {
+		t.Fatalf("%s echo %d: %v", m.Name, count, err)
+	}
+	if msg := e.decodeModel(t, m, got); !proto.Equal(msg, want) {
+		t.Fatalf("%s echo %d: the reply differs from the request", m.Name, count)
+	}
+}
+
+func testRoundTrip(t *testing.T, e *env) {
+	for _, m := range payload.Models() {
+		e.roundTrip(t, m, min(m.Counts[0], 2000))
+	}
+}
+
+func testEmpty(t *testing.T, e *env) {
+	for _, name := range []string{"user", "text", "ints", "blob"} {
+		m, _ := payload.Lookup(name)
+		e.roundTrip(t, m, 0)
+	}
+}
+
+func testInFlight(t *testing.T, e *env) {
+	const calls = 96
+	var wg sync.WaitGroup
+	errs := make(chan error, calls)
+	for i := range calls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			want := &pb.Text{Text: "call " + strconv.Itoa(i) + strings.Repeat(".", i*37)}
+			got, err := e.call(context.Background(), transport.OpEcho, "text", 0, want)
+			if err != nil {
+				errs <- fmt.Errorf("call %d: %w", i, err)
+				return
+			}
+			var msg pb.Text
+			if err := codec.Compressed(e.codec, e.z, codec.DefaultMaxBytes).Unmarshal(got, &msg); err != nil || msg.Text != want.Text {
+				errs <- fmt.Errorf("call %d: got another call's reply or garbage (%v)", i, err)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+func testDeadline(t *testing.T, e *env) {
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := e.call(ctx, transport.OpGet, modelStall, 1, nil)
+	if code := transport.CodeOf(err); code != transport.CodeDeadline {
+		t.Fatalf("got %v (code %v), want a deadline error", err, code)
+	}
+	if waited := time.Since(start); waited > 5*time.Second {
+		t.Fatalf("the call returned %v after its 200ms deadline", waited)
+	}
+}
+
+func testServerError(t *testing.T, e *env) {
+	_, err := e.call(context.Background(), transport.OpGet, modelFail, 1, nil)
+	if transport.CodeOf(err) != transport.CodeInternal || !strings.Contains(err.Error(), "boom") {
+		t.Fatalf("got %v, want an internal error carrying the server's message", err)
+	}
+	_, err = e.call(context.Background(), transport.OpGet, "no-such-model", 1, nil)
+	if transport.CodeOf(err) != transport.CodeNotFound || !strings.Contains(err.Error(), "no-such-model") {
+		t.Fatalf("got %v, want not found naming the model", err)
+	}
+}
+
+func testTooLarge(t *testing.T, e *env) {
+	big := &pb.Blob{Content: make([]byte, 2<<20)} // zeros: compressed or not, the limit is on the body as sent
+	_, err := e.call(context.Background(), transport.OpEcho, "blob", 0, big)
+	if e.z.Name() != "none" && err == nil {
+		t.Skip("compressed below the limit: the decompression limit is tested in the codec package")
+	}
+	if transport.CodeOf(err) != transport.CodeTooLarge || !strings.Contains(err.Error(), strconv.Itoa(1<<20)) {
+		t.Fatalf("got %v (code %v), want too large naming the limit %d", err, transport.CodeOf(err), 1<<20)
+	}
+	e.roundTrip(t, mustModel("recipe"), 1) // and the server still serves
+}
+
+func testMalformed(t *testing.T, e *env) {
+	req := &transport.Request{Op: transport.OpPost, Model: "payment", Codec: e.codec, Compression: e.z,
+		Body: []byte("\xff\x00not a payment\x01\x02\x03")}
+	_, err := e.client.Call(context.Background(), req)
+	if transport.CodeOf(err) != transport.CodeBadRequest || err.Error() == "" {
+		t.Fatalf("got %v (code %v), want a bad request with a message", err, transport.CodeOf(err))
+	}
+	e.roundTrip(t, mustModel("payment"), 3)
+}
+
+func testLarge(t *testing.T, e *env) {
+	// A body of 64 MiB less room for the envelope a stack adds.
+	n := codec.DefaultMaxBytes - 64<<10
+	want := &pb.Text{Text: strings.Repeat("x", n)}
+	got, err := e.call(context.Background(), transport.OpEcho, "text", 0, want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msg pb.Text
+	e.decode(t, got, &msg)
+	if len(msg.Text) != n {
+		t.Fatalf("echo of %d characters came back with %d", n, len(msg.Text))
+	}
+}
+
+func mustModel(name string) payload.Model {
+	m, err := payload.Lookup(name)
+	if err != nil {
+		panic(err)
+	}
+	return m
+}

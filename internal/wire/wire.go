@@ -1,0 +1,86 @@
+// Package wire counts every byte a stack puts on and takes off the wire. The
+// counting sits on the TCP connection itself, under TLS and HTTP/2, so
+// record and frame overhead is counted with the body.
+package wire
+
+import (
+	"context"
+	"net"
+	"sync/atomic"
+)
+
+// Counter holds byte totals; safe for concurrent use.
+type Counter struct {
+	written, read atomic.Int64
+	conns         atomic.Int64
+}
+
+// Totals is a snapshot of a Counter.
+type Totals struct {
+	Written int64 `json:"written"`
+	Read    int64 `json:"read"`
+	Conns   int64 `json:"conns"`
+}
+
+// Snapshot returns the totals so far.
+func (c *Counter) Snapshot() Totals {
+	return Totals{Written: c.written.Load(), Read: c.read.Load(), Conns: c.conns.Load()}
+}
+
+// Sub returns t minus an earlier snapshot: the bytes between the two.
+func (t Totals) Sub(earlier Totals) Totals {
+	return Totals{Written: t.Written - earlier.Written, Read: t.Read - earlier.Read, Conns: t.Conns - earlier.Conns}
+}
+
+// Conn wraps c so that its traffic is added to the counter.
+func (c *Counter) Conn(conn net.Conn) net.Conn {
+	c.conns.Add(1)
+	return &countingConn{Conn: conn, c: c}
+}
+
+type countingConn struct {
+	net.Conn
+	c *Counter
+}
+
+func (cc *countingConn) Read(p []byte) (int, error) {
+	n, err := cc.Conn.Read(p)
+	cc.c.read.Add(int64(n))
+	return n, err
+}
+
+func (cc *countingConn) Write(p []byte) (int, error) {
+	n, err := cc.Conn.Write(p)
+	cc.c.written.Add(int64(n))
+	return n, err
+}
+
+// Dialer dials TCP and counts each connection's bytes in Counter.
+type Dialer struct {
+	Counter *Counter
+	net.Dialer
+}
+
+// DialContext dials and wraps the connection.
+func (d *Dialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	conn, err := d.Dialer.DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	return d.Counter.Conn(conn), nil
+}
+
+// Listener wraps accepted connections so that a server's bytes are counted.
+type Listener struct {
+	net.Listener
+	Counter *Counter
+}
+
+// Accept waits for and wraps the next connection.
+func (l *Listener) Accept() (net.Conn, error) {
+	conn, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return l.Counter.Conn(conn), nil
+}
