@@ -1,0 +1,257 @@
+// Package grpc is the gRPC stack on grpc-go: service hopbench.v1.Hop with
+// unary Get, Post and Echo, Protobuf bodies, optional gzip (grpc-encoding),
+// TLS, and server reflection so grpcurl and ghz need no proto files.
+//
+// The server and client move raw bytes (a forced pass-through codec): the
+// model's encoding travels as the matching field of the Payload oneof, added
+// and removed at the wire level, so decoding stays the node's, as on every
+// stack, and what is on the wire is exactly what protoc-generated code sends.
+package grpc
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/encoding/gzip"
+	"google.golang.org/grpc/reflection"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/hopbench/hopbench/internal/codec"
+	"github.com/hopbench/hopbench/internal/transport"
+	pb "github.com/hopbench/hopbench/schema/hopbench/v1"
+)
+
+func init() { transport.Register(Transport{}) }
+
+// Transport is the grpc stack.
+type Transport struct{}
+
+func (Transport) Name() string           { return "grpc" }
+func (Transport) Codecs() []string       { return []string{"proto"} }
+func (Transport) CompressesItself() bool { return true }
+
+const serviceName = "hopbench.v1.Hop"
+
+// check refuses configurations gRPC cannot carry, before anything starts.
+func check(cfg transport.Config) error {
+	if cfg.Codec != "" && cfg.Codec != "proto" {
+		return fmt.Errorf("grpc carries proto bodies only, not %q", cfg.Codec)
+	}
+	if cfg.Compression != "" && cfg.Compression != "none" && cfg.Compression != "gzip" {
+		return fmt.Errorf("grpc compresses with gzip only (grpc-go's built-in compressor), not %q", cfg.Compression)
+	}
+	return nil
+}
+
+// Listen serves h on addr.
+func (Transport) Listen(ctx context.Context, addr string, cfg transport.Config, h transport.Handler) (transport.Server, error) {
+	if err := check(cfg); err != nil {
+		return nil, err
+	}
+	var lc net.ListenConfig
+	l, err := lc.Listen(ctx, "tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("grpc: listen on %s: %w", addr, err)
+	}
+	opts := []grpc.ServerOption{
+		grpc.ForceServerCodecV2(rawCodec{}),
+		grpc.MaxRecvMsgSize(cfg.MaxBytesOrDefault()),
+		grpc.MaxSendMsgSize(cfg.MaxBytesOrDefault()),
+	}
+	if cfg.ServerTLS != nil {
+		opts = append(opts, grpc.Creds(credentials.NewTLS(cfg.ServerTLS)))
+	}
+	s := &server{l: l, srv: grpc.NewServer(opts...), done: make(chan struct{})}
+	s.srv.RegisterService(serviceDesc(h), nil)
+	reflection.Register(s.srv)
+	go func() {
+		defer close(s.done)
+		s.err = s.srv.Serve(l)
+	}()
+	return s, nil
+}
+
+type server struct {
+	l    net.Listener
+	srv  *grpc.Server
+	done chan struct{}
+	err  error
+}
+
+func (s *server) Addr() string { return s.l.Addr().String() }
+
+func (s *server) Close() error {
+	s.srv.Stop()
+	<-s.done
+	if errors.Is(s.err, grpc.ErrServerStopped) {
+		return nil
+	}
+	return s.err
+}
+
+// serviceDesc is hopbench.v1.Hop with handlers that take and give frames.
+func serviceDesc(h transport.Handler) *grpc.ServiceDesc {
+	method := func(name string, op transport.Op) grpc.MethodDesc {
+		return grpc.MethodDesc{
+			MethodName: name,
+			Handler: func(_ any, ctx context.Context, dec func(any) error, _ grpc.UnaryServerInterceptor) (any, error) {
+				var in frame
+				if err := dec(&in); err != nil {
+					return nil, err
+				}
+				out, err := serve(ctx, h, op, in.bytes())
+				if err != nil {
+					return nil, toStatus(err)
+				}
+				return out, nil
+			},
+		}
+	}
+	return &grpc.ServiceDesc{
+		ServiceName: serviceName,
+		HandlerType: (*any)(nil),
+		Methods:     []grpc.MethodDesc{method("Get", transport.OpGet), method("Post", transport.OpPost), method("Echo", transport.OpEcho)},
+		Metadata:    "hopbench/v1/service.proto",
+	}
+}
+
+var (
+	protoCodec, _ = codec.Lookup("proto")
+	noCompression = mustCompression("none")
+)
+
+func mustCompression(name string) codec.Compression {
+	z, err := codec.LookupCompression(name)
+	if err != nil {
+		panic(err)
+	}
+	return z
+}
+
+func serve(ctx context.Context, h transport.Handler, op transport.Op, in []byte) (*frame, error) {
+	req := &transport.Request{Op: op, Codec: protoCodec, Compression: noCompression}
+	if op == transport.OpGet {
+		var gr pb.GetRequest
+		if err := proto.Unmarshal(in, &gr); err != nil {
+			return nil, transport.Errorf(transport.CodeBadRequest, "decoding GetRequest: %v", err)
+		}
+		req.Model, req.Count = gr.Model, int(gr.Count)
+	} else {
+		var err error
+		if req.Model, req.Body, err = unwrap(in); err != nil {
+			return nil, err
+		}
+	}
+	reply, err := h(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if op == transport.OpPost {
+		return &frame{body: reply}, nil // an encoded Ack
+	}
+	return wrap(req.Model, reply)
+}
+
+var codeToGRPC = map[transport.Code]codes.Code{
+	transport.CodeInternal:    codes.Internal,
+	transport.CodeBadRequest:  codes.InvalidArgument,
+	transport.CodeTooLarge:    codes.ResourceExhausted,
+	transport.CodeUnavailable: codes.Unavailable,
+	transport.CodeDeadline:    codes.DeadlineExceeded,
+	transport.CodeNotFound:    codes.NotFound,
+}
+
+func toStatus(err error) error {
+	return status.Error(codeToGRPC[transport.CodeOf(err)], err.Error())
+}
+
+// fromStatus classifies a client-side gRPC error.
+func fromStatus(err error) error {
+	st, _ := status.FromError(err)
+	code := transport.CodeInternal
+	for c, g := range codeToGRPC {
+		if g == st.Code() {
+			code = c
+		}
+	}
+	if st.Code() == codes.Canceled || st.Code() == codes.Unknown && errors.Is(err, context.Canceled) {
+		code = transport.CodeUnavailable
+	}
+	return &transport.Error{Code: code, Msg: st.Message(), Err: err}
+}
+
+// Dial returns a client for the grpc server at target.
+func (Transport) Dial(_ context.Context, target string, cfg transport.Config) (transport.Client, error) {
+	if err := check(cfg); err != nil {
+		return nil, err
+	}
+	limit := cfg.MaxBytesOrDefault()
+	callOpts := []grpc.CallOption{grpc.ForceCodecV2(rawCodec{}), grpc.MaxCallRecvMsgSize(limit), grpc.MaxCallSendMsgSize(limit)}
+	if cfg.Compression == "gzip" {
+		callOpts = append(callOpts, grpc.UseCompressor(gzip.Name))
+	}
+	creds := insecure.NewCredentials()
+	if cfg.ClientTLS != nil {
+		creds = credentials.NewTLS(cfg.ClientTLS)
+	}
+	dialer := cfg.Dialer
+	if dialer == nil {
+		dialer = &net.Dialer{Timeout: 10 * time.Second}
+	}
+	conn, err := grpc.NewClient("passthrough:///"+target,
+		grpc.WithTransportCredentials(creds),
+		grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
+			return dialer.DialContext(ctx, "tcp", addr)
+		}),
+		grpc.WithDefaultCallOptions(callOpts...),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("grpc: client for %s: %w", target, err)
+	}
+	return &client{conn: conn}, nil
+}
+
+type client struct{ conn *grpc.ClientConn }
+
+func (c *client) Close() error { return c.conn.Close() }
+
+func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, error) {
+	var (
+		in     *frame
+		method string
+		err    error
+	)
+	switch req.Op {
+	case transport.OpGet:
+		b, merr := proto.Marshal(&pb.GetRequest{Model: req.Model, Count: int64(req.Count)})
+		in, method, err = &frame{body: b}, "Get", merr
+	case transport.OpPost:
+		in, err = wrap(req.Model, req.Body)
+		method = "Post"
+	case transport.OpEcho:
+		in, err = wrap(req.Model, req.Body)
+		method = "Echo"
+	default:
+		err = transport.Errorf(transport.CodeBadRequest, "unknown operation %q", req.Op)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out frame
+	if err := c.conn.Invoke(ctx, "/"+serviceName+"/"+method, in, &out); err != nil {
+		return nil, fromStatus(err)
+	}
+	if req.Op == transport.OpPost {
+		return out.bytes(), nil
+	}
+	_, body, err := unwrap(out.bytes())
+	return body, err
+}
