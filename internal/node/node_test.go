@@ -1,0 +1,221 @@
+package node_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"go.uber.org/goleak"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/hopbench/hopbench/internal/codec"
+	"github.com/hopbench/hopbench/internal/node"
+	"github.com/hopbench/hopbench/internal/payload"
+	"github.com/hopbench/hopbench/internal/topology"
+	"github.com/hopbench/hopbench/internal/transport"
+	_ "github.com/hopbench/hopbench/internal/transport/grpc"
+	_ "github.com/hopbench/hopbench/internal/transport/rest"
+	pb "github.com/hopbench/hopbench/schema/hopbench/v1"
+)
+
+// startTopology starts every node of top in this process, admin endpoints on.
+func startTopology(t *testing.T, stack string, top string, tcfg transport.Config) []*node.Node {
+	t.Helper()
+	st, err := transport.ParseStack(stack)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shape, err := topology.Parse(top)
+	if err != nil {
+		t.Fatal(err)
+	}
+	insts, err := topology.Start(context.Background(), shape, func(ctx context.Context, _ int, down []string) (topology.Instance, error) {
+		return node.Start(ctx, node.Config{Stack: st, Downstream: down, Transport: tcfg, Admin: "127.0.0.1:0"})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := make([]*node.Node, len(insts))
+	for i, in := range insts {
+		nodes[i] = in.(*node.Node)
+	}
+	t.Cleanup(func() { topology.Close(insts) })
+	return nodes
+}
+
+// caller calls the entry node as a client of the stack would.
+type caller struct {
+	client transport.Client
+	cc     codec.Codec
+	req    transport.Request
+}
+
+func newCaller(t *testing.T, stack, addr string, tcfg transport.Config) *caller {
+	t.Helper()
+	st, _ := transport.ParseStack(stack)
+	tr, _ := transport.Lookup(st.Transport)
+	tcfg.Codec, tcfg.Compression = st.Codec, st.Compression
+	cl, err := tr.Dial(context.Background(), addr, tcfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cl.Close() })
+	c, _ := codec.Lookup(st.Codec)
+	z, _ := codec.LookupCompression(st.Compression)
+	if transport.CompressesItself(tr) {
+		z, _ = codec.LookupCompression("none")
+	}
+	return &caller{client: cl, cc: codec.Compressed(c, z, codec.DefaultMaxBytes), req: transport.Request{Codec: c, Compression: z}}
+}
+
+func (c *caller) call(t *testing.T, op transport.Op, model string, count int, body, reply proto.Message) {
+	t.Helper()
+	req := c.req
+	req.Op, req.Model, req.Count = op, model, count
+	if body != nil {
+		b, err := c.cc.Marshal(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Body = b
+	}
+	out, err := c.client.Call(context.Background(), &req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", op, model, err)
+	}
+	if err := c.cc.Unmarshal(out, reply); err != nil {
+		t.Fatalf("%s %s: decoding the reply: %v", op, model, err)
+	}
+}
+
+func users(n, copies int) *pb.UserList {
+	one, _ := payload.Generate("user", n, payload.DefaultSeed)
+	out := &pb.UserList{}
+	for range copies {
+		proto.Merge(out, one)
+	}
+	return out
+}
+
+func TestTopologiesOverEveryStack(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	stacks := []struct {
+		stack string
+		tcfg  transport.Config
+	}{
+		{"rest+json", transport.Config{}},
+		{"rest+proto+gzip", transport.Config{HTTP2: true}},
+		{"grpc", transport.Config{}},
+	}
+	for _, s := range stacks {
+		// leaves: how many nodes generate or count, so how many copies a get
+		// returns and what a post's acknowledged count sums to.
+		for _, tc := range []struct {
+			top    string
+			leaves int
+		}{{"chain:5", 1}, {"tree:2", 4}, {"star:4", 4}} {
+			t.Run(s.stack+"/"+tc.top, func(t *testing.T) {
+				nodes := startTopology(t, s.stack, tc.top, s.tcfg)
+				c := newCaller(t, s.stack, nodes[0].Addr(), s.tcfg)
+
+				var got pb.UserList
+				c.call(t, transport.OpGet, "user", 7, nil, &got)
+				if want := users(7, tc.leaves); !proto.Equal(&got, want) {
+					t.Errorf("get 7 users: %d users back, want %d", len(got.Users), len(want.Users))
+				}
+				var ack pb.Ack
+				c.call(t, transport.OpPost, "user", 0, users(5, 1), &ack)
+				if ack.Count != int64(5*tc.leaves) || ack.Model != "user" {
+					t.Errorf("post 5 users: ack %v, want count %d", &ack, 5*tc.leaves)
+				}
+				pay, _ := payload.Generate("payment", 3, 9)
+				var echo pb.PaymentList
+				c.call(t, transport.OpEcho, "payment", 0, pay, &echo)
+				if !proto.Equal(&echo, pay) {
+					t.Error("echo: the reply differs from the request")
+				}
+				for i, n := range nodes {
+					st := n.Stats()
+					if st.Requests != 3 || st.Phases["total"].Count != 3 || len(st.Errors) != 0 {
+						t.Errorf("node %d: %d requests, %d timed, errors %v; want 3, 3, none", i, st.Requests, st.Phases["total"].Count, st.Errors)
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestCacheReusesTheEncodedGetReply(t *testing.T) {
+	st, _ := transport.ParseStack("rest+proto")
+	n, err := node.Start(context.Background(), node.Config{Stack: st, Cache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	c := newCaller(t, "rest+proto", n.Addr(), transport.Config{})
+	for range 3 {
+		var got pb.UserList
+		c.call(t, transport.OpGet, "user", 10, nil, &got)
+		if len(got.Users) != 10 {
+			t.Fatalf("%d users", len(got.Users))
+		}
+	}
+	if hits := n.Stats().CacheHits; hits != 2 {
+		t.Errorf("%d cache hits for three identical gets, want 2", hits)
+	}
+}
+
+func TestLimitsAndBadRequestsAreClassified(t *testing.T) {
+	st, _ := transport.ParseStack("rest+json")
+	n, err := node.Start(context.Background(), node.Config{Stack: st, MaxInFlight: 1, Admin: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	cl, _ := (&caller{}).dial(t, n.Addr())
+	jsonC, _ := codec.Lookup("json")
+	none, _ := codec.LookupCompression("none")
+	_, err = cl.Call(context.Background(), &transport.Request{Op: transport.OpPost, Model: "user", Codec: jsonC, Compression: none, Body: []byte(`{"users":[{"age":"old"}]}`)})
+	if transport.CodeOf(err) != transport.CodeBadRequest || !strings.Contains(err.Error(), "decoding the user body as json") {
+		t.Errorf("malformed body: %v", err)
+	}
+	_, err = cl.Call(context.Background(), &transport.Request{Op: transport.OpGet, Model: "int", Count: 5, Codec: jsonC, Compression: none})
+	if transport.CodeOf(err) != transport.CodeBadRequest || !strings.Contains(err.Error(), "above its maximum of 1") {
+		t.Errorf("int count 5: %v", err)
+	}
+	resp, err := http.Get("http://" + n.AdminAddr() + "/stats")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var stats node.Stats
+	if err := json.NewDecoder(resp.Body).Decode(&stats); err != nil {
+		t.Fatal(err)
+	}
+	if stats.Requests != 2 || stats.Errors["bad request"] != 2 {
+		t.Errorf("admin /stats: %d requests, errors %v; want 2 and 2 bad requests", stats.Requests, stats.Errors)
+	}
+	metrics, err := http.Get("http://" + n.AdminAddr() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer metrics.Body.Close()
+	text, _ := io.ReadAll(metrics.Body)
+	for _, want := range []string{"hopbench_node_requests_total 2", `hopbench_node_errors_total{class="bad request"} 2`, `hopbench_node_phase_seconds{phase="decode",quantile="0.5"}`} {
+		if !strings.Contains(string(text), want) {
+			t.Errorf("/metrics lacks %q:\n%s", want, text)
+		}
+	}
+}
+
+func (*caller) dial(t *testing.T, addr string) (transport.Client, error) {
+	tr, _ := transport.Lookup("rest")
+	cl, err := tr.Dial(context.Background(), addr, transport.Config{})
+	if err == nil {
+		t.Cleanup(func() { cl.Close() })
+	}
+	return cl, err
+}

@@ -1,0 +1,133 @@
+package node
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Phase is one part of serving a request.
+type Phase int
+
+const (
+	PhaseDecode     Phase = iota // decompress and unmarshal the request
+	PhaseWork                    // the operation itself (generate, count, copy)
+	PhaseDownstream              // calls to downstream nodes, their encoding and decoding included
+	PhaseEncode                  // marshal and compress the reply
+	PhaseTotal                   // the whole request inside the node
+	numPhases
+)
+
+var phaseNames = [numPhases]string{"decode", "work", "downstream", "encode", "total"}
+
+func (p Phase) String() string { return phaseNames[p] }
+
+// Histograms record from 1µs to 60s with 3 significant digits, as the load
+// generator's do.
+const (
+	histMinUs = 1
+	histMaxUs = 60_000_000
+	histSig   = 3
+)
+
+func newHist() *hdrhistogram.Histogram { return hdrhistogram.New(histMinUs, histMaxUs, histSig) }
+
+// timings holds one histogram per phase, sharded so that concurrent requests
+// rarely contend on one lock; Snapshot merges the shards.
+type timings struct {
+	next   atomic.Uint32
+	shards []timingShard
+}
+
+type timingShard struct {
+	mu    sync.Mutex
+	hists [numPhases]*hdrhistogram.Histogram
+}
+
+func newTimings() *timings {
+	t := &timings{shards: make([]timingShard, 4*runtime.GOMAXPROCS(0))}
+	for i := range t.shards {
+		for p := range t.shards[i].hists {
+			t.shards[i].hists[p] = newHist()
+		}
+	}
+	return t
+}
+
+// record adds one request's phase durations.
+func (t *timings) record(d *[numPhases]time.Duration) {
+	s := &t.shards[int(t.next.Add(1))%len(t.shards)]
+	s.mu.Lock()
+	for p, dur := range d {
+		us := max(dur.Microseconds(), histMinUs)
+		s.hists[p].RecordValue(min(us, histMaxUs)) // clamped to the range, so never an error
+	}
+	s.mu.Unlock()
+}
+
+func (t *timings) merged() [numPhases]*hdrhistogram.Histogram {
+	var out [numPhases]*hdrhistogram.Histogram
+	for p := range out {
+		out[p] = newHist()
+	}
+	for i := range t.shards {
+		s := &t.shards[i]
+		s.mu.Lock()
+		for p := range out {
+			out[p].Merge(s.hists[p])
+		}
+		s.mu.Unlock()
+	}
+	return out
+}
+
+// Summary is a histogram's key figures in microseconds.
+type Summary struct {
+	Count  int64   `json:"count"`
+	MeanUs float64 `json:"mean_us"`
+	P50Us  int64   `json:"p50_us"`
+	P90Us  int64   `json:"p90_us"`
+	P99Us  int64   `json:"p99_us"`
+	MaxUs  int64   `json:"max_us"`
+}
+
+func summarize(h *hdrhistogram.Histogram) Summary {
+	return Summary{
+		Count: h.TotalCount(), MeanUs: h.Mean(),
+		P50Us: h.ValueAtQuantile(50), P90Us: h.ValueAtQuantile(90), P99Us: h.ValueAtQuantile(99), MaxUs: h.Max(),
+	}
+}
+
+// Memory is the Go runtime's view of the node's memory.
+type Memory struct {
+	HeapAllocBytes  uint64 `json:"heap_alloc_bytes"`
+	HeapInuseBytes  uint64 `json:"heap_inuse_bytes"`
+	SysBytes        uint64 `json:"sys_bytes"`
+	TotalAllocBytes uint64 `json:"total_alloc_bytes"`
+	NumGC           uint32 `json:"num_gc"`
+	Goroutines      int    `json:"goroutines"`
+}
+
+func readMemory() Memory {
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return Memory{
+		HeapAllocBytes: m.HeapAlloc, HeapInuseBytes: m.HeapInuse, SysBytes: m.Sys,
+		TotalAllocBytes: m.TotalAlloc, NumGC: m.NumGC, Goroutines: runtime.NumGoroutine(),
+	}
+}
+
+// Stats is what a node reports over its admin endpoint.
+type Stats struct {
+	Stack      string             `json:"stack"`
+	Addr       string             `json:"addr"`
+	Downstream []string           `json:"downstream"`
+	Requests   int64              `json:"requests"`
+	Errors     map[string]int64   `json:"errors"`
+	CacheHits  int64              `json:"cache_hits"`
+	Phases     map[string]Summary `json:"phases_us"`
+	Memory     Memory             `json:"memory"`
+}

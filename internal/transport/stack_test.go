@@ -1,0 +1,43 @@
+package transport_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hopbench/hopbench/internal/transport"
+	_ "github.com/hopbench/hopbench/internal/transport/grpc"
+	_ "github.com/hopbench/hopbench/internal/transport/rest"
+)
+
+func TestParseStack(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want transport.Stack
+		name string
+	}{
+		{"rest", transport.Stack{Transport: "rest", Codec: "json", Compression: "none"}, "rest"},
+		{"rest+proto", transport.Stack{Transport: "rest", Codec: "proto", Compression: "none"}, "rest+proto"},
+		{"REST+gzip+proto", transport.Stack{Transport: "rest", Codec: "proto", Compression: "gzip"}, "rest+proto+gzip"},
+		{"rest+json+zstd", transport.Stack{Transport: "rest", Codec: "json", Compression: "zstd"}, "rest+zstd"},
+		{"grpc+gzip", transport.Stack{Transport: "grpc", Codec: "proto", Compression: "gzip"}, "grpc+gzip"},
+	} {
+		got, err := transport.ParseStack(c.in)
+		if err != nil || got != c.want || got.String() != c.name {
+			t.Errorf("ParseStack(%q) = %+v (%s), %v; want %+v (%s)", c.in, got, got, err, c.want, c.name)
+		}
+	}
+}
+
+func TestParseStackErrorsSayWhatIsKnown(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"soap", `unknown stack technology "soap" (known: grpc, rest)`},
+		{"grpc+json", "grpc carries proto bodies, not json"},
+		{"rest+xml", `"xml" is not a codec (json, json-fast, proto, msgpack, cbor, avro) or compression (none, gzip, zstd)`},
+		{"rest+json+proto", `"proto" is not a codec`},
+	} {
+		_, err := transport.ParseStack(c.in)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ParseStack(%q) = %v, want %q", c.in, err, c.want)
+		}
+	}
+}
