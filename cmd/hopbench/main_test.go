@@ -1,13 +1,22 @@
 package main_test
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	pb "github.com/hopbench/hopbench/schema/hopbench/v1"
 )
 
 // bin is hopbench built once for these end-to-end tests.
@@ -48,7 +57,8 @@ func TestVersionPrintsEveryLinkedStackLibrary(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 	for _, want := range []string{"go1.", "google.golang.org/protobuf", "github.com/goccy/go-json",
-		"github.com/vmihailenco/msgpack/v5", "github.com/fxamacker/cbor/v2", "github.com/hamba/avro/v2", "github.com/klauspost/compress"} {
+		"github.com/vmihailenco/msgpack/v5", "github.com/fxamacker/cbor/v2", "github.com/hamba/avro/v2", "github.com/klauspost/compress",
+		"google.golang.org/grpc", "github.com/HdrHistogram/hdrhistogram-go"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("version lacks %s:\n%s", want, out)
 		}
@@ -102,5 +112,53 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 	}
 	if _, code := hopbench(t, "nope"); code != 2 {
 		t.Errorf("unknown command: exit %d, want 2", code)
+	}
+}
+
+// A node started as a user would: it serves the API on the address it
+// prints, and an interrupt stops it cleanly, leaving no process behind.
+func TestNodeServesAndStopsOnInterrupt(t *testing.T) {
+	cmd := exec.Command(bin, "node", "--stack", "rest+proto", "--listen", "127.0.0.1:0", "--admin", "127.0.0.1:0")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill() // only if the test fails before the interrupt
+	line, err := bufio.NewReader(stderr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no start-up line: %v", err)
+	}
+	m := regexp.MustCompile(`serving on (127\.0\.0\.1:\d+), admin on http://(127\.0\.0\.1:\d+)`).FindStringSubmatch(line)
+	if m == nil {
+		t.Fatalf("start-up line %q lacks the addresses", line)
+	}
+	req, _ := http.NewRequest(http.MethodGet, "http://"+m[1]+"/v1/ints?count=100", nil)
+	req.Header.Set("Accept", "application/x-protobuf")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var ints pb.Ints
+	if err := proto.Unmarshal(body, &ints); err != nil || len(ints.Values) != 100 || resp.Header.Get("Content-Type") != "application/x-protobuf" {
+		t.Fatalf("GET /v1/ints?count=100: %d values, %v, content type %q", len(ints.Values), err, resp.Header.Get("Content-Type"))
+	}
+	if resp, err := http.Get("http://" + m[2] + "/ready"); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("admin /ready: %v", err)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("node exited with %v after an interrupt, want 0", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("node still running 10s after an interrupt")
 	}
 }

@@ -15,6 +15,7 @@ import (
 var commands = []func(*app) *cobra.Command{
 	newVersionCommand,
 	newCodecCommand,
+	newNodeCommand,
 }
 
 // app carries what every subcommand needs: the output streams.

@@ -1,0 +1,93 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hopbench/hopbench/internal/certs"
+	"github.com/hopbench/hopbench/internal/codec"
+	"github.com/hopbench/hopbench/internal/node"
+	"github.com/hopbench/hopbench/internal/transport"
+	_ "github.com/hopbench/hopbench/internal/transport/grpc" // registers the grpc stack
+	_ "github.com/hopbench/hopbench/internal/transport/rest" // registers the rest stack
+)
+
+type nodeFlags struct {
+	stack, caOut  string
+	downstream    []string
+	tls, mtls, h2 bool
+	cfg           node.Config
+	maxBytes      int
+}
+
+func newNodeCommand(a *app) *cobra.Command {
+	f := nodeFlags{}
+	cmd := &cobra.Command{
+		Use:   "node",
+		Short: "Run one service node until interrupted",
+		Long: `Run one service node: for each request it decodes, performs the operation
+(get, post, echo), calls its downstream nodes, re-encodes and replies.
+
+Stacks: ` + strings.Join(transport.Names(), ", ") + `, with a codec and compression
+appended, e.g. rest+proto+gzip, grpc+gzip. The API is the same on every
+stack (see the README).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runNode(cmd, a, f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.stack, "stack", "rest", "stack: technology[+codec][+compression]")
+	fl.StringVar(&f.cfg.Listen, "listen", "127.0.0.1:7070", "address to serve on")
+	fl.StringSliceVar(&f.downstream, "downstream", nil, "addresses of the nodes this one calls, in parallel, for every request")
+	fl.BoolVar(&f.h2, "http2", false, "HTTP/2 for HTTP-based stacks (h2c without TLS)")
+	fl.BoolVar(&f.tls, "tls", false, "serve TLS with a throwaway CA made at start-up")
+	fl.BoolVar(&f.mtls, "mtls", false, "require client certificates (mutual TLS; implies --tls)")
+	fl.StringVar(&f.caOut, "ca-out", "", "with --tls, write the throwaway CA certificate (PEM) to `FILE` for external clients")
+	fl.BoolVar(&f.cfg.Cache, "cache", false, "reuse the encoded reply of an identical get")
+	fl.IntVar(&f.maxBytes, "max-bytes", codec.DefaultMaxBytes, "largest request or reply body, in bytes")
+	fl.IntVar(&f.cfg.MaxInFlight, "max-in-flight", 1024, "requests served at once; more are refused as unavailable")
+	fl.StringVar(&f.cfg.Admin, "admin", "127.0.0.1:7071", "admin endpoint (/ready, /stats, /metrics); empty for none")
+	fl.Uint64Var(&f.cfg.Seed, "seed", 1, "generator seed for get replies")
+	return cmd
+}
+
+func runNode(cmd *cobra.Command, a *app, f nodeFlags) error {
+	st, err := transport.ParseStack(f.stack)
+	if err != nil {
+		return usageError{err}
+	}
+	if len(f.downstream) > 0 && (f.tls || f.mtls) {
+		return usageError{fmt.Errorf("--tls with --downstream needs one CA shared by every node, which is not supported yet: run TLS topologies in one process (the tests do) or without --downstream")}
+	}
+	f.cfg.Stack, f.cfg.Downstream = st, f.downstream
+	f.cfg.Transport = transport.Config{HTTP2: f.h2, MaxBytes: f.maxBytes}
+	if f.tls || f.mtls {
+		b, err := certs.New()
+		if err != nil {
+			return err
+		}
+		f.cfg.Transport.ServerTLS = b.Server(f.mtls)
+		if f.caOut != "" {
+			if err := os.WriteFile(f.caOut, b.CAPEM, 0o644); err != nil {
+				return fmt.Errorf("--ca-out: %w", err)
+			}
+		}
+	}
+	n, err := node.Start(cmd.Context(), f.cfg)
+	if err != nil {
+		return err
+	}
+	admin := ""
+	if n.AdminAddr() != "" {
+		admin = ", admin on http://" + n.AdminAddr()
+	}
+	fmt.Fprintf(a.stderr, "hopbench node: %s serving on %s%s; Ctrl-C stops it\n", st, n.Addr(), admin)
+	<-cmd.Context().Done()
+	if err := n.Close(); err != nil {
+		return fmt.Errorf("stopping the node: %w", err)
+	}
+	fmt.Fprintln(a.stderr, "hopbench node: stopped")
+	return nil
+}
