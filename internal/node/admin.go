@@ -3,7 +3,6 @@ package node
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -12,20 +11,17 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/hopbench/hopbench/internal/transport"
+	"github.com/hopbench/hopbench/internal/transport/rest"
 )
 
-// adminServer serves a node's readiness and figures on loopback:
+// startAdmin serves a node's readiness and figures on loopback:
 //
 //	GET /ready    200 once the node serves
 //	GET /stats    Stats as JSON
 //	GET /metrics  the same figures in Prometheus text format
-type adminServer struct {
-	l    net.Listener
-	srv  *http.Server
-	done chan struct{}
-}
-
-func startAdmin(ctx context.Context, addr string, n *Node) (*adminServer, error) {
+func startAdmin(ctx context.Context, addr string, n *Node) (transport.Server, error) {
 	var lc net.ListenConfig
 	l, err := lc.Listen(ctx, "tcp", addr)
 	if err != nil {
@@ -49,23 +45,8 @@ func startAdmin(ctx context.Context, addr string, n *Node) (*adminServer, error)
 			}
 		}
 	})
-	a := &adminServer{l: l, done: make(chan struct{}), srv: &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}}
-	go func() {
-		defer close(a.done)
-		a.srv.Serve(l)
-	}()
-	return a, nil
-}
-
-func (a *adminServer) addr() string { return a.l.Addr().String() }
-
-func (a *adminServer) close() error {
-	err := a.srv.Close()
-	<-a.done
-	if errors.Is(err, http.ErrServerClosed) {
-		return nil
-	}
-	return err
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	return rest.ServeHTTP(l, srv), nil
 }
 
 func metricFamilies(s Stats) []*dto.MetricFamily {

@@ -47,7 +47,7 @@ type Node struct {
 	cfg      Config
 	server   transport.Server
 	clients  []transport.Client
-	admin    *adminServer
+	admin    transport.Server
 	inFlight chan struct{}
 	timings  *timings
 	requests atomic.Int64
@@ -110,7 +110,7 @@ func (n *Node) AdminAddr() string {
 	if n.admin == nil {
 		return ""
 	}
-	return n.admin.addr()
+	return n.admin.Addr()
 }
 
 // Close stops serving and closes downstream clients and the admin endpoint.
@@ -123,7 +123,7 @@ func (n *Node) Close() error {
 		errs = append(errs, c.Close())
 	}
 	if n.admin != nil {
-		errs = append(errs, n.admin.close())
+		errs = append(errs, n.admin.Close())
 	}
 	return errors.Join(errs...)
 }

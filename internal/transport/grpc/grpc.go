@@ -69,32 +69,11 @@ func (Transport) Listen(ctx context.Context, addr string, cfg transport.Config, 
 	if cfg.ServerTLS != nil {
 		opts = append(opts, grpc.Creds(credentials.NewTLS(cfg.ServerTLS)))
 	}
-	s := &server{l: l, srv: grpc.NewServer(opts...), done: make(chan struct{})}
-	s.srv.RegisterService(serviceDesc(h), nil)
-	reflection.Register(s.srv)
-	go func() {
-		defer close(s.done)
-		s.err = s.srv.Serve(l)
-	}()
-	return s, nil
-}
-
-type server struct {
-	l    net.Listener
-	srv  *grpc.Server
-	done chan struct{}
-	err  error
-}
-
-func (s *server) Addr() string { return s.l.Addr().String() }
-
-func (s *server) Close() error {
-	s.srv.Stop()
-	<-s.done
-	if errors.Is(s.err, grpc.ErrServerStopped) {
-		return nil
-	}
-	return s.err
+	srv := grpc.NewServer(opts...)
+	srv.RegisterService(serviceDesc(h), nil)
+	reflection.Register(srv)
+	stop := func() error { srv.Stop(); return nil }
+	return transport.RunServer(l, srv.Serve, stop, grpc.ErrServerStopped), nil
 }
 
 // serviceDesc is hopbench.v1.Hop with handlers that take and give frames.

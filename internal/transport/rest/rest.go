@@ -51,58 +51,39 @@ func (Transport) Listen(ctx context.Context, addr string, cfg transport.Config, 
 	if err != nil {
 		return nil, fmt.Errorf("rest: listen on %s: %w", addr, err)
 	}
-	s := &server{
-		l:    l,
-		done: make(chan struct{}),
-		srv: &http.Server{
-			Handler:           newMux(h, cfg.MaxBytesOrDefault()),
-			TLSConfig:         cfg.ServerTLS,
-			Protocols:         protocols(cfg),
-			ReadHeaderTimeout: 10 * time.Second,
-		},
+	srv := &http.Server{
+		Handler:           newMux(h, cfg.MaxBytesOrDefault()),
+		TLSConfig:         cfg.ServerTLS,
+		Protocols:         protocols(cfg),
+		ReadHeaderTimeout: 10 * time.Second,
 	}
-	s.srv.ConnState = s.track
-	go func() {
-		defer close(s.done)
-		if cfg.ServerTLS != nil {
-			s.err = s.srv.ServeTLS(l, "", "")
-		} else {
-			s.err = s.srv.Serve(l)
-		}
-	}()
-	return s, nil
+	return ServeHTTP(l, srv), nil
 }
 
-type server struct {
-	l     net.Listener
-	srv   *http.Server
-	done  chan struct{}
-	err   error
-	conns sync.WaitGroup
-}
-
-// track counts connections so that Close can wait for their goroutines:
+// ServeHTTP serves srv on l (TLS when srv.TLSConfig is set) and returns a
+// Server whose Close also waits for every connection's goroutine:
 // http.Server.Close does not, and a connection answered with an error
 // lingers half a second (net/http's reset-avoidance delay).
-func (s *server) track(_ net.Conn, state http.ConnState) {
-	switch state {
-	case http.StateNew:
-		s.conns.Add(1)
-	case http.StateClosed, http.StateHijacked:
-		s.conns.Done()
+func ServeHTTP(l net.Listener, srv *http.Server) transport.Server {
+	var conns sync.WaitGroup
+	srv.ConnState = func(_ net.Conn, state http.ConnState) {
+		switch state {
+		case http.StateNew:
+			conns.Add(1)
+		case http.StateClosed, http.StateHijacked:
+			conns.Done()
+		}
 	}
-}
-
-func (s *server) Addr() string { return s.l.Addr().String() }
-
-func (s *server) Close() error {
-	err := s.srv.Close()
-	<-s.done
-	s.conns.Wait()
-	if errors.Is(s.err, http.ErrServerClosed) {
-		s.err = nil
+	serve := srv.Serve
+	if srv.TLSConfig != nil {
+		serve = func(l net.Listener) error { return srv.ServeTLS(l, "", "") }
 	}
-	return errors.Join(err, s.err)
+	stop := func() error {
+		err := srv.Close()
+		conns.Wait()
+		return err
+	}
+	return transport.RunServer(l, serve, stop, http.ErrServerClosed)
 }
 
 func newMux(h transport.Handler, maxBytes int) http.Handler {
