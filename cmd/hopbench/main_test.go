@@ -16,6 +16,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/hopbench/hopbench/internal/certs"
 	pb "github.com/hopbench/hopbench/schema/hopbench/v1"
 )
 
@@ -160,5 +161,55 @@ func TestNodeServesAndStopsOnInterrupt(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("node still running 10s after an interrupt")
+	}
+}
+
+// startNode starts `hopbench node` and returns its service address; the
+// process is interrupted and awaited when the test ends.
+func startNode(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"node", "--listen", "127.0.0.1:0", "--admin", ""}, args...)...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		cmd.Wait()
+	})
+	line, err := bufio.NewReader(stderr).ReadString('\n')
+	m := regexp.MustCompile(`serving on (127\.0\.0\.1:\d+)`).FindStringSubmatch(line)
+	if err != nil || m == nil {
+		t.Fatalf("node did not start: %q %v", line, err)
+	}
+	return m[1]
+}
+
+// Two node processes sharing --tls-dir form a mutual-TLS chain, and an
+// external client trusting the written CA can call the entry node.
+func TestTLSChainAcrossProcesses(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tls")
+	leaf := startNode(t, "--stack", "rest+json", "--mtls", "--tls-dir", dir)
+	entry := startNode(t, "--stack", "rest+json", "--mtls", "--tls-dir", dir, "--downstream", leaf)
+	b, err := certs.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: b.Client(true)}}
+	resp, err := client.Get("https://" + entry + "/v1/user?count=3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var users pb.UserList
+	body, _ := io.ReadAll(resp.Body)
+	if err := json.Unmarshal(body, &users); err != nil || len(users.Users) != 3 {
+		t.Fatalf("GET through the TLS chain: status %d, %d users, %v: %s", resp.StatusCode, len(users.Users), err, body)
+	}
+	if out, code := hopbench(t, "node", "--tls", "--downstream", leaf); code != 2 {
+		t.Errorf("--tls with --downstream and no --tls-dir: exit %d, want 2 (%s)", code, out)
 	}
 }

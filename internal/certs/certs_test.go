@@ -79,3 +79,24 @@ func TestCAPEMIsTheCA(t *testing.T) {
 		}
 	}
 }
+
+func TestBundlesSharedThroughADirectoryInteroperate(t *testing.T) {
+	dir := t.TempDir() + "/tls"
+	first, err := LoadOrCreate(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := LoadOrCreate(dir) // another node process, later
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(first.CAPEM) != string(second.CAPEM) {
+		t.Fatal("the second load made a new CA")
+	}
+	if err := handshake(t, first.Server(true), second.Client(true)); err != nil {
+		t.Errorf("mutual TLS between bundles loaded from one directory: %v", err)
+	}
+	if _, err := Load(t.TempDir()); err == nil {
+		t.Error("Load of an empty directory succeeded")
+	}
+}

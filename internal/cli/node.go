@@ -16,11 +16,11 @@ import (
 )
 
 type nodeFlags struct {
-	stack, caOut  string
-	downstream    []string
-	tls, mtls, h2 bool
-	cfg           node.Config
-	maxBytes      int
+	stack, caOut, tlsDir string
+	downstream           []string
+	tls, mtls, h2        bool
+	cfg                  node.Config
+	maxBytes             int
 }
 
 func newNodeCommand(a *app) *cobra.Command {
@@ -44,6 +44,7 @@ stack (see the README).`,
 	fl.BoolVar(&f.h2, "http2", false, "HTTP/2 for HTTP-based stacks (h2c without TLS)")
 	fl.BoolVar(&f.tls, "tls", false, "serve TLS with a throwaway CA made at start-up")
 	fl.BoolVar(&f.mtls, "mtls", false, "require client certificates (mutual TLS; implies --tls)")
+	fl.StringVar(&f.tlsDir, "tls-dir", "", "load the CA and certificates from `DIR`, making them there first if it does not exist; nodes sharing DIR can call each other over TLS (implies --tls)")
 	fl.StringVar(&f.caOut, "ca-out", "", "with --tls, write the throwaway CA certificate (PEM) to `FILE` for external clients")
 	fl.BoolVar(&f.cfg.Cache, "cache", false, "reuse the encoded reply of an identical get")
 	fl.IntVar(&f.maxBytes, "max-bytes", codec.DefaultMaxBytes, "largest request or reply body, in bytes")
@@ -58,17 +59,18 @@ func runNode(cmd *cobra.Command, a *app, f nodeFlags) error {
 	if err != nil {
 		return usageError{err}
 	}
-	if len(f.downstream) > 0 && (f.tls || f.mtls) {
-		return usageError{fmt.Errorf("--tls with --downstream needs one CA shared by every node, which is not supported yet: run TLS topologies in one process (the tests do) or without --downstream")}
+	useTLS := f.tls || f.mtls || f.tlsDir != ""
+	if len(f.downstream) > 0 && useTLS && f.tlsDir == "" {
+		return usageError{fmt.Errorf("--tls with --downstream needs a CA shared with the downstream nodes: give every node the same --tls-dir DIR")}
 	}
 	f.cfg.Stack, f.cfg.Downstream = st, f.downstream
 	f.cfg.Transport = transport.Config{HTTP2: f.h2, MaxBytes: f.maxBytes}
-	if f.tls || f.mtls {
-		b, err := certs.New()
+	if useTLS {
+		b, err := loadBundle(f.tlsDir)
 		if err != nil {
 			return err
 		}
-		f.cfg.Transport.ServerTLS = b.Server(f.mtls)
+		f.cfg.Transport.ServerTLS, f.cfg.Transport.ClientTLS = b.Server(f.mtls), b.Client(f.mtls)
 		if f.caOut != "" {
 			if err := os.WriteFile(f.caOut, b.CAPEM, 0o644); err != nil {
 				return fmt.Errorf("--ca-out: %w", err)
@@ -90,4 +92,12 @@ func runNode(cmd *cobra.Command, a *app, f nodeFlags) error {
 	}
 	fmt.Fprintln(a.stderr, "hopbench node: stopped")
 	return nil
+}
+
+// loadBundle makes a throwaway bundle, or shares one through dir.
+func loadBundle(dir string) (*certs.Bundle, error) {
+	if dir == "" {
+		return certs.New()
+	}
+	return certs.LoadOrCreate(dir)
 }

@@ -219,3 +219,52 @@ func (*caller) dial(t *testing.T, addr string) (transport.Client, error) {
 	}
 	return cl, err
 }
+
+// A node at its in-flight limit refuses the next request as unavailable
+// instead of queueing it. One request is held inside the node by a
+// downstream server that answers only when released.
+func TestInFlightLimitRefusesAsUnavailable(t *testing.T) {
+	rest, _ := transport.Lookup("rest")
+	release, entered := make(chan struct{}), make(chan struct{}, 1)
+	stall, err := rest.Listen(context.Background(), "127.0.0.1:0", transport.Config{}, func(ctx context.Context, req *transport.Request) ([]byte, error) {
+		entered <- struct{}{}
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return codec.Compressed(req.Codec, req.Compression, codec.DefaultMaxBytes).Marshal(&pb.Ack{Model: req.Model, Count: 1})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stall.Close()
+	st, _ := transport.ParseStack("rest+json")
+	n, err := node.Start(context.Background(), node.Config{Stack: st, MaxInFlight: 1, Downstream: []string{stall.Addr()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	c := newCaller(t, "rest+json", n.Addr(), transport.Config{})
+	held := make(chan error, 1)
+	go func() {
+		req := c.req
+		req.Op, req.Model = transport.OpPost, "user"
+		req.Body, _ = c.cc.Marshal(users(1, 1))
+		_, err := c.client.Call(context.Background(), &req)
+		held <- err
+	}()
+	<-entered
+	req := c.req
+	req.Op, req.Model, req.Count = transport.OpGet, "user", 1
+	_, err = c.client.Call(context.Background(), &req)
+	if transport.CodeOf(err) != transport.CodeUnavailable || !strings.Contains(err.Error(), "limit of 1 requests in flight") {
+		t.Errorf("second request at the limit: %v (code %v), want unavailable naming the limit", err, transport.CodeOf(err))
+	}
+	close(release)
+	if err := <-held; err != nil {
+		t.Errorf("the held request failed: %v", err)
+	}
+	if got := n.Stats().Errors["unavailable"]; got != 1 {
+		t.Errorf("%d unavailable errors counted, want 1", got)
+	}
+}
