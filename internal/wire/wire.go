@@ -49,9 +49,16 @@ func (cc *countingConn) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// Write counts p before sending it, then takes back what a short write did
+// not send: counting after would race with the reply, which can arrive and be
+// read before the writing goroutine is scheduled again (grpc-go writes from
+// its own goroutine), so a snapshot taken when a call returns would miss it.
 func (cc *countingConn) Write(p []byte) (int, error) {
+	cc.c.written.Add(int64(len(p)))
 	n, err := cc.Conn.Write(p)
-	cc.c.written.Add(int64(n))
+	if n < len(p) {
+		cc.c.written.Add(int64(n - len(p)))
+	}
 	return n, err
 }
 
