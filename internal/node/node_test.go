@@ -22,7 +22,7 @@ import (
 )
 
 // startTopology starts every node of top in this process, admin endpoints on.
-func startTopology(t *testing.T, stack string, top string, tcfg transport.Config) []*node.Node {
+func startTopology(t testing.TB, stack string, top string, tcfg transport.Config) []*node.Node {
 	t.Helper()
 	st, err := transport.ParseStack(stack)
 	if err != nil {
@@ -53,7 +53,7 @@ type caller struct {
 	req    transport.Request
 }
 
-func newCaller(t *testing.T, stack, addr string, tcfg transport.Config) *caller {
+func newCaller(t testing.TB, stack, addr string, tcfg transport.Config) *caller {
 	t.Helper()
 	st, _ := transport.ParseStack(stack)
 	tr, _ := transport.Lookup(st.Transport)
