@@ -11,8 +11,9 @@ import (
 	"github.com/hopbench/hopbench/internal/codec"
 	"github.com/hopbench/hopbench/internal/node"
 	"github.com/hopbench/hopbench/internal/transport"
-	_ "github.com/hopbench/hopbench/internal/transport/grpc" // registers the grpc stack
-	_ "github.com/hopbench/hopbench/internal/transport/rest" // registers the rest stack
+	_ "github.com/hopbench/hopbench/internal/transport/graphql" // registers the graphql stack
+	_ "github.com/hopbench/hopbench/internal/transport/grpc"    // registers the grpc stack
+	_ "github.com/hopbench/hopbench/internal/transport/rest"    // registers the rest stack
 )
 
 type nodeFlags struct {

@@ -54,6 +54,10 @@ type Node struct {
 	errs     sync.Map // code name -> *atomic.Int64
 	hits     atomic.Int64
 	cache    sync.Map // cacheKey -> []byte
+	// codec and compression of the stack, for downstream calls made on
+	// behalf of message-level transports.
+	codec       codec.Codec
+	compression codec.Compression
 }
 
 type cacheKey struct {
@@ -80,6 +84,15 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	tcfg := cfg.Transport
 	tcfg.Codec, tcfg.Compression = cfg.Stack.Codec, cfg.Stack.Compression
 	n := &Node{cfg: cfg, inFlight: make(chan struct{}, cfg.MaxInFlight), timings: newTimings()}
+	if n.codec, err = codec.Lookup(cfg.Stack.Codec); err != nil {
+		return nil, err
+	}
+	if n.compression, err = codec.LookupCompression(cfg.Stack.Compression); err != nil {
+		return nil, err
+	}
+	if transport.CompressesItself(tr) {
+		n.compression, _ = codec.LookupCompression("none")
+	}
 	for _, addr := range cfg.Downstream {
 		c, err := tr.Dial(ctx, addr, tcfg)
 		if err != nil {
@@ -88,7 +101,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		}
 		n.clients = append(n.clients, c)
 	}
-	if n.server, err = tr.Listen(ctx, cfg.Listen, tcfg, n.handle); err != nil {
+	if n.server, err = tr.Listen(ctx, cfg.Listen, tcfg, transport.Handler{Bytes: n.handle, Message: n.handleMessage}); err != nil {
 		n.Close()
 		return nil, fmt.Errorf("node: %w", err)
 	}
@@ -128,18 +141,53 @@ func (n *Node) Close() error {
 	return errors.Join(errs...)
 }
 
-func (n *Node) handle(ctx context.Context, req *transport.Request) ([]byte, error) {
+// admit takes an in-flight slot and counts the request; release gives the
+// slot back. Past the limit the request is refused, not queued.
+func (n *Node) admit() (release func(), err error) {
 	select {
 	case n.inFlight <- struct{}{}:
-		defer func() { <-n.inFlight }()
 	default:
 		return nil, n.fail(transport.Errorf(transport.CodeUnavailable, "node at its limit of %d requests in flight", n.cfg.MaxInFlight))
 	}
 	n.requests.Add(1)
+	return func() { <-n.inFlight }, nil
+}
+
+func (n *Node) handle(ctx context.Context, req *transport.Request) ([]byte, error) {
+	release, err := n.admit()
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	reply, err := n.serve(ctx, req)
 	if err != nil {
 		return nil, n.fail(err)
 	}
+	return reply, nil
+}
+
+// handleMessage serves transports that decode and encode themselves: the
+// node's decode and encode phases are then the transport's, outside these
+// figures, and only work and downstream are timed here.
+func (n *Node) handleMessage(ctx context.Context, req *transport.MessageRequest) (proto.Message, error) {
+	release, err := n.admit()
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	start := time.Now()
+	m, err := payload.Lookup(req.Model)
+	if err != nil {
+		return nil, n.fail(&transport.Error{Code: transport.CodeNotFound, Msg: err.Error()})
+	}
+	tr := transport.Request{Op: req.Op, Model: req.Model, Count: req.Count, Codec: n.codec, Compression: n.compression}
+	reply, work, down, err := n.operate(ctx, &tr, m, req.Body)
+	if err != nil {
+		return nil, n.fail(err)
+	}
+	var d [numPhases]time.Duration
+	d[PhaseWork], d[PhaseDownstream], d[PhaseTotal] = work, down, time.Since(start)
+	n.timings.record(&d)
 	return reply, nil
 }
 

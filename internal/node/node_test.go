@@ -16,6 +16,7 @@ import (
 	"github.com/hopbench/hopbench/internal/payload"
 	"github.com/hopbench/hopbench/internal/topology"
 	"github.com/hopbench/hopbench/internal/transport"
+	_ "github.com/hopbench/hopbench/internal/transport/graphql"
 	_ "github.com/hopbench/hopbench/internal/transport/grpc"
 	_ "github.com/hopbench/hopbench/internal/transport/rest"
 	pb "github.com/hopbench/hopbench/schema/hopbench/v1"
@@ -109,6 +110,7 @@ func TestTopologiesOverEveryStack(t *testing.T) {
 		{"rest+json", transport.Config{}},
 		{"rest+proto+gzip", transport.Config{HTTP2: true}},
 		{"grpc", transport.Config{}},
+		{"graphql", transport.Config{}},
 	}
 	for _, s := range stacks {
 		// leaves: how many nodes generate or count, so how many copies a get
@@ -226,14 +228,14 @@ func (*caller) dial(t *testing.T, addr string) (transport.Client, error) {
 func TestInFlightLimitRefusesAsUnavailable(t *testing.T) {
 	rest, _ := transport.Lookup("rest")
 	release, entered := make(chan struct{}), make(chan struct{}, 1)
-	stall, err := rest.Listen(context.Background(), "127.0.0.1:0", transport.Config{}, func(ctx context.Context, req *transport.Request) ([]byte, error) {
+	stall, err := rest.Listen(context.Background(), "127.0.0.1:0", transport.Config{}, transport.Handler{Bytes: func(ctx context.Context, req *transport.Request) ([]byte, error) {
 		entered <- struct{}{}
 		select {
 		case <-release:
 		case <-ctx.Done():
 		}
 		return codec.Compressed(req.Codec, req.Compression, codec.DefaultMaxBytes).Marshal(&pb.Ack{Model: req.Model, Count: 1})
-	})
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}

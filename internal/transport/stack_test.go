@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hopbench/hopbench/internal/transport"
+	_ "github.com/hopbench/hopbench/internal/transport/graphql"
 	_ "github.com/hopbench/hopbench/internal/transport/grpc"
 	_ "github.com/hopbench/hopbench/internal/transport/rest"
 )
@@ -30,7 +31,7 @@ func TestParseStack(t *testing.T) {
 
 func TestParseStackErrorsSayWhatIsKnown(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
-		{"soap", `unknown stack technology "soap" (known: grpc, rest)`},
+		{"soap", `unknown stack technology "soap" (known: graphql, grpc, rest)`},
 		{"grpc+json", "grpc carries proto bodies, not json"},
 		{"rest+xml", `"xml" is not a codec (json, json-fast, proto, msgpack, cbor, avro) or compression (none, gzip, zstd)`},
 		{"rest+json+proto", `"proto" is not a codec`},

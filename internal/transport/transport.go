@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/hopbench/hopbench/internal/codec"
 )
 
@@ -53,9 +55,27 @@ type Request struct {
 	Compression codec.Compression
 }
 
-// Handler serves one call: it returns the encoded (and compressed) reply.
-// Errors should be *Error so each transport maps them to its own status.
-type Handler func(ctx context.Context, req *Request) ([]byte, error)
+// Handler serves calls, in one of two forms by what the transport's protocol
+// does. Errors should be *Error so each transport maps them to its own status.
+type Handler struct {
+	// Bytes serves transports that deliver encoded bodies (REST, gRPC, the
+	// brokers): the handler decodes the request and returns the encoded
+	// (and compressed) reply, so codec cost is measured alike on all of them.
+	Bytes func(ctx context.Context, req *Request) ([]byte, error)
+	// Message serves transports whose protocol decodes and encodes bodies
+	// itself (GraphQL: the server library parses variables and writes the
+	// selected fields): it takes the decoded request and returns the reply.
+	Message func(ctx context.Context, req *MessageRequest) (proto.Message, error)
+}
+
+// MessageRequest is a call whose body the transport decoded.
+type MessageRequest struct {
+	Op    Op
+	Model string
+	Count int
+	// Body is the decoded request (post and echo); nil for get.
+	Body proto.Message
+}
 
 // Server is a running listener for one stack.
 type Server interface {

@@ -19,7 +19,7 @@ func echoHandler(_ context.Context, req *transport.Request) ([]byte, error) { re
 func callBytes(t *testing.T, stack string, cfg transport.Config, body []byte) wire.Totals {
 	t.Helper()
 	tr, _ := transport.Lookup(stack)
-	srv, err := tr.Listen(context.Background(), "127.0.0.1:0", cfg, echoHandler)
+	srv, err := tr.Listen(context.Background(), "127.0.0.1:0", cfg, transport.Handler{Bytes: echoHandler})
 	if err != nil {
 		t.Fatal(err)
 	}

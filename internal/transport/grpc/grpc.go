@@ -129,7 +129,7 @@ func serve(ctx context.Context, h transport.Handler, op transport.Op, in []byte)
 			return nil, err
 		}
 	}
-	reply, err := h(ctx, req)
+	reply, err := h.Bytes(ctx, req)
 	if err != nil {
 		return nil, err
 	}

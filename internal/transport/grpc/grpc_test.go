@@ -36,7 +36,7 @@ func TestRefusesWhatGRPCCannotCarry(t *testing.T) {
 		{transport.Config{Codec: "json"}, `grpc carries proto bodies only, not "json"`},
 		{transport.Config{Compression: "zstd"}, `gzip only`},
 	} {
-		_, err := tr.Listen(context.Background(), "127.0.0.1:0", c.cfg, nil)
+		_, err := tr.Listen(context.Background(), "127.0.0.1:0", c.cfg, transport.Handler{})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Listen(%+v) = %v, want %q", c.cfg, err, c.want)
 		}

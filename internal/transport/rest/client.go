@@ -19,25 +19,31 @@ import (
 
 // Dial returns a client for the rest server at target (host:port).
 func (Transport) Dial(_ context.Context, target string, cfg transport.Config) (transport.Client, error) {
+	return &client{base: BaseURL(target, cfg), maxBytes: cfg.MaxBytesOrDefault(), http: NewHTTPClient(cfg)}, nil
+}
+
+// BaseURL is http://target, or https:// with TLS.
+func BaseURL(target string, cfg transport.Config) string {
+	if cfg.ClientTLS != nil {
+		return "https://" + target
+	}
+	return "http://" + target
+}
+
+// NewHTTPClient is the HTTP client of the HTTP-based stacks: the Config's
+// dialer, TLS and HTTP version, connections kept for every concurrent caller.
+func NewHTTPClient(cfg transport.Config) *http.Client {
 	dialer := cfg.Dialer
 	if dialer == nil {
 		dialer = &net.Dialer{Timeout: 10 * time.Second}
 	}
-	scheme := "http"
-	if cfg.ClientTLS != nil {
-		scheme = "https"
-	}
-	return &client{
-		base:     scheme + "://" + target,
-		maxBytes: cfg.MaxBytesOrDefault(),
-		http: &http.Client{Transport: &http.Transport{
-			DialContext:         dialer.DialContext,
-			TLSClientConfig:     cfg.ClientTLS,
-			Protocols:           protocols(cfg),
-			MaxIdleConnsPerHost: 4096, // keep every concurrent caller's connection
-			DisableCompression:  true, // compression is the stack's choice, made explicitly
-		}},
-	}, nil
+	return &http.Client{Transport: &http.Transport{
+		DialContext:         dialer.DialContext,
+		TLSClientConfig:     cfg.ClientTLS,
+		Protocols:           Protocols(cfg),
+		MaxIdleConnsPerHost: 4096, // keep every concurrent caller's connection
+		DisableCompression:  true, // compression is the stack's choice, made explicitly
+	}}
 }
 
 type client struct {
@@ -58,12 +64,12 @@ func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, erro
 	}
 	resp, err := c.http.Do(hreq)
 	if err != nil {
-		return nil, classify(ctx, err)
+		return nil, ClassifyError(ctx, err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(c.maxBytes)+1))
 	if err != nil {
-		return nil, classify(ctx, err)
+		return nil, ClassifyError(ctx, err)
 	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, &transport.Error{Code: codeOfStatus(resp.StatusCode), Msg: strings.TrimSpace(string(body))}
@@ -122,8 +128,8 @@ func codeOfStatus(status int) transport.Code {
 	return transport.CodeBadRequest
 }
 
-// classify turns a net/http client error into a classified one.
-func classify(ctx context.Context, err error) error {
+// ClassifyError turns a net/http client error into a classified one.
+func ClassifyError(ctx context.Context, err error) error {
 	var netErr net.Error
 	switch {
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded):

@@ -31,7 +31,9 @@ func (Transport) Name() string { return "rest" }
 
 func (Transport) Codecs() []string { return codec.Names() }
 
-func protocols(cfg transport.Config) *http.Protocols {
+// Protocols returns the HTTP versions a Config asks for: HTTP/1.1, or with
+// HTTP2 h2 over TLS and h2c without.
+func Protocols(cfg transport.Config) *http.Protocols {
 	p := new(http.Protocols)
 	switch {
 	case !cfg.HTTP2:
@@ -54,7 +56,7 @@ func (Transport) Listen(ctx context.Context, addr string, cfg transport.Config, 
 	srv := &http.Server{
 		Handler:           newMux(h, cfg.MaxBytesOrDefault()),
 		TLSConfig:         cfg.ServerTLS,
-		Protocols:         protocols(cfg),
+		Protocols:         Protocols(cfg),
 		ReadHeaderTimeout: 10 * time.Second,
 	}
 	return ServeHTTP(l, srv), nil
@@ -103,7 +105,7 @@ func serveCall(w http.ResponseWriter, r *http.Request, op transport.Op, h transp
 		writeError(w, err)
 		return
 	}
-	reply, err := h(r.Context(), req)
+	reply, err := h.Bytes(r.Context(), req)
 	if err != nil {
 		writeError(w, err)
 		return

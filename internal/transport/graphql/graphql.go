@@ -1,0 +1,164 @@
+// Package graphql is the GraphQL stack: a schema-first server on gqlgen
+// (schema/graphql/hopbench.graphql) at POST /graphql, JSON over HTTP as
+// GraphQL clients expect. get is a query, post and echo are mutations; the
+// types mirror the payload models field for field, bound to the same
+// generated structs every other stack carries.
+//
+// GraphQL decodes variables and encodes the selected fields itself, so this
+// stack serves the node's message-level handler: its decode and encode cost
+// is in the latency a client sees, not in the node's decode/encode split.
+package graphql
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"reflect"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/handler"
+	gqltransport "github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/hopbench/hopbench/internal/transport"
+	"github.com/hopbench/hopbench/internal/transport/graphql/generated"
+	"github.com/hopbench/hopbench/internal/transport/rest"
+	pb "github.com/hopbench/hopbench/schema/hopbench/v1"
+)
+
+func init() { transport.Register(Transport{}) }
+
+// Transport is the graphql stack.
+type Transport struct{}
+
+func (Transport) Name() string     { return "graphql" }
+func (Transport) Codecs() []string { return []string{"json"} }
+
+func check(cfg transport.Config) error {
+	if cfg.Codec != "" && cfg.Codec != "json" {
+		return fmt.Errorf("graphql carries JSON only, not %q", cfg.Codec)
+	}
+	if cfg.Compression != "" && cfg.Compression != "none" {
+		return fmt.Errorf("graphql runs without compression here, not %q", cfg.Compression)
+	}
+	return nil
+}
+
+// Listen serves h.Message at POST /graphql on addr.
+func (Transport) Listen(ctx context.Context, addr string, cfg transport.Config, h transport.Handler) (transport.Server, error) {
+	if err := check(cfg); err != nil {
+		return nil, err
+	}
+	if h.Message == nil {
+		return nil, errors.New("graphql: the handler has no message-level form")
+	}
+	var lc net.ListenConfig
+	l, err := lc.Listen(ctx, "tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("graphql: listen on %s: %w", addr, err)
+	}
+	gql := handler.New(generated.NewExecutableSchema(generated.Config{Resolvers: &resolver{serve: h.Message}}))
+	gql.AddTransport(gqltransport.POST{})
+	gql.SetErrorPresenter(presentError)
+	mux := http.NewServeMux()
+	mux.Handle("POST /graphql", limitBody(cfg.MaxBytesOrDefault(), gql))
+	srv := &http.Server{
+		Handler:           mux,
+		TLSConfig:         cfg.ServerTLS,
+		Protocols:         rest.Protocols(cfg),
+		ReadHeaderTimeout: 10 * time.Second,
+	}
+	return rest.ServeHTTP(l, srv), nil
+}
+
+// presentError carries a classified error's class in extensions.code, so
+// clients (ours included) can tell a bad request from a failure.
+func presentError(ctx context.Context, err error) *gqlerror.Error {
+	e := graphql.DefaultErrorPresenter(ctx, err)
+	var te *transport.Error
+	if errors.As(err, &te) {
+		e.Message = te.Error()
+		e.Extensions = map[string]any{"code": te.Code.String()}
+	}
+	return e
+}
+
+// limitBody refuses a body above limit with 413 and a GraphQL error naming it.
+func limitBody(limit int, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > int64(limit) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusRequestEntityTooLarge)
+			fmt.Fprintf(w, `{"errors":[{"message":"too large: request body of %d bytes exceeds the limit of %d bytes","extensions":{"code":"too large"}}]}`, r.ContentLength, limit)
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, int64(limit))
+		next.ServeHTTP(w, r)
+	})
+}
+
+// resolver maps the three operations onto the message-level handler.
+type resolver struct {
+	serve func(context.Context, *transport.MessageRequest) (proto.Message, error)
+}
+
+func (r *resolver) Query() generated.QueryResolver       { return queryResolver{r} }
+func (r *resolver) Mutation() generated.MutationResolver { return mutationResolver{r} }
+
+type queryResolver struct{ *resolver }
+
+func (q queryResolver) Get(ctx context.Context, model string, count int) (proto.Message, error) {
+	return q.serve(ctx, &transport.MessageRequest{Op: transport.OpGet, Model: model, Count: count})
+}
+
+type mutationResolver struct{ *resolver }
+
+func (m mutationResolver) Post(ctx context.Context, input generated.PayloadInput) (*pb.Ack, error) {
+	reply, err := m.call(ctx, transport.OpPost, input)
+	if err != nil {
+		return nil, err
+	}
+	ack, ok := reply.(*pb.Ack)
+	if !ok {
+		return nil, transport.Errorf(transport.CodeInternal, "post replied with %T, not an Ack", reply)
+	}
+	return ack, nil
+}
+
+func (m mutationResolver) Echo(ctx context.Context, input generated.PayloadInput) (proto.Message, error) {
+	return m.call(ctx, transport.OpEcho, input)
+}
+
+func (m mutationResolver) call(ctx context.Context, op transport.Op, input generated.PayloadInput) (proto.Message, error) {
+	model, body, err := unpack(input)
+	if err != nil {
+		return nil, err
+	}
+	return m.serve(ctx, &transport.MessageRequest{Op: op, Model: model, Body: body})
+}
+
+// unpack returns the one model set in a PayloadInput; @oneOf makes the
+// server refuse inputs with more or fewer, so this only names it.
+func unpack(input generated.PayloadInput) (string, proto.Message, error) {
+	v := reflect.ValueOf(input)
+	for i := range v.NumField() {
+		if f := v.Field(i); !f.IsNil() {
+			name, _, _ := cutTag(v.Type().Field(i).Tag.Get("json"))
+			return name, f.Interface().(proto.Message), nil
+		}
+	}
+	return "", nil, transport.Errorf(transport.CodeBadRequest, "PayloadInput sets no model")
+}
+
+func cutTag(tag string) (name, rest string, ok bool) {
+	for i := range tag {
+		if tag[i] == ',' {
+			return tag[:i], tag[i+1:], true
+		}
+	}
+	return tag, "", false
+}
