@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -11,12 +12,17 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"google.golang.org/protobuf/proto"
 
 	"github.com/hopbench/hopbench/internal/certs"
+	"github.com/hopbench/hopbench/internal/codec"
+	"github.com/hopbench/hopbench/internal/topology"
+	"github.com/hopbench/hopbench/internal/transport"
+	_ "github.com/hopbench/hopbench/internal/transport/grpc"
 	pb "github.com/hopbench/hopbench/schema/hopbench/v1"
 )
 
@@ -211,5 +217,52 @@ func TestTLSChainAcrossProcesses(t *testing.T) {
 	}
 	if out, code := hopbench(t, "node", "--tls", "--downstream", leaf); code != 2 {
 		t.Errorf("--tls with --downstream and no --tls-dir: exit %d, want 2 (%s)", code, out)
+	}
+}
+
+// topology.Processes starts chain:3 as three node processes; a call
+// reaches the leaf through both hops, and closing leaves no process.
+func TestTopologyAsChildProcesses(t *testing.T) {
+	top, _ := topology.Parse("chain:3")
+	nodes, err := topology.Start(context.Background(), top, topology.Processes(bin, func(int) []string {
+		return []string{"--stack", "grpc"}
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pids := make([]int, len(nodes))
+	for i, n := range nodes {
+		pids[i] = n.(interface{ PID() int }).PID()
+	}
+	tr, _ := transport.Lookup("grpc")
+	cl, err := tr.Dial(context.Background(), nodes[0].Addr(), transport.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	protoC, _ := codec.Lookup("proto")
+	none, _ := codec.LookupCompression("none")
+	out, err := cl.Call(context.Background(), &transport.Request{Op: transport.OpGet, Model: "ints", Count: 50, Codec: protoC, Compression: none})
+	cl.Close()
+	var ints pb.Ints
+	if err != nil || proto.Unmarshal(out, &ints) != nil || len(ints.Values) != 50 {
+		t.Fatalf("get through chain:3 processes: %v, %d values", err, len(ints.Values))
+	}
+	resp, err := http.Get("http://" + nodes[1].(interface{ AdminAddr() string }).AdminAddr() + "/stats")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stats struct{ Requests int64 }
+	json.NewDecoder(resp.Body).Decode(&stats)
+	resp.Body.Close()
+	if stats.Requests != 1 {
+		t.Errorf("middle node counted %d requests, want 1", stats.Requests)
+	}
+	if err := topology.Close(nodes); err != nil {
+		t.Errorf("closing: %v", err)
+	}
+	for _, pid := range pids {
+		if syscall.Kill(pid, 0) == nil {
+			t.Errorf("node process %d still exists after Close", pid)
+		}
 	}
 }
