@@ -1,8 +1,6 @@
 package graphql_test
 
 import (
-	"context"
-	"strings"
 	"testing"
 
 	"github.com/hopbench/hopbench/internal/certs"
@@ -27,17 +25,8 @@ func TestConformance(t *testing.T) {
 }
 
 func TestRefusesWhatItCannotCarry(t *testing.T) {
-	tr, _ := transport.Lookup("graphql")
-	for _, c := range []struct {
-		cfg  transport.Config
-		want string
-	}{
-		{transport.Config{Codec: "proto"}, `graphql carries JSON only, not "proto"`},
-		{transport.Config{Compression: "gzip"}, `without compression`},
-	} {
-		_, err := tr.Listen(context.Background(), "127.0.0.1:0", c.cfg, transport.Handler{})
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("Listen(%+v) = %v, want %q", c.cfg, err, c.want)
-		}
-	}
+	transporttest.CheckRefusals(t, "graphql", []transporttest.Refusal{
+		{Config: transport.Config{Codec: "proto"}, Want: `graphql carries JSON only, not "proto"`},
+		{Config: transport.Config{Compression: "gzip"}, Want: `without compression`},
+	})
 }

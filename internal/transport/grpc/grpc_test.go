@@ -1,8 +1,6 @@
 package grpc_test
 
 import (
-	"context"
-	"strings"
 	"testing"
 
 	"github.com/hopbench/hopbench/internal/certs"
@@ -28,17 +26,8 @@ func TestConformance(t *testing.T) {
 }
 
 func TestRefusesWhatGRPCCannotCarry(t *testing.T) {
-	tr, _ := transport.Lookup("grpc")
-	for _, c := range []struct {
-		cfg  transport.Config
-		want string
-	}{
-		{transport.Config{Codec: "json"}, `grpc carries proto bodies only, not "json"`},
-		{transport.Config{Compression: "zstd"}, `gzip only`},
-	} {
-		_, err := tr.Listen(context.Background(), "127.0.0.1:0", c.cfg, transport.Handler{})
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("Listen(%+v) = %v, want %q", c.cfg, err, c.want)
-		}
-	}
+	transporttest.CheckRefusals(t, "grpc", []transporttest.Refusal{
+		{Config: transport.Config{Codec: "json"}, Want: `grpc carries proto bodies only, not "json"`},
+		{Config: transport.Config{Compression: "zstd"}, Want: `gzip only`},
+	})
 }

@@ -339,3 +339,29 @@ func mustModel(name string) payload.Model {
 	}
 	return m
 }
+
+// Refusal is a Config a transport must refuse, and what its error says.
+type Refusal struct {
+	Config transport.Config
+	Want   string
+}
+
+// CheckRefusals checks that the transport refuses each configuration at
+// Listen and at Dial, before anything runs, with an error saying why.
+func CheckRefusals(t *testing.T, name string, refusals []Refusal) {
+	t.Helper()
+	tr, err := transport.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range refusals {
+		_, err := tr.Listen(context.Background(), "127.0.0.1:0", r.Config, transport.Handler{})
+		if err == nil || !strings.Contains(err.Error(), r.Want) {
+			t.Errorf("%s Listen(%+v) = %v, want %q", name, r.Config, err, r.Want)
+		}
+		_, err = tr.Dial(context.Background(), "127.0.0.1:1", r.Config)
+		if err == nil || !strings.Contains(err.Error(), r.Want) {
+			t.Errorf("%s Dial(%+v) = %v, want %q", name, r.Config, err, r.Want)
+		}
+	}
+}

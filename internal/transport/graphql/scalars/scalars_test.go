@@ -9,7 +9,6 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
 
-
 func TestTimestampRoundTripsTheJSONCodecsForm(t *testing.T) {
 	want := &timestamppb.Timestamp{Seconds: 1693235196, Nanos: 681172883}
 	var buf bytes.Buffer
