@@ -24,6 +24,17 @@ var codeNames = map[Code]string{
 
 func (c Code) String() string { return codeNames[c] }
 
+// CodeNamed returns the Code whose String is name, for protocols that carry
+// the class by name (GraphQL's extensions.code).
+func CodeNamed(name string) (Code, bool) {
+	for c, n := range codeNames {
+		if n == name {
+			return c, true
+		}
+	}
+	return 0, false
+}
+
 // Error is a classified failure; transports carry Code and Msg across the wire.
 type Error struct {
 	Code Code

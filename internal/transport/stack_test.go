@@ -42,3 +42,15 @@ func TestParseStackErrorsSayWhatIsKnown(t *testing.T) {
 		}
 	}
 }
+
+func TestCodeNamedInvertsString(t *testing.T) {
+	for _, c := range []transport.Code{transport.CodeInternal, transport.CodeBadRequest, transport.CodeTooLarge,
+		transport.CodeUnavailable, transport.CodeDeadline, transport.CodeNotFound} {
+		if got, ok := transport.CodeNamed(c.String()); !ok || got != c {
+			t.Errorf("CodeNamed(%q) = %v, %v", c.String(), got, ok)
+		}
+	}
+	if _, ok := transport.CodeNamed("teapot"); ok {
+		t.Error("CodeNamed(teapot) found a code")
+	}
+}

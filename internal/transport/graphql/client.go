@@ -102,18 +102,19 @@ type response struct {
 	} `json:"errors"`
 }
 
-// codes maps extensions.code to a class: ours, and gqlgen's for requests
-// it refuses before any resolver runs.
-var codes = map[string]transport.Code{
+// gqlgenCodes are the extensions.code values gqlgen gives requests it
+// refuses before any resolver runs; ours are transport.Code names.
+var gqlgenCodes = map[string]transport.Code{
 	"GRAPHQL_PARSE_FAILED": transport.CodeBadRequest, "GRAPHQL_VALIDATION_FAILED": transport.CodeBadRequest,
 	"BAD_USER_INPUT": transport.CodeBadRequest,
 }
 
-func init() {
-	for _, c := range []transport.Code{transport.CodeInternal, transport.CodeBadRequest, transport.CodeTooLarge,
-		transport.CodeUnavailable, transport.CodeDeadline, transport.CodeNotFound} {
-		codes[c.String()] = c
+func codeNamed(name string) (transport.Code, bool) {
+	if c, ok := transport.CodeNamed(name); ok {
+		return c, true
 	}
+	c, ok := gqlgenCodes[name]
+	return c, ok
 }
 
 func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, error) {
@@ -143,7 +144,7 @@ func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, erro
 		return nil, transport.Errorf(transport.CodeInternal, "HTTP %d with a body that is not a GraphQL response: %.200s", resp.StatusCode, raw)
 	}
 	if len(r.Errors) > 0 {
-		code, ok := codes[r.Errors[0].Extensions.Code]
+		code, ok := codeNamed(r.Errors[0].Extensions.Code)
 		switch {
 		case resp.StatusCode == http.StatusRequestEntityTooLarge:
 			code = transport.CodeTooLarge

@@ -16,6 +16,7 @@ import (
 	"net"
 	"net/http"
 	"reflect"
+	"strings"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -147,18 +148,9 @@ func unpack(input generated.PayloadInput) (string, proto.Message, error) {
 	v := reflect.ValueOf(input)
 	for i := range v.NumField() {
 		if f := v.Field(i); !f.IsNil() {
-			name, _, _ := cutTag(v.Type().Field(i).Tag.Get("json"))
+			name, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ",")
 			return name, f.Interface().(proto.Message), nil
 		}
 	}
 	return "", nil, transport.Errorf(transport.CodeBadRequest, "PayloadInput sets no model")
-}
-
-func cutTag(tag string) (name, rest string, ok bool) {
-	for i := range tag {
-		if tag[i] == ',' {
-			return tag[:i], tag[i+1:], true
-		}
-	}
-	return tag, "", false
 }

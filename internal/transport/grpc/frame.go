@@ -13,15 +13,9 @@ import (
 
 // frame is a message as bytes: an optional header (the Payload field's tag
 // and length) before the body, sent as two buffers so the body is not copied.
+// A received frame is all body.
 type frame struct {
 	header, body []byte
-}
-
-func (f *frame) bytes() []byte {
-	if len(f.header) == 0 {
-		return f.body
-	}
-	return append(f.header[:len(f.header):len(f.header)], f.body...)
 }
 
 // rawCodec passes frames through and leaves other messages (server

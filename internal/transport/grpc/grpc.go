@@ -86,7 +86,7 @@ func serviceDesc(h transport.Handler) *grpc.ServiceDesc {
 				if err := dec(&in); err != nil {
 					return nil, err
 				}
-				out, err := serve(ctx, h, op, in.bytes())
+				out, err := serve(ctx, h, op, in.body)
 				if err != nil {
 					return nil, toStatus(err)
 				}
@@ -229,8 +229,8 @@ func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, erro
 		return nil, fromStatus(err)
 	}
 	if req.Op == transport.OpPost {
-		return out.bytes(), nil
+		return out.body, nil
 	}
-	_, body, err := unwrap(out.bytes())
+	_, body, err := unwrap(out.body)
 	return body, err
 }

@@ -4,6 +4,7 @@
 package transporttest
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strconv"
@@ -104,7 +105,7 @@ func newEnv(t *testing.T, tr transport.Transport, cfg transport.Config, serverMa
 		t.Fatal(err)
 	}
 	e := &env{server: srv, client: cl}
-	if e.codec, err = codec.Lookup(orDefault(cfg.Codec, tr.Codecs()[0])); err != nil {
+	if e.codec, err = codec.Lookup(cmp.Or(cfg.Codec, tr.Codecs()[0])); err != nil {
 		t.Fatal(err)
 	}
 	if e.z, err = codec.LookupCompression(cfg.Compression); err != nil {
@@ -114,13 +115,6 @@ func newEnv(t *testing.T, tr transport.Transport, cfg transport.Config, serverMa
 		e.z, _ = codec.LookupCompression("none")
 	}
 	return e
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // messageHandler is a minimal service; the node implements the real one.
