@@ -206,8 +206,10 @@ func (n *Node) serve(ctx context.Context, req *transport.Request) ([]byte, error
 		return nil, &transport.Error{Code: transport.CodeNotFound, Msg: err.Error()}
 	}
 	cc := codec.Compressed(req.Codec, req.Compression, n.cfg.Transport.MaxBytesOrDefault())
-	key := cacheKey{model: req.Model, count: req.Count, codec: req.Codec.Name(), compr: req.Compression.Name()}
-	if n.cfg.Cache && req.Op == transport.OpGet {
+	cached := n.cfg.Cache && req.Op == transport.OpGet
+	var key cacheKey
+	if cached {
+		key = cacheKey{model: req.Model, count: req.Count, codec: req.Codec.Name(), compr: req.Compression.Name()}
 		if b, ok := n.cache.Load(key); ok {
 			n.hits.Add(1)
 			d[PhaseTotal] = time.Since(start)
@@ -237,7 +239,7 @@ func (n *Node) serve(ctx context.Context, req *transport.Request) ([]byte, error
 		return nil, transport.Errorf(transport.CodeInternal, "encoding the %s reply: %v", cc.Name(), err)
 	}
 	d[PhaseEncode] = time.Since(t)
-	if n.cfg.Cache && req.Op == transport.OpGet {
+	if cached {
 		n.cache.Store(key, out)
 	}
 	d[PhaseTotal] = time.Since(start)
