@@ -21,6 +21,7 @@ import (
 //	GET /ready    200 once the node serves
 //	GET /stats    Stats as JSON
 //	GET /metrics  the same figures in Prometheus text format
+//	POST /reset   zero the figures (the orchestrator's warm-up ends here)
 func startAdmin(ctx context.Context, addr string, n *Node) (transport.Server, error) {
 	var lc net.ListenConfig
 	l, err := lc.Listen(ctx, "tcp", addr)
@@ -44,6 +45,10 @@ func startAdmin(ctx context.Context, addr string, n *Node) (transport.Server, er
 				return // the scraper left
 			}
 		}
+	})
+	mux.HandleFunc("POST /reset", func(w http.ResponseWriter, _ *http.Request) {
+		n.ResetStats()
+		w.WriteHeader(http.StatusNoContent)
 	})
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	return rest.ServeHTTP(l, srv), nil

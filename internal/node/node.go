@@ -16,6 +16,7 @@ import (
 
 	"github.com/hopbench/hopbench/internal/codec"
 	"github.com/hopbench/hopbench/internal/payload"
+	"github.com/hopbench/hopbench/internal/stats"
 	"github.com/hopbench/hopbench/internal/transport"
 	pb "github.com/hopbench/hopbench/schema/hopbench/v1"
 )
@@ -356,14 +357,27 @@ func (n *Node) Stats() Stats {
 	s := Stats{
 		Stack: n.cfg.Stack.String(), Addr: n.Addr(), Downstream: n.cfg.Downstream,
 		Requests: n.requests.Load(), CacheHits: n.hits.Load(),
-		Errors: map[string]int64{}, Phases: map[string]Summary{}, Memory: readMemory(),
+		Errors: map[string]int64{}, Phases: map[string]stats.Summary{}, Memory: readMemory(),
 	}
 	n.errs.Range(func(k, v any) bool {
 		s.Errors[k.(string)] = v.(*atomic.Int64).Load()
 		return true
 	})
 	for p, h := range n.timings.merged() {
-		s.Phases[Phase(p).String()] = summarize(h)
+		s.Phases[Phase(p).String()] = stats.Summarize(h)
 	}
 	return s
+}
+
+// ResetStats zeroes the node's counters and timings, so that Stats read
+// later cover only the requests after it (the orchestrator calls it when a
+// warm-up ends).
+func (n *Node) ResetStats() {
+	n.timings.reset()
+	n.requests.Store(0)
+	n.hits.Store(0)
+	n.errs.Range(func(_, v any) bool {
+		v.(*atomic.Int64).Store(0)
+		return true
+	})
 }

@@ -168,6 +168,15 @@ func TestCacheReusesTheEncodedGetReply(t *testing.T) {
 	if hits := n.Stats().CacheHits; hits != 2 {
 		t.Errorf("%d cache hits for three identical gets, want 2", hits)
 	}
+	n.ResetStats()
+	if s := n.Stats(); s.Requests != 0 || s.CacheHits != 0 || s.Phases["total"].Count != 0 {
+		t.Errorf("after a reset: %+v", s)
+	}
+	var got pb.UserList
+	c.call(t, transport.OpGet, "user", 10, nil, &got)
+	if s := n.Stats(); s.Requests != 1 || s.Phases["total"].Count != 1 {
+		t.Errorf("one request after a reset: %+v", s)
+	}
 }
 
 func TestLimitsAndBadRequestsAreClassified(t *testing.T) {

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/hopbench/hopbench/internal/stats"
 )
 
 // Phase is one part of serving a request.
@@ -25,16 +27,6 @@ var phaseNames = [numPhases]string{"decode", "work", "downstream", "encode", "to
 
 func (p Phase) String() string { return phaseNames[p] }
 
-// Histograms record from 1µs to 60s with 3 significant digits, as the load
-// generator's do.
-const (
-	histMinUs = 1
-	histMaxUs = 60_000_000
-	histSig   = 3
-)
-
-func newHist() *hdrhistogram.Histogram { return hdrhistogram.New(histMinUs, histMaxUs, histSig) }
-
 // timings holds one histogram per phase, sharded so that concurrent requests
 // rarely contend on one lock; Snapshot merges the shards.
 type timings struct {
@@ -51,7 +43,7 @@ func newTimings() *timings {
 	t := &timings{shards: make([]timingShard, 4*runtime.GOMAXPROCS(0))}
 	for i := range t.shards {
 		for p := range t.shards[i].hists {
-			t.shards[i].hists[p] = newHist()
+			t.shards[i].hists[p] = stats.NewHistogram()
 		}
 	}
 	return t
@@ -62,8 +54,7 @@ func (t *timings) record(d *[numPhases]time.Duration) {
 	s := &t.shards[int(t.next.Add(1))%len(t.shards)]
 	s.mu.Lock()
 	for p, dur := range d {
-		us := max(dur.Microseconds(), histMinUs)
-		s.hists[p].RecordValue(min(us, histMaxUs)) // clamped to the range, so never an error
+		stats.Record(s.hists[p], dur)
 	}
 	s.mu.Unlock()
 }
@@ -71,7 +62,7 @@ func (t *timings) record(d *[numPhases]time.Duration) {
 func (t *timings) merged() [numPhases]*hdrhistogram.Histogram {
 	var out [numPhases]*hdrhistogram.Histogram
 	for p := range out {
-		out[p] = newHist()
+		out[p] = stats.NewHistogram()
 	}
 	for i := range t.shards {
 		s := &t.shards[i]
@@ -82,23 +73,6 @@ func (t *timings) merged() [numPhases]*hdrhistogram.Histogram {
 		s.mu.Unlock()
 	}
 	return out
-}
-
-// Summary is a histogram's key figures in microseconds.
-type Summary struct {
-	Count  int64   `json:"count"`
-	MeanUs float64 `json:"mean_us"`
-	P50Us  int64   `json:"p50_us"`
-	P90Us  int64   `json:"p90_us"`
-	P99Us  int64   `json:"p99_us"`
-	MaxUs  int64   `json:"max_us"`
-}
-
-func summarize(h *hdrhistogram.Histogram) Summary {
-	return Summary{
-		Count: h.TotalCount(), MeanUs: h.Mean(),
-		P50Us: h.ValueAtQuantile(50), P90Us: h.ValueAtQuantile(90), P99Us: h.ValueAtQuantile(99), MaxUs: h.Max(),
-	}
 }
 
 // Memory is the Go runtime's view of the node's memory.
@@ -122,12 +96,24 @@ func readMemory() Memory {
 
 // Stats is what a node reports over its admin endpoint.
 type Stats struct {
-	Stack      string             `json:"stack"`
-	Addr       string             `json:"addr"`
-	Downstream []string           `json:"downstream"`
-	Requests   int64              `json:"requests"`
-	Errors     map[string]int64   `json:"errors"`
-	CacheHits  int64              `json:"cache_hits"`
-	Phases     map[string]Summary `json:"phases_us"`
-	Memory     Memory             `json:"memory"`
+	Stack      string                   `json:"stack"`
+	Addr       string                   `json:"addr"`
+	Downstream []string                 `json:"downstream"`
+	Requests   int64                    `json:"requests"`
+	Errors     map[string]int64         `json:"errors"`
+	CacheHits  int64                    `json:"cache_hits"`
+	Phases     map[string]stats.Summary `json:"phases_us"`
+	Memory     Memory                   `json:"memory"`
+}
+
+// reset empties every shard, so figures read later cover only what came after.
+func (t *timings) reset() {
+	for i := range t.shards {
+		s := &t.shards[i]
+		s.mu.Lock()
+		for _, h := range s.hists {
+			h.Reset()
+		}
+		s.mu.Unlock()
+	}
 }

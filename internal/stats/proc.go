@@ -1,0 +1,80 @@
+package stats
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Proc is what /proc says about one process at one moment.
+type Proc struct {
+	CPUSeconds   float64 `json:"cpu_seconds"`    // user + system since it started
+	RSSBytes     int64   `json:"rss_bytes"`      // resident now
+	PeakRSSBytes int64   `json:"peak_rss_bytes"` // highest resident since start or the last ResetPeak
+}
+
+// clockTicks is USER_HZ, the unit of /proc/<pid>/stat's CPU times; 100 on
+// every Linux architecture Go supports.
+const clockTicks = 100
+
+// ReadProc samples a process.
+func ReadProc(pid int) (Proc, error) {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return Proc{}, fmt.Errorf("process %d: %w", pid, err)
+	}
+	// The command name (field 2) may hold spaces; fields count from after it.
+	end := bytes.LastIndexByte(stat, ')')
+	if end < 0 {
+		return Proc{}, fmt.Errorf("process %d: unreadable stat", pid)
+	}
+	f := strings.Fields(string(stat[end+1:]))
+	if len(f) < 13 {
+		return Proc{}, fmt.Errorf("process %d: short stat", pid)
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64) // field 14
+	stime, _ := strconv.ParseInt(f[12], 10, 64) // field 15
+	p := Proc{CPUSeconds: float64(utime+stime) / clockTicks}
+	status, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return Proc{}, fmt.Errorf("process %d: %w", pid, err)
+	}
+	defer status.Close()
+	sc := bufio.NewScanner(status)
+	for sc.Scan() {
+		key, val, _ := strings.Cut(sc.Text(), ":")
+		switch key {
+		case "VmRSS":
+			p.RSSBytes = kB(val)
+		case "VmHWM":
+			p.PeakRSSBytes = kB(val)
+		}
+	}
+	return p, sc.Err()
+}
+
+func kB(s string) int64 {
+	n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(s), " kB"), 10, 64)
+	return n * 1024
+}
+
+// ResetPeak starts a process's peak RSS afresh from its current RSS, so a
+// peak read later belongs to the measured window and not to start-up.
+func ResetPeak(pid int) error {
+	return os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0)
+}
+
+// SelfCPU is the CPU time this process has used (user + system), at
+// microsecond resolution.
+func SelfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
