@@ -1,0 +1,171 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/hopbench/hopbench/internal/stats"
+)
+
+// Call makes one request and reads its reply; a nil error is a good reply.
+// A Call is used by one worker at a time.
+type Call func(ctx context.Context) error
+
+// Kind is the load model.
+type Kind string
+
+const (
+	Closed Kind = "closed" // Clients workers, each sending when its last reply came
+	Rate   Kind = "rate"   // open loop at Rate requests/s
+	Ramp   Kind = "ramp"   // clients or rate rising in Steps
+)
+
+// Config is one load. Zero values take the documented defaults.
+type Config struct {
+	Kind Kind
+	// Clients is the closed model's concurrency.
+	Clients int
+	// Rate is the open-loop rate (requests/s); Poisson draws exponential
+	// gaps instead of even ones.
+	Rate    float64
+	Poisson bool
+	// Workers bounds the calls in flight for open loops (default 256); a
+	// due request waiting for a free worker keeps its intended send time.
+	Workers int
+	// Steps and RampOf ("clients" or "rate") describe a ramp.
+	Steps  Steps
+	RampOf string
+	// Duration of the measured window; for a ramp it defaults to every
+	// step once. Requests, if set for a closed load, ends the window after
+	// that many requests instead.
+	Duration time.Duration
+	Requests int64
+	// Warmup runs the load before measuring and discards it.
+	Warmup time.Duration
+	// SLA: a reply later than this is an error of class over_sla (default 1s).
+	SLA time.Duration
+	// Timeout ends a call that has had no reply (default 30s).
+	Timeout time.Duration
+	// Seed draws Poisson gaps.
+	Seed uint64
+	// Progress, if set, receives each measured second as it completes.
+	Progress func(Second)
+}
+
+// Validate checks the fields, naming the one at fault.
+func (c *Config) Validate() error {
+	switch c.Kind {
+	case Closed:
+		if c.Clients < 1 {
+			return fmt.Errorf("clients %d: want at least 1", c.Clients)
+		}
+	case Rate:
+		if c.Rate <= 0 {
+			return fmt.Errorf("rate %v: want a positive rate in requests/s", c.Rate)
+		}
+	case Ramp:
+		if err := c.Steps.Validate(); err != nil {
+			return err
+		}
+		if c.RampOf != "clients" && c.RampOf != "rate" {
+			return fmt.Errorf("ramp of %q: want clients or rate", c.RampOf)
+		}
+		if c.Steps.Every%time.Second != 0 {
+			return fmt.Errorf("ramp every %v: want whole seconds, since results are kept per second", c.Steps.Every)
+		}
+		if c.Duration == 0 {
+			c.Duration = c.Steps.Duration()
+		}
+	default:
+		return fmt.Errorf("load model %q: want closed, rate or ramp", c.Kind)
+	}
+	switch {
+	case c.Requests < 0:
+		return fmt.Errorf("requests %d: want a positive count", c.Requests)
+	case c.Requests > 0 && c.Kind != Closed:
+		return errors.New("requests: a request count ends closed loads only; give open loops a duration")
+	case c.Requests == 0 && c.Duration <= 0:
+		return fmt.Errorf("duration %v: want a positive duration (or a request count)", c.Duration)
+	case c.Warmup < 0:
+		return fmt.Errorf("warmup %v: want zero or more", c.Warmup)
+	}
+	if c.Workers <= 0 {
+		c.Workers = 256
+	}
+	if c.SLA <= 0 {
+		c.SLA = time.Second
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = 30 * time.Second
+	}
+	return nil
+}
+
+// Open reports whether the load is an open loop, paced by arrivals rather
+// than by replies.
+func (c *Config) Open() bool { return c.Kind == Rate || c.Kind == Ramp && c.RampOf == "rate" }
+
+// Result is what one load measured.
+type Result struct {
+	Requests int64 // measured requests that ended, errors included
+	Errors   int64
+	// ErrorsByClass counts each error class; over_sla requests are errors.
+	ErrorsByClass map[string]int64
+	// Elapsed runs from the start of the measured window to the end of its
+	// last request.
+	Elapsed time.Duration
+	// Latency is from the intended send time: for open loops that includes
+	// waiting for a free worker (coordinated omission corrected). Refused
+	// calls, which never reached the service, are not in it.
+	Latency *hdrhistogram.Histogram
+	// Uncorrected is from the actual send time; open loops only.
+	Uncorrected *hdrhistogram.Histogram
+	Series      []Second
+	Steps       []Step // ramps only
+	// ClientCPU is this process's CPU time over the measured window.
+	ClientCPU time.Duration
+}
+
+// RPS is requests per second over the measured window.
+func (r *Result) RPS() float64 {
+	if r.Elapsed <= 0 {
+		return 0
+	}
+	return float64(r.Requests) / r.Elapsed.Seconds()
+}
+
+// ClientCPUPerRequest is the generator's CPU per request, in microseconds.
+func (r *Result) ClientCPUPerRequest() float64 {
+	if r.Requests == 0 {
+		return 0
+	}
+	return float64(r.ClientCPU.Microseconds()) / float64(r.Requests)
+}
+
+// Second is one second of the measured window, by completion time.
+type Second struct {
+	T        int   `json:"t"` // seconds since the window began
+	Requests int64 `json:"requests"`
+	Errors   int64 `json:"errors"`
+	P50Us    int64 `json:"p50_us"`
+	P99Us    int64 `json:"p99_us"`
+	// Late counts requests that reported after the second was closed
+	// (a call blocked for seconds); they are in the counts, not the
+	// percentiles.
+	Late int64 `json:"late,omitempty"`
+}
+
+// Step is one step of a ramp.
+type Step struct {
+	Value    float64 `json:"value"` // clients or rate in force
+	Requests int64   `json:"requests"`
+	Errors   int64   `json:"errors"`
+	RPS      float64 `json:"rps"`
+	// WithinSLA is the share of requests that succeeded within the SLA.
+	WithinSLA float64       `json:"within_sla"`
+	Latency   stats.Summary `json:"latency"`
+}

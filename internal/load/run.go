@@ -1,0 +1,232 @@
+package load
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hopbench/hopbench/internal/stats"
+)
+
+// Run drives the load described by cfg, making each request through a
+// Call from newCall (one per worker), and returns what it measured. It
+// returns early, with what was measured so far, when ctx ends.
+func Run(ctx context.Context, cfg Config, newCall func() Call) (*Result, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	e := &engine{cfg: cfg, newCall: newCall, buckets: make(chan *bucket, 1024)}
+	e.t0 = time.Now()
+	e.win = &window{start: e.t0.Add(cfg.Warmup), sla: cfg.SLA, open: cfg.Open()}
+	e.end = e.win.start.Add(cfg.Duration)
+	if cfg.Requests > 0 {
+		e.end = time.Time{}
+		e.budget.Store(cfg.Requests)
+	}
+	var stepOf func(int) int
+	if cfg.Kind == Ramp {
+		stepOf = func(sec int) int { return cfg.Steps.StepAt(time.Duration(sec) * time.Second) }
+	}
+	col := newCollector(e.win.open, stepOf, cfg.Progress)
+	collected := make(chan struct{})
+	go func() { col.run(e.buckets); close(collected) }()
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	wd := newWatchdog(cfg.Timeout)
+	go wd.run(ctx)
+
+	cpu0 := cpuAt(e.win.start, ctx)
+	if cfg.Open() {
+		e.open(ctx, wd)
+	} else {
+		e.closed(ctx, wd)
+	}
+	e.workers.Wait()
+	cpu := cpu0.since()
+	close(e.buckets)
+	<-collected
+	return e.result(col, cpu), nil
+}
+
+type engine struct {
+	cfg     Config
+	newCall func() Call
+	t0, end time.Time // end is zero when a request count ends the window
+	win     *window
+	budget  atomic.Int64
+	buckets chan *bucket
+	workers sync.WaitGroup
+}
+
+// done reports whether no request is to start at now.
+func (e *engine) done(ctx context.Context, now time.Time) bool {
+	if ctx.Err() != nil {
+		return true
+	}
+	if e.end.IsZero() {
+		return !now.Before(e.win.start) && e.budget.Add(-1) < 0
+	}
+	return !now.Before(e.end)
+}
+
+// closed runs Clients workers, or a ramp of them, each sending when its
+// last reply came.
+func (e *engine) closed(ctx context.Context, wd *watchdog) {
+	start := func(n int) {
+		for range n {
+			e.workers.Add(1)
+			go e.closedWorker(ctx, wd.slot())
+		}
+	}
+	if e.cfg.Kind != Ramp {
+		start(e.cfg.Clients)
+		return
+	}
+	running := int(e.cfg.Steps.From)
+	start(running)
+	for step := 1; ; step++ {
+		at := e.win.start.Add(time.Duration(step) * e.cfg.Steps.Every)
+		if !at.Before(e.end) || !sleepUntil(ctx, at) {
+			return
+		}
+		want := int(e.cfg.Steps.value(step))
+		start(want - running)
+		running = want
+	}
+}
+
+func (e *engine) closedWorker(ctx context.Context, s *slot) {
+	defer e.workers.Done()
+	call := e.newCall()
+	rec := &recorder{w: e.win, out: e.buckets}
+	defer rec.flush()
+	for {
+		sent := time.Now()
+		if e.done(ctx, sent) {
+			return
+		}
+		err := s.call(ctx, call, sent)
+		if err != nil && ctx.Err() != nil {
+			return // the run was stopped; this call says nothing about the service
+		}
+		rec.record(sent, sent, time.Now(), err)
+	}
+}
+
+// open dispatches requests at their due times to a pool of workers. A due
+// request waits for a free worker with its intended time unchanged: the
+// wait is part of its latency, as the caller would see it.
+func (e *engine) open(ctx context.Context, wd *watchdog) {
+	tickets := make(chan time.Time)
+	for range e.cfg.Workers {
+		e.workers.Add(1)
+		go e.openWorker(ctx, wd.slot(), tickets)
+	}
+	defer close(tickets)
+	p := e.pacer()
+	for {
+		due, ok := p.Next()
+		if !ok {
+			return
+		}
+		at := e.t0.Add(due)
+		if !sleepUntil(ctx, at) {
+			return
+		}
+		select {
+		case tickets <- at:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+func (e *engine) openWorker(ctx context.Context, s *slot, tickets <-chan time.Time) {
+	defer e.workers.Done()
+	call := e.newCall()
+	rec := &recorder{w: e.win, out: e.buckets}
+	defer rec.flush()
+	for intended := range tickets {
+		sent := time.Now()
+		err := s.call(ctx, call, sent)
+		if err != nil && ctx.Err() != nil {
+			return
+		}
+		rec.record(intended, sent, time.Now(), err)
+	}
+}
+
+// pacer covers the warm-up and the measured window, from t0.
+func (e *engine) pacer() Pacer {
+	c := e.cfg
+	total := c.Warmup + c.Duration
+	switch {
+	case c.Kind == Ramp:
+		warm := &Constant{Rate: c.Steps.From, Duration: c.Warmup}
+		return &then{first: warm, second: &RateRamp{Steps: c.Steps, Duration: c.Duration}, offset: c.Warmup}
+	case c.Poisson:
+		return NewPoisson(c.Rate, total, c.Seed)
+	}
+	return &Constant{Rate: c.Rate, Duration: total}
+}
+
+// then runs one pacer and, after it, another shifted by offset.
+type then struct {
+	first, second Pacer
+	offset        time.Duration
+}
+
+func (t *then) Next() (time.Duration, bool) {
+	if t.first != nil {
+		if due, ok := t.first.Next(); ok {
+			return due, true
+		}
+		t.first = nil
+	}
+	due, ok := t.second.Next()
+	return due + t.offset, ok
+}
+
+func sleepUntil(ctx context.Context, at time.Time) bool {
+	d := time.Until(at)
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (e *engine) result(c *collector, cpu time.Duration) *Result {
+	t := c.total
+	r := &Result{
+		Requests: t.requests, Errors: t.errors(), ErrorsByClass: map[string]int64{},
+		Elapsed: time.Duration(t.lastEndNs), Latency: t.hist, Series: c.series, ClientCPU: cpu,
+	}
+	if e.win.open {
+		r.Uncorrected = t.raw
+	}
+	for i, n := range t.classes {
+		r.ErrorsByClass[Class(i).String()] = n
+	}
+	for i := range e.cfg.Steps.steps() {
+		b := c.steps[i]
+		if b == nil {
+			continue
+		}
+		st := Step{Value: e.cfg.Steps.value(i), Requests: b.requests, Errors: b.errors(), Latency: stats.Summarize(b.hist)}
+		st.RPS = float64(b.requests) / e.cfg.Steps.Every.Seconds()
+		if b.requests > 0 {
+			st.WithinSLA = float64(b.withinSLA) / float64(b.requests)
+		}
+		r.Steps = append(r.Steps, st)
+	}
+	return r
+}

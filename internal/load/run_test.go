@@ -1,0 +1,215 @@
+package load_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/hopbench/hopbench/internal/codec"
+	"github.com/hopbench/hopbench/internal/load"
+	"github.com/hopbench/hopbench/internal/transport"
+	_ "github.com/hopbench/hopbench/internal/transport/rest"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+func sleeper(d time.Duration) func() load.Call {
+	return func() load.Call {
+		return func(ctx context.Context) error {
+			select {
+			case <-time.After(d):
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+	}
+}
+
+func TestClosedLoopCountsEveryRequest(t *testing.T) {
+	var calls atomic.Int64
+	newCall := func() load.Call {
+		return func(context.Context) error { calls.Add(1); time.Sleep(time.Millisecond); return nil }
+	}
+	r, err := load.Run(context.Background(), load.Config{Kind: load.Closed, Clients: 3, Requests: 50, Warmup: 50 * time.Millisecond}, newCall)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Requests != 50 || r.Errors != 0 || r.Latency.TotalCount() != 50 {
+		t.Fatalf("requests %d errors %d recorded %d, want 50 0 50", r.Requests, r.Errors, r.Latency.TotalCount())
+	}
+	if calls.Load() <= 50 {
+		t.Errorf("%d calls: the warm-up made none", calls.Load())
+	}
+	if p50 := r.Latency.ValueAtQuantile(50); p50 < 1000 {
+		t.Errorf("p50 %dµs for calls of at least 1ms", p50)
+	}
+	var inSeries int64
+	for _, s := range r.Series {
+		inSeries += s.Requests
+	}
+	if inSeries != 50 || r.RPS() <= 0 {
+		t.Errorf("series holds %d requests, rps %v", inSeries, r.RPS())
+	}
+}
+
+func TestErrorsAreClassified(t *testing.T) {
+	cases := []struct {
+		err  error
+		want load.Class
+	}{
+		{transport.Errorf(transport.CodeUnavailable, "dial: %w", syscall.ECONNREFUSED), load.ClassRefused},
+		{transport.Errorf(transport.CodeDeadline, "slow"), load.ClassTimeout},
+		{fmt.Errorf("call: %w", context.DeadlineExceeded), load.ClassTimeout},
+		{transport.Errorf(transport.CodeInternal, "boom"), load.ClassApplication},
+		{transport.Errorf(transport.CodeTooLarge, "big"), load.ClassApplication},
+		{errors.New("proto: cannot parse reply"), load.ClassProtocol},
+	}
+	for _, c := range cases {
+		if got := load.Classify(c.err); got != c.want {
+			t.Errorf("Classify(%v) = %v, want %v", c.err, got, c.want)
+		}
+	}
+}
+
+func TestTimeoutsAndSLA(t *testing.T) {
+	r, err := load.Run(context.Background(), load.Config{Kind: load.Closed, Clients: 2, Duration: time.Second,
+		Timeout: 200 * time.Millisecond, SLA: 50 * time.Millisecond}, sleeper(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.ErrorsByClass["timeout"] < 4 || r.Errors != r.Requests {
+		t.Fatalf("%d requests, errors %v: want only timeouts", r.Requests, r.ErrorsByClass)
+	}
+	if p50 := r.Latency.ValueAtQuantile(50); p50 < 200_000 || p50 > 2_000_000 {
+		t.Errorf("timed-out calls recorded at %dµs, want their time until the timeout", p50)
+	}
+	r, err = load.Run(context.Background(), load.Config{Kind: load.Closed, Clients: 1, Requests: 5,
+		SLA: time.Millisecond}, sleeper(5*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.ErrorsByClass["over_sla"] != 5 {
+		t.Errorf("errors %v: want 5 over the SLA", r.ErrorsByClass)
+	}
+}
+
+func TestStoppingReturnsWhatWasMeasured(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	r, err := load.Run(ctx, load.Config{Kind: load.Rate, Rate: 200, Duration: time.Hour}, sleeper(time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if time.Since(start) > 5*time.Second || r.Requests == 0 || r.Errors != 0 {
+		t.Fatalf("after %v: %d requests, %d errors", time.Since(start), r.Requests, r.Errors)
+	}
+}
+
+func TestClientRampAddsClientsPerStep(t *testing.T) {
+	var inFlight, peak atomic.Int64
+	newCall := func() load.Call {
+		return func(context.Context) error {
+			n := inFlight.Add(1)
+			for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+			}
+			time.Sleep(2 * time.Millisecond)
+			inFlight.Add(-1)
+			return nil
+		}
+	}
+	cfg := load.Config{Kind: load.Ramp, RampOf: "clients", Steps: load.Steps{From: 1, To: 3, Step: 1, Every: time.Second}}
+	r, err := load.Run(context.Background(), cfg, newCall)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if peak.Load() != 3 || len(r.Steps) != 3 {
+		t.Fatalf("peak %d clients, %d steps; want 3 and 3", peak.Load(), len(r.Steps))
+	}
+	for i, s := range r.Steps {
+		if s.Value != float64(i+1) || s.Requests == 0 || s.WithinSLA != 1 {
+			t.Errorf("step %d: %+v", i, s)
+		}
+	}
+}
+
+func TestRateRampRaisesTheRate(t *testing.T) {
+	cfg := load.Config{Kind: load.Ramp, RampOf: "rate", Steps: load.Steps{From: 50, To: 150, Step: 100, Every: time.Second}}
+	r, err := load.Run(context.Background(), cfg, sleeper(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The pacer issues 50 then 150 requests; a few may end across a step
+	// boundary, so counts are checked loosely and the total exactly.
+	if len(r.Steps) != 2 || r.Requests != 200 || r.Steps[1].Requests < 2*r.Steps[0].Requests {
+		t.Fatalf("%d requests in steps %+v", r.Requests, r.Steps)
+	}
+	if r.Uncorrected == nil {
+		t.Fatal("an open loop keeps no uncorrected latency")
+	}
+}
+
+// A server that stalls 200ms once per second, driven at 1 000 req/s over
+// one connection: the corrected latency shows the requests that queued
+// behind the stall; the uncorrected latency, what most tools report,
+// hides them.
+func TestCoordinatedOmissionIsCorrected(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs for 3s")
+	}
+	var mu sync.Mutex
+	var lastStall time.Time
+	stalling := func(_ context.Context, req *transport.Request) ([]byte, error) {
+		mu.Lock()
+		stall := time.Since(lastStall) >= time.Second
+		if stall {
+			lastStall = time.Now()
+		}
+		mu.Unlock()
+		if stall {
+			time.Sleep(200 * time.Millisecond)
+		}
+		return req.Body, nil
+	}
+	tr, _ := transport.Lookup("rest")
+	cfg := transport.Config{Codec: "json", Compression: "none"}
+	srv, err := tr.Listen(context.Background(), "127.0.0.1:0", cfg, transport.Handler{Bytes: stalling})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	client, err := tr.Dial(context.Background(), srv.Addr(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	jsonCodec, _ := codec.Lookup("json")
+	none, _ := codec.LookupCompression("none")
+	req := &transport.Request{Op: transport.OpEcho, Model: "int", Count: 1, Body: []byte(`{"value":1}`), Codec: jsonCodec, Compression: none}
+	newCall := func() load.Call {
+		return func(ctx context.Context) error { _, err := client.Call(ctx, req); return err }
+	}
+	r, err := load.Run(context.Background(), load.Config{Kind: load.Rate, Rate: 1000, Workers: 1, Duration: 3 * time.Second}, newCall)
+	if err != nil {
+		t.Fatal(err)
+	}
+	corrected, uncorrected := r.Latency.ValueAtQuantile(99), r.Uncorrected.ValueAtQuantile(99)
+	t.Logf("%d requests: p99 corrected %dµs, uncorrected %dµs", r.Requests, corrected, uncorrected)
+	if r.Errors != r.ErrorsByClass["over_sla"] {
+		t.Fatalf("errors %v", r.ErrorsByClass)
+	}
+	if corrected < 100_000 {
+		t.Errorf("corrected p99 %dµs, want at least 100ms", corrected)
+	}
+	if uncorrected >= 10_000 {
+		t.Errorf("uncorrected p99 %dµs, want under 10ms", uncorrected)
+	}
+}
