@@ -1,0 +1,141 @@
+package load
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/hopbench/hopbench/internal/codec"
+	"github.com/hopbench/hopbench/internal/payload"
+	"github.com/hopbench/hopbench/internal/transport"
+	pb "github.com/hopbench/hopbench/schema/hopbench/v1"
+)
+
+// TargetConfig is the service a load calls and the request it sends.
+type TargetConfig struct {
+	Stack transport.Stack
+	Addr  string
+	// Transport carries HTTP version, TLS, limits and the byte-counting
+	// dialer; codec and compression come from Stack.
+	Transport transport.Config
+	Op        transport.Op
+	Model     string
+	Count     int
+	Seed      uint64
+	// Connections is how many clients are dialled (default 1); workers
+	// share them in turn. An HTTP/1.1 client opens a connection per
+	// concurrent call whatever this says.
+	Connections int
+}
+
+// Target is a dialled service with its request encoded once: the
+// generator's per-request work is the call and reading the reply, as a
+// real caller's would be.
+type Target struct {
+	cfg     TargetConfig
+	clients []transport.Client
+	next    atomic.Uint64
+	req     transport.Request
+	cc      codec.Codec // codec with the stack's compression, for replies
+	model   payload.Model
+}
+
+// DialTarget dials the service and encodes the request.
+func DialTarget(ctx context.Context, cfg TargetConfig) (*Target, error) {
+	tr, err := transport.Lookup(cfg.Stack.Transport)
+	if err != nil {
+		return nil, err
+	}
+	m, err := payload.Lookup(cfg.Model)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.CheckCount(cfg.Count); err != nil {
+		return nil, err
+	}
+	c, err := codec.Lookup(cfg.Stack.Codec)
+	if err != nil {
+		return nil, err
+	}
+	z, err := codec.LookupCompression(cfg.Stack.Compression)
+	if err != nil {
+		return nil, err
+	}
+	if transport.CompressesItself(tr) {
+		z, _ = codec.LookupCompression("none")
+	}
+	tcfg := cfg.Transport
+	tcfg.Codec, tcfg.Compression = cfg.Stack.Codec, cfg.Stack.Compression
+	t := &Target{cfg: cfg, model: m, cc: codec.Compressed(c, z, tcfg.MaxBytesOrDefault())}
+	t.req = transport.Request{Op: cfg.Op, Model: cfg.Model, Count: cfg.Count, Codec: c, Compression: z}
+	if cfg.Op != transport.OpGet {
+		msg, err := m.Message(cfg.Count, cfg.Seed)
+		if err != nil {
+			return nil, err
+		}
+		if t.req.Body, err = t.cc.Marshal(msg); err != nil {
+			return nil, fmt.Errorf("encoding the request: %w", err)
+		}
+	}
+	for range max(cfg.Connections, 1) {
+		cl, err := tr.Dial(ctx, cfg.Addr, tcfg)
+		if err != nil {
+			t.Close()
+			return nil, fmt.Errorf("dialling %s at %s: %w", cfg.Stack, cfg.Addr, err)
+		}
+		t.clients = append(t.clients, cl)
+	}
+	return t, nil
+}
+
+// RequestBytes is the encoded request body's size (zero for a get).
+func (t *Target) RequestBytes() int { return len(t.req.Body) }
+
+// NewCall returns a Call for one worker, on the next client in turn.
+func (t *Target) NewCall() Call {
+	cl := t.clients[int(t.next.Add(1)-1)%len(t.clients)]
+	return func(ctx context.Context) error {
+		b, err := cl.Call(ctx, &t.req)
+		if err != nil {
+			return err
+		}
+		return t.check(b)
+	}
+}
+
+// check reads a reply as a caller would and makes sure it is the one asked
+// for: a get or echo carries Count items, a post's ack counts them.
+func (t *Target) check(b []byte) error {
+	var reply proto.Message = &pb.Ack{}
+	if t.cfg.Op != transport.OpPost {
+		reply = t.model.New()
+	}
+	if err := t.cc.Unmarshal(b, reply); err != nil {
+		return fmt.Errorf("reading the reply: %w", err)
+	}
+	got := 0
+	if ack, ok := reply.(*pb.Ack); ok {
+		got = int(ack.Count)
+	} else {
+		got = t.model.Len(reply)
+	}
+	if got != t.cfg.Count {
+		return fmt.Errorf("the reply carries %d %s, want %d", got, t.model.Unit, t.cfg.Count)
+	}
+	return nil
+}
+
+// Probe makes one call and returns its error: a readiness check.
+func (t *Target) Probe(ctx context.Context) error { return t.NewCall()(ctx) }
+
+// Close closes every client.
+func (t *Target) Close() error {
+	var errs []error
+	for _, c := range t.clients {
+		errs = append(errs, c.Close())
+	}
+	return errors.Join(errs...)
+}
