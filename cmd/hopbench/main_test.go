@@ -58,6 +58,23 @@ func hopbench(t *testing.T, args ...string) (stdout string, exitCode int) {
 	return string(out), 0
 }
 
+// hopbenchStderr runs hopbench and returns what it wrote to stderr.
+func hopbenchStderr(t *testing.T, args ...string) (stderr string, exitCode int) {
+	t.Helper()
+	var buf strings.Builder
+	cmd := exec.Command(bin, args...)
+	cmd.Stderr = &buf
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		return buf.String(), exit.ExitCode()
+	case err != nil:
+		t.Fatal(err)
+	}
+	return buf.String(), 0
+}
+
 func TestVersionPrintsEveryLinkedStackLibrary(t *testing.T) {
 	out, code := hopbench(t, "version")
 	if code != 0 {

@@ -16,6 +16,7 @@ var commands = []func(*app) *cobra.Command{
 	newVersionCommand,
 	newCodecCommand,
 	newNodeCommand,
+	newLoadCommand,
 }
 
 // app carries what every subcommand needs: the output streams.

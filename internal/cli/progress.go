@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"time"
+
+	"github.com/hopbench/hopbench/internal/load"
 )
 
 // progress reports how far a long run is: one line rewritten in place on a
@@ -48,4 +50,37 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// liveLine shows a running load: one line per measured second, rewritten
+// in place on a terminal and printed every 5 seconds otherwise.
+type liveLine struct {
+	w        io.Writer
+	label    string
+	total    time.Duration
+	tty      bool
+	errors   int64
+	lastLine time.Time
+}
+
+func newLiveLine(w io.Writer, label string, total time.Duration) *liveLine {
+	return &liveLine{w: w, label: label, total: total, tty: isTerminal(w), lastLine: time.Now()}
+}
+
+func (l *liveLine) second(s load.Second) {
+	l.errors += s.Errors
+	line := fmt.Sprintf("%s  %ds/%s  %d req/s  p99 %s  %d errors", l.label, s.T+1, l.total, s.Requests, us(s.P99Us), l.errors)
+	switch {
+	case l.tty:
+		fmt.Fprint(l.w, "\r\033[K"+line)
+	case time.Since(l.lastLine) >= 5*time.Second:
+		fmt.Fprintln(l.w, line)
+		l.lastLine = time.Now()
+	}
+}
+
+func (l *liveLine) done() {
+	if l.tty {
+		fmt.Fprint(l.w, "\r\033[K")
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -54,6 +55,10 @@ type Config struct {
 	Seed uint64
 	// Progress, if set, receives each measured second as it completes.
 	Progress func(Second)
+	// AtStart, if set, is called when the measured window opens (after
+	// the warm-up): the moment to snapshot counters kept outside the
+	// engine, such as wire bytes.
+	AtStart func()
 }
 
 // Validate checks the fields, naming the one at fault.
@@ -168,4 +173,23 @@ type Step struct {
 	// WithinSLA is the share of requests that succeeded within the SLA.
 	WithinSLA float64       `json:"within_sla"`
 	Latency   stats.Summary `json:"latency"`
+}
+
+// String names the load compactly, as results and tables show it:
+// closed:32, rate:1000, rate:1000/poisson, ramp:clients:10-200+10/30s.
+func (c *Config) String() string {
+	g := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	switch c.Kind {
+	case Closed:
+		return "closed:" + strconv.Itoa(c.Clients)
+	case Rate:
+		if c.Poisson {
+			return "rate:" + g(c.Rate) + "/poisson"
+		}
+		return "rate:" + g(c.Rate)
+	case Ramp:
+		s := c.Steps
+		return fmt.Sprintf("ramp:%s:%s-%s+%s/%s", c.RampOf, g(s.From), g(s.To), g(s.Step), s.Every)
+	}
+	return string(c.Kind)
 }

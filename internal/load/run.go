@@ -37,7 +37,7 @@ func Run(ctx context.Context, cfg Config, newCall func() Call) (*Result, error) 
 	wd := newWatchdog(cfg.Timeout)
 	go wd.run(ctx)
 
-	cpu0 := cpuAt(e.win.start, ctx)
+	cpu0 := cpuAt(ctx, e.win.start, cfg.AtStart)
 	if cfg.Open() {
 		e.open(ctx, wd)
 	} else {
@@ -132,8 +132,16 @@ func (e *engine) open(ctx context.Context, wd *watchdog) {
 			return
 		}
 		at := e.t0.Add(due)
-		if !sleepUntil(ctx, at) {
-			return
+		if time.Now().Before(at) {
+			// On time: wait for it. The timer wakes up to a millisecond
+			// late (Go's timers on Linux); that lateness is the
+			// generator's, not the service's, so the request is due when
+			// the dispatcher woke. A dispatcher that is behind (workers
+			// busy) never sleeps, and its requests keep their due times.
+			if !sleepUntil(ctx, at) {
+				return
+			}
+			at = time.Now()
 		}
 		select {
 		case tickets <- at:

@@ -89,10 +89,13 @@ type cpuMark struct {
 	at    time.Duration
 }
 
-func cpuAt(start time.Time, ctx context.Context) *cpuMark {
+func cpuAt(ctx context.Context, start time.Time, atStart func()) *cpuMark {
 	m := &cpuMark{ready: make(chan struct{})}
 	go func() {
 		sleepUntil(ctx, start)
+		if atStart != nil {
+			atStart()
+		}
 		m.at = stats.SelfCPU()
 		close(m.ready)
 	}()

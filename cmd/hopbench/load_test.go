@@ -1,0 +1,75 @@
+package main_test
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// hopbench load against a node process prints the figures a user compares
+// with ghz or wrk, under the documented keys.
+func TestLoadAgainstANode(t *testing.T) {
+	for _, stack := range []string{"rest+proto", "grpc", "graphql"} {
+		t.Run(stack, func(t *testing.T) {
+			addr := startNode(t, "--stack", stack)
+			out, code := hopbench(t, "load", "--stack", stack, "--target", addr, "--op", "echo", "--model", "payment",
+				"--count", "5", "--clients", "4", "--duration", "1s", "--format", "json")
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, out)
+			}
+			var got map[string]any
+			if err := json.Unmarshal([]byte(out), &got); err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			for _, k := range []string{"requests", "errors", "rps", "p50_us", "p90_us", "p99_us", "p999_us", "max_us", "client_cpu_us_per_req"} {
+				if _, ok := got[k]; !ok {
+					t.Errorf("no %q in %s", k, out)
+				}
+			}
+			if got["requests"].(float64) < 10 || got["errors"].(float64) != 0 || got["p50_us"].(float64) <= 0 {
+				t.Errorf("implausible figures: %s", out)
+			}
+			wire := got["wire_bytes_per_req"].(map[string]any)
+			if wire["sent"].(float64) < got["request_body_bytes"].(float64) {
+				t.Errorf("fewer bytes on the wire than in the body: %s", out)
+			}
+		})
+	}
+}
+
+func TestLoadOverTLSAndAtARate(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tls")
+	addr := startNode(t, "--stack", "rest", "--tls-dir", dir, "--mtls")
+	out, code := hopbench(t, "load", "--target", addr, "--tls-dir", dir, "--mtls", "--rate", "200", "--duration", "1s", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	var got struct {
+		Requests    int64
+		Uncorrected *struct{ P99Us int64 `json:"p99_us"` }
+	}
+	json.Unmarshal([]byte(out), &got)
+	if got.Requests < 150 || got.Uncorrected == nil {
+		t.Errorf("rate 200/s for 1s: %s", out)
+	}
+}
+
+func TestLoadRefusesBadUseClearly(t *testing.T) {
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"load", "--clients", "2", "--rate", "5"}, 2, "not both"},
+		{[]string{"load"}, 2, "--clients N"},
+		{[]string{"load", "--stack", "smoke", "--clients", "1"}, 2, "unknown stack"},
+		{[]string{"load", "--clients", "1", "--target", "127.0.0.1:1", "--duration", "1s"}, 1, "did not answer"},
+	}
+	for _, c := range cases {
+		stderr, code := hopbenchStderr(t, c.args...)
+		if code != c.code || !strings.Contains(stderr, c.want) {
+			t.Errorf("hopbench %s: exit %d, stderr %q; want exit %d and %q", strings.Join(c.args, " "), code, stderr, c.code, c.want)
+		}
+	}
+}

@@ -1,0 +1,219 @@
+package cli
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hopbench/hopbench/internal/certs"
+	"github.com/hopbench/hopbench/internal/load"
+	"github.com/hopbench/hopbench/internal/results"
+	"github.com/hopbench/hopbench/internal/transport"
+	"github.com/hopbench/hopbench/internal/wire"
+)
+
+type loadFlags struct {
+	stack, op, format, tlsDir, caFile string
+	target                            load.TargetConfig
+	cfg                               load.Config
+	mtls                              bool
+}
+
+func newLoadCommand(a *app) *cobra.Command {
+	f := loadFlags{}
+	cmd := &cobra.Command{
+		Use:   "load",
+		Short: "Drive a running node with load and report what it measured",
+		Long: `Drive a running node (hopbench node) with load and report latency, throughput
+and errors, like ghz or wrk.
+
+Give --clients for a closed loop (each client sends when its last reply came)
+or --rate for an open loop (requests at fixed times; latency counts from when
+each request was due, so a stalling server cannot hide its tail).`,
+		Example: `  hopbench node --stack grpc &
+  hopbench load --stack grpc --op echo --model text --count 100 --clients 64 --duration 10s
+  hopbench load --stack rest+proto --rate 1000 --duration 30s --format json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runLoad(cmd, a, &f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.stack, "stack", "rest", "stack of the node: technology[+codec][+compression]")
+	fl.StringVar(&f.target.Addr, "target", "127.0.0.1:7070", "the node's address")
+	fl.StringVar(&f.op, "op", "echo", "operation: get, post or echo")
+	fl.StringVar(&f.target.Model, "model", "text", "payload model (hopbench codec --help lists them)")
+	fl.IntVar(&f.target.Count, "count", 10, "items of the model per request (or reply, for get)")
+	fl.IntVar(&f.cfg.Clients, "clients", 0, "closed loop with this many clients")
+	fl.Float64Var(&f.cfg.Rate, "rate", 0, "open loop at this many requests/s")
+	fl.BoolVar(&f.cfg.Poisson, "poisson", false, "with --rate: Poisson arrivals instead of evenly spaced ones")
+	fl.IntVar(&f.cfg.Workers, "workers", 256, "with --rate: most requests in flight")
+	fl.DurationVar(&f.cfg.Duration, "duration", 10*time.Second, "measured time")
+	fl.Int64Var(&f.cfg.Requests, "requests", 0, "with --clients: stop after this many requests instead of --duration")
+	fl.DurationVar(&f.cfg.Warmup, "warmup", 0, "load before measuring, discarded")
+	fl.DurationVar(&f.cfg.SLA, "sla", time.Second, "a reply later than this counts as an error (over_sla)")
+	fl.DurationVar(&f.cfg.Timeout, "timeout", 30*time.Second, "give up on a call after this long")
+	fl.IntVar(&f.target.Connections, "connections", 1, "clients dialled and shared by the workers")
+	fl.BoolVar(&f.target.Transport.HTTP2, "http2", false, "HTTP/2 for HTTP-based stacks (h2c without TLS)")
+	fl.StringVar(&f.tlsDir, "tls-dir", "", "TLS with the CA and client certificate in `DIR` (the node's --tls-dir)")
+	fl.StringVar(&f.caFile, "ca", "", "TLS trusting the CA certificate in `FILE` (the node's --ca-out)")
+	fl.BoolVar(&f.mtls, "mtls", false, "with --tls-dir: present the client certificate")
+	fl.Uint64Var(&f.target.Seed, "seed", 1, "payload generator seed")
+	fl.StringVar(&f.format, "format", "table", "output: table or json")
+	return cmd
+}
+
+func runLoad(cmd *cobra.Command, a *app, f *loadFlags) error {
+	if err := f.check(); err != nil {
+		return usageError{err}
+	}
+	counter := &wire.Counter{}
+	f.target.Transport.Dialer = &wire.Dialer{Counter: counter}
+	ctx := cmd.Context()
+	tgt, err := load.DialTarget(ctx, f.target)
+	if err != nil {
+		return err
+	}
+	defer tgt.Close()
+	if err := tgt.Probe(ctx); err != nil {
+		return fmt.Errorf("the node at %s did not answer a first %s call: %w (is `hopbench node --stack %s` running there?)", f.target.Addr, f.op, err, f.stack)
+	}
+	var before wire.Totals
+	f.cfg.AtStart = func() { before = counter.Snapshot() }
+	live := newLiveLine(a.stderr, fmt.Sprintf("%s %s %s×%d %s", f.target.Stack, f.op, f.target.Model, f.target.Count, f.cfg.String()), f.cfg.Duration)
+	f.cfg.Progress = live.second
+	res, err := load.Run(ctx, f.cfg, tgt.NewCall)
+	live.done()
+	if err != nil {
+		return err
+	}
+	out := loadOutput{Stack: f.target.Stack.String(), Target: f.target.Addr, Op: f.op, Model: f.target.Model, Count: f.target.Count,
+		Load: f.cfg.String(), Figures: results.FiguresOf(res, counter.Snapshot().Sub(before))}
+	out.RequestBodyBytes = tgt.RequestBytes()
+	if err := out.write(a.stdout, f.format); err != nil {
+		return err
+	}
+	return ctx.Err() // an interrupted load still printed what it measured
+}
+
+func (f *loadFlags) check() error {
+	var err error
+	if f.target.Stack, err = transport.ParseStack(f.stack); err != nil {
+		return err
+	}
+	op, err := transport.ParseOp(f.op)
+	if err != nil {
+		return err
+	}
+	f.target.Op = op
+	switch {
+	case f.cfg.Clients > 0 && f.cfg.Rate > 0:
+		return errors.New("give --clients (closed loop) or --rate (open loop), not both")
+	case f.cfg.Clients > 0:
+		f.cfg.Kind = load.Closed
+	case f.cfg.Rate > 0:
+		f.cfg.Kind = load.Rate
+	default:
+		return errors.New("give --clients N for a closed loop or --rate R for an open loop")
+	}
+	if f.format != "table" && f.format != "json" {
+		return fmt.Errorf("--format %q: want table or json", f.format)
+	}
+	if err := f.cfg.Validate(); err != nil {
+		return err
+	}
+	tcfg, err := clientTLS(f.tlsDir, f.caFile, f.mtls)
+	f.target.Transport.ClientTLS = tcfg
+	return err
+}
+
+// clientTLS is the client side of a node's TLS: its shared directory, or
+// just its CA certificate.
+func clientTLS(dir, caFile string, mutual bool) (*tls.Config, error) {
+	switch {
+	case dir != "" && caFile != "":
+		return nil, errors.New("give --tls-dir or --ca, not both")
+	case dir != "":
+		b, err := certs.Load(dir)
+		if err != nil {
+			return nil, fmt.Errorf("--tls-dir: %w", err)
+		}
+		return b.Client(mutual), nil
+	case mutual:
+		return nil, errors.New("--mtls needs --tls-dir, where the client certificate is")
+	case caFile != "":
+		pem, err := os.ReadFile(caFile)
+		if err != nil {
+			return nil, fmt.Errorf("--ca: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("--ca %s: no PEM certificate in it", caFile)
+		}
+		return &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}, nil
+	}
+	return nil, nil
+}
+
+// loadOutput is what hopbench load prints: the call and its figures, with
+// the same keys as a result record.
+type loadOutput struct {
+	Stack  string `json:"stack"`
+	Target string `json:"target"`
+	Op     string `json:"op"`
+	Model  string `json:"model"`
+	Count  int    `json:"count"`
+	Load   string `json:"load"`
+	results.Figures
+}
+
+func (o *loadOutput) write(w io.Writer, format string) error {
+	if format == "json" {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(o)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	row := func(k, v string, args ...any) { fmt.Fprintf(tw, "%s\t"+v+"\n", append([]any{k}, args...)...) }
+	row("stack", "%s at %s", o.Stack, o.Target)
+	row("call", "%s %s×%d, %d B request body", o.Op, o.Model, o.Count, o.RequestBodyBytes)
+	row("load", "%s", o.Load)
+	row("requests", "%d in %.2fs: %.0f req/s", o.Requests, o.ElapsedS, o.RPS)
+	row("errors", "%d%s", o.Errors, classes(o.ErrorsByClass))
+	row("latency", "p50 %s  p90 %s  p99 %s  p99.9 %s  max %s", us(o.P50Us), us(o.P90Us), us(o.P99Us), us(o.P999Us), us(o.MaxUs))
+	if u := o.Uncorrected; u != nil {
+		row("uncorrected", "p50 %s  p90 %s  p99 %s  p99.9 %s  max %s  (from actual send; what most tools report)", us(u.P50Us), us(u.P90Us), us(u.P99Us), us(u.P999Us), us(u.MaxUs))
+	}
+	if o.Wire != nil {
+		row("wire", "%.0f B sent, %.0f B received per request", o.Wire.Sent, o.Wire.Received)
+	}
+	row("generator", "%.1f µs CPU per request", o.ClientCPUUsPerReq)
+	return tw.Flush()
+}
+
+func classes(m map[string]int64) string {
+	var parts []string
+	for _, c := range load.ClassNames() {
+		if m[c] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", c, m[c]))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+func us(v int64) string {
+	if v >= 10_000 {
+		return fmt.Sprintf("%.1fms", float64(v)/1000)
+	}
+	return fmt.Sprintf("%dµs", v)
+}
