@@ -11,9 +11,7 @@ import (
 	"github.com/hopbench/hopbench/internal/codec"
 	"github.com/hopbench/hopbench/internal/node"
 	"github.com/hopbench/hopbench/internal/transport"
-	_ "github.com/hopbench/hopbench/internal/transport/graphql" // registers the graphql stack
-	_ "github.com/hopbench/hopbench/internal/transport/grpc"    // registers the grpc stack
-	_ "github.com/hopbench/hopbench/internal/transport/rest"    // registers the rest stack
+	_ "github.com/hopbench/hopbench/internal/transport/all" // registers every stack
 )
 
 type nodeFlags struct {

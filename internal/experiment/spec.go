@@ -1,0 +1,122 @@
+// Package experiment is what hopbench runs: the YAML spec of an experiment,
+// its validation, the matrix of runs it expands to, and the orchestrator
+// that makes each run (nodes as child processes, load, figures, teardown).
+package experiment
+
+import (
+	"time"
+
+	"github.com/hopbench/hopbench/internal/load"
+	_ "github.com/hopbench/hopbench/internal/transport/all" // specs name every registered stack
+)
+
+// Spec is an experiment as written in YAML. Every list is a dimension of
+// the matrix: the runs are every combination, repeated Repetitions times.
+// Zero values take the defaults in Defaults.
+type Spec struct {
+	Name        string        `yaml:"name" json:"name,omitempty" jsonschema_description:"Experiment name; results go to results/<name>-<timestamp>/. Default: the spec file's name."`
+	Stacks      []string      `yaml:"stacks" json:"stacks,omitempty" jsonschema:"required" jsonschema_description:"Stacks to compare: technology[+codec][+compression], e.g. rest, rest+proto+gzip, grpc, graphql."`
+	Payloads    []PayloadSpec `yaml:"payloads" json:"payloads,omitempty" jsonschema:"required" jsonschema_description:"Payload models and the item counts of each."`
+	Ops         []string      `yaml:"ops" json:"ops,omitempty" jsonschema:"enum=get,enum=post,enum=echo" jsonschema_description:"Operations: get (reply carries the items), post (request carries them), echo (both). Default: [echo]."`
+	Topologies  []string      `yaml:"topologies" json:"topologies,omitempty" jsonschema_description:"direct, chain:N, tree:D or star:N. Default: [direct]."`
+	Loads       []LoadSpec    `yaml:"loads" json:"loads,omitempty" jsonschema:"required" jsonschema_description:"Load models, each one of closed, rate or ramp."`
+	Duration    Duration      `yaml:"duration" json:"duration,omitempty" jsonschema_description:"Measured time per run (default 10s; a ramp defaults to every step once)."`
+	Requests    int64         `yaml:"requests" json:"requests,omitempty" jsonschema_description:"For closed loads: end each run after this many requests instead of a duration."`
+	Warmup      *Duration     `yaml:"warmup" json:"warmup,omitempty" jsonschema_description:"Load before measuring, discarded (default 1s)."`
+	Repetitions int           `yaml:"repetitions" json:"repetitions,omitempty" jsonschema_description:"Times each run is made; results show median (min–max). Default 1."`
+	SLA         Duration      `yaml:"sla" json:"sla,omitempty" jsonschema_description:"A reply later than this is an error (over_sla). Default 1s."`
+	Timeout     Duration      `yaml:"timeout" json:"timeout,omitempty" jsonschema_description:"A call with no reply after this long is a timeout. Default 30s."`
+	TLS         Bools         `yaml:"tls" json:"tls,omitempty" jsonschema_description:"TLS between every caller and node: false, true, or [false, true] for both."`
+	MTLS        bool          `yaml:"mtls" json:"mtls,omitempty" jsonschema_description:"With TLS, require client certificates (mutual TLS)."`
+	HTTP2       Bools         `yaml:"http2" json:"http2,omitempty" jsonschema_description:"HTTP/2 for HTTP-based stacks (h2c without TLS): false, true or both."`
+	Cache       Bools         `yaml:"cache" json:"cache,omitempty" jsonschema_description:"Nodes reuse the encoded reply of an identical get: false, true or both."`
+	Pin         string        `yaml:"pin" json:"pin,omitempty" jsonschema:"enum=none,enum=split,enum=same" jsonschema_description:"CPU pinning: none; split (generator on CPU 0, nodes on the others); same (all on CPU 0)."`
+	Memory      ByteSize      `yaml:"memory" json:"memory,omitempty" jsonschema_description:"Memory limit of each node (cgroups), e.g. 400MiB; a node killed by it ends the run as out of memory."`
+	Connections int           `yaml:"connections" json:"connections,omitempty" jsonschema_description:"Connections the generator opens to the entry node, shared by its workers (default 1)."`
+	Seed        uint64        `yaml:"seed" json:"seed,omitempty" jsonschema_description:"Payload and Poisson seed (default 1)."`
+}
+
+// PayloadSpec is one model and the counts it is measured at.
+type PayloadSpec struct {
+	Model  string `yaml:"model" json:"model,omitempty" jsonschema:"required" jsonschema_description:"user, payment, recipe, text, alltypes, int, ints, textfile or blob."`
+	Counts []int  `yaml:"counts" json:"counts,omitempty" jsonschema:"required" jsonschema_description:"Items per request or reply, e.g. characters for text, users for user."`
+}
+
+// LoadSpec is one load model; exactly one of its fields is set.
+type LoadSpec struct {
+	Closed *ClosedSpec `yaml:"closed" json:"closed,omitempty" jsonschema_description:"Closed loop: clients each sending when the last reply came."`
+	Rate   *RateSpec   `yaml:"rate" json:"rate,omitempty" jsonschema_description:"Open loop at a fixed rate; latency from each request's intended send time."`
+	Ramp   *RampSpec   `yaml:"ramp" json:"ramp,omitempty" jsonschema_description:"Clients or rate rising by a step every interval; results per step."`
+}
+
+// ClosedSpec is a closed loop.
+type ClosedSpec struct {
+	Clients int `yaml:"clients" json:"clients,omitempty" jsonschema:"required" jsonschema_description:"Concurrent clients."`
+}
+
+// RateSpec is an open loop.
+type RateSpec struct {
+	Rate     float64 `yaml:"rate" json:"rate,omitempty" jsonschema:"required" jsonschema_description:"Requests per second."`
+	Arrivals string  `yaml:"arrivals" json:"arrivals,omitempty" jsonschema:"enum=constant,enum=poisson" jsonschema_description:"constant (evenly spaced, default) or poisson."`
+	Workers  int     `yaml:"workers" json:"workers,omitempty" jsonschema_description:"Most requests in flight (default 256)."`
+}
+
+// RampSpec is a rising load.
+type RampSpec struct {
+	Of    string   `yaml:"of" json:"of,omitempty" jsonschema:"required,enum=clients,enum=rate" jsonschema_description:"What rises: clients or rate."`
+	From  float64  `yaml:"from" json:"from,omitempty" jsonschema:"required"`
+	To    float64  `yaml:"to" json:"to,omitempty" jsonschema:"required"`
+	Step  float64  `yaml:"step" json:"step,omitempty"`
+	Every Duration `yaml:"every" json:"every,omitempty" jsonschema:"required" jsonschema_description:"Interval between steps, whole seconds."`
+}
+
+// Defaults fills the documented defaults into zero fields.
+func (s *Spec) Defaults() {
+	if len(s.Ops) == 0 {
+		s.Ops = []string{"echo"}
+	}
+	if len(s.Topologies) == 0 {
+		s.Topologies = []string{"direct"}
+	}
+	if s.Warmup == nil {
+		w := Duration(time.Second)
+		s.Warmup = &w
+	}
+	if s.Repetitions == 0 {
+		s.Repetitions = 1
+	}
+	if s.SLA == 0 {
+		s.SLA = Duration(time.Second)
+	}
+	if s.Timeout == 0 {
+		s.Timeout = Duration(30 * time.Second)
+	}
+	for _, b := range []*Bools{&s.TLS, &s.HTTP2, &s.Cache} {
+		if len(*b) == 0 {
+			*b = Bools{false}
+		}
+	}
+	if s.Pin == "" {
+		s.Pin = "none"
+	}
+	if s.Connections == 0 {
+		s.Connections = 1
+	}
+	if s.Seed == 0 {
+		s.Seed = 1
+	}
+}
+
+// config turns a load spec into the engine's configuration.
+func (l LoadSpec) config() load.Config {
+	switch {
+	case l.Closed != nil:
+		return load.Config{Kind: load.Closed, Clients: l.Closed.Clients}
+	case l.Rate != nil:
+		return load.Config{Kind: load.Rate, Rate: l.Rate.Rate, Poisson: l.Rate.Arrivals == "poisson", Workers: l.Rate.Workers}
+	case l.Ramp != nil:
+		r := l.Ramp
+		return load.Config{Kind: load.Ramp, RampOf: r.Of, Steps: load.Steps{From: r.From, To: r.To, Step: r.Step, Every: time.Duration(r.Every)}}
+	}
+	return load.Config{}
+}

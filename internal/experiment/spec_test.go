@@ -1,0 +1,226 @@
+package experiment
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite the committed JSON Schema")
+
+const base = `
+stacks: [rest, grpc]
+payloads: [{model: text, counts: [10]}]
+loads: [{closed: {clients: 1}}]
+`
+
+// with adds lines to the base spec; a key given in extra replaces the base's.
+func with(extra string) string {
+	out := extra
+	for _, line := range strings.Split(strings.TrimSpace(base), "\n") {
+		key, _, _ := strings.Cut(line, ":")
+		if !strings.Contains(extra, key+":") {
+			out += "\n" + line
+		}
+	}
+	return out
+}
+
+func TestEveryFieldIsValidated(t *testing.T) {
+	cases := []struct {
+		name, spec, path, want string
+	}{
+		{"unknown top-level field", with("stackz: [rest]"), "stackz", "unknown field (known here: name, stacks"},
+		{"unknown nested field", with("loads: [{closed: {clientz: 3}}]"), "loads[0].closed.clientz", "known here: clients"},
+		{"field given twice", with("seed: 1\nseed: 2"), "seed", "given twice"},
+		{"name with a slash", with("name: a/b"), "name", "slashes"},
+		{"no stacks", with("stacks: []"), "stacks", "none given"},
+		{"unknown stack", with("stacks: [rest, soap]"), "stacks[1]", "unknown stack technology"},
+		{"stack codec not carried", with("stacks: [grpc+json]"), "stacks[0]", "grpc carries"},
+		{"stack twice", with("stacks: [rest, rest]"), "stacks[1]", "listed twice"},
+		{"stacks not a list", with("stacks: rest"), "stacks", "want a list"},
+		{"no payloads", with("payloads: []"), "payloads", "none given"},
+		{"unknown model", with("payloads: [{model: xml, counts: [1]}]"), "payloads[0].model", "unknown"},
+		{"no counts", with("payloads: [{model: user}]"), "payloads[0].counts", "none given"},
+		{"count out of range", with("payloads: [{model: int, counts: [1, 2]}]"), "payloads[0].counts[1]", ""},
+		{"count not a number", with("payloads: [{model: user, counts: [ten]}]"), "payloads[0].counts[0]", "not a whole number"},
+		{"unknown op", with("ops: [put]"), "ops[0]", "known: get, post, echo"},
+		{"bad topology", with("topologies: [ring:3]"), "topologies[0]", "unknown kind"},
+		{"no loads", with("loads: []"), "loads", "none given"},
+		{"two load kinds", with("loads: [{closed: {clients: 1}, rate: {rate: 5}}]"), "loads[0]", "exactly one"},
+		{"no clients", with("loads: [{closed: {clients: 0}}]"), "loads[0].closed.clients", "at least 1"},
+		{"no rate", with("loads: [{rate: {rate: 0}}]"), "loads[0].rate.rate", "positive"},
+		{"bad arrivals", with("loads: [{rate: {rate: 5, arrivals: bursty}}]"), "loads[0].rate.arrivals", "constant or poisson"},
+		{"negative workers", with("loads: [{rate: {rate: 5, workers: -1}}]"), "loads[0].rate.workers", "positive"},
+		{"ramp of what", with("loads: [{ramp: {of: bytes, from: 1, to: 2, step: 1, every: 1s}}]"), "loads[0].ramp.of", "clients or rate"},
+		{"ramp from", with("loads: [{ramp: {of: clients, from: 0, to: 2, step: 1, every: 1s}}]"), "loads[0].ramp.from", "positive"},
+		{"ramp to", with("loads: [{ramp: {of: clients, from: 5, to: 2, step: 1, every: 1s}}]"), "loads[0].ramp.to", "at least from"},
+		{"ramp step", with("loads: [{ramp: {of: rate, from: 1, to: 2, every: 1s}}]"), "loads[0].ramp.step", "positive step"},
+		{"ramp every", with("loads: [{ramp: {of: rate, from: 1, to: 2, step: 1, every: 1500ms}}]"), "loads[0].ramp.every", "whole seconds"},
+		{"bad duration", with("duration: soon"), "duration", "not a duration"},
+		{"negative duration", with("duration: -1s"), "duration", "zero or more"},
+		{"bad warmup", with("warmup: [1s]"), "warmup", "want a duration"},
+		{"requests with rate", with("requests: 10\nloads: [{rate: {rate: 5}}]"), "requests", "closed loads only"},
+		{"negative requests", with("requests: -4"), "requests", "positive"},
+		{"repetitions", with("repetitions: 5000"), "repetitions", "1 to 1000"},
+		{"bad sla", with("sla: 1 second"), "sla", "not a duration"},
+		{"bad timeout", with("timeout: 5"), "timeout", "not a duration"},
+		{"bad tls", with("tls: maybe"), "tls", "true, false or a list"},
+		{"mtls without tls", with("mtls: true"), "mtls", "needs tls"},
+		{"bad http2", with("http2: [yes please]"), "http2", "true, false or a list"},
+		{"bad cache", with("cache: 3x"), "cache", "true, false or a list"},
+		{"bad pin", with("pin: cpu0"), "pin", "none, split"},
+		{"bad memory", with("memory: lots"), "memory", "not a size"},
+		{"tiny memory", with("memory: 1MiB"), "memory", "at least 16MiB"},
+		{"connections", with("connections: 5000"), "connections", "1 to 1024"},
+		{"bad seed", with("seed: -1"), "seed", "not a whole number"},
+		{"matrix too large", with("repetitions: 1000\npayloads: [{model: text, counts: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]}]"), "(top level)", "at most 10000"},
+		{"top level not a mapping", "- rest", "(top level)", "want a mapping"},
+		{"not yaml", "stacks: [rest", "", "not valid YAML"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse([]byte(c.spec))
+			if err == nil {
+				t.Fatalf("accepted:\n%s", c.spec)
+			}
+			if !strings.Contains(err.Error(), "spec: "+c.path) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %q, want one at %q saying %q", err, c.path, c.want)
+			}
+		})
+	}
+}
+
+func TestAFullSpecExpandsToItsMatrix(t *testing.T) {
+	s, err := Parse([]byte(`
+name: full
+stacks: [rest, rest+proto+gzip, grpc]
+payloads:
+  - {model: user, counts: [1, 100]}
+  - {model: payment, counts: [5]}
+ops: [get, post]
+topologies: [direct, chain:3]
+loads:
+  - closed: {clients: 4}
+  - rate: {rate: 100, arrivals: poisson, workers: 8}
+  - ramp: {of: clients, from: 10, to: 200, step: 10, every: 30s}
+warmup: 0s
+repetitions: 2
+sla: 500ms
+tls: [false, true]
+mtls: true
+cache: true
+pin: split
+memory: 400MiB
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := s.Runs()
+	want := 2 * 2 * 3 * 2 * 3 * 2 * 3 // reps, topologies, payload counts, ops, loads, tls, stacks
+	if len(runs) != want {
+		t.Fatalf("%d runs, want %d", len(runs), want)
+	}
+	r := runs[0]
+	if r.Stack != "rest" || runs[1].Stack != "rest+proto+gzip" || r.Repetition != 0 || runs[len(runs)-1].Repetition != 1 {
+		t.Errorf("order: first %+v", r)
+	}
+	if time.Duration(r.Warmup) != 0 || r.Memory != 400<<20 || r.Pin != "split" || !r.Cache || time.Duration(r.SLA) != 500*time.Millisecond {
+		t.Errorf("fields not carried: %+v", r)
+	}
+	cases := map[string]int{}
+	for _, r := range runs {
+		cases[r.Case()]++
+		if r.MTLS && !r.TLS {
+			t.Fatalf("mutual TLS without TLS: %+v", r)
+		}
+		if r.Load.Ramp != nil && time.Duration(r.Duration) != 20*30*time.Second {
+			t.Errorf("ramp duration %v, want every step once (10m)", time.Duration(r.Duration))
+		}
+		if c := r.LoadConfig(); c.Validate() != nil {
+			err := c.Validate()
+			t.Fatalf("run %d: %v", r.Index, err)
+		}
+	}
+	if len(cases) != want/2 {
+		t.Errorf("%d distinct cases, want %d (each repeated twice)", len(cases), want/2)
+	}
+	if _, err := json.Marshal(r); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	s, err := Parse([]byte(base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := s.Runs()[0]
+	if r.Op != "echo" || r.Topology != "direct" || time.Duration(r.Warmup) != time.Second || time.Duration(r.Duration) != DefaultDuration ||
+		time.Duration(r.SLA) != time.Second || r.Pin != "none" || r.Connections != 1 || r.TLS || r.Seed != 1 {
+		t.Errorf("defaults: %+v", r)
+	}
+	if got := r.Case(); got != "rest direct echo text×10 closed:1" {
+		t.Errorf("case %q", got)
+	}
+}
+
+func TestPresetsAndExamplesParse(t *testing.T) {
+	files, _ := filepath.Glob("../../presets/*.yaml")
+	if len(files) == 0 {
+		t.Fatal("no presets")
+	}
+	for _, f := range files {
+		if _, err := ReadFile(f); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestJSONSchemaIsCommitted(t *testing.T) {
+	got, err := JSONSchema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	path := "../../schema/experiment.schema.json"
+	if *update {
+		os.WriteFile(path, got, 0o644)
+	}
+	want, err := os.ReadFile(path)
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("%s is stale or missing (%v): go test ./internal/experiment -update", path, err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(got, &doc); err != nil || doc["properties"] == nil {
+		t.Fatalf("not a schema: %v", err)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(base))
+	f.Add([]byte(with("loads: [{ramp: {of: rate, from: 1, to: 2, step: 1, every: 1s}}]\ntls: [false, true]\nmemory: 400MiB")))
+	f.Add([]byte("a: &x [1]\nb: *x"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := Parse(data)
+		if err != nil {
+			return
+		}
+		// Whatever Parse accepts expands to runs the engine accepts.
+		runs := s.Runs()
+		if len(runs) == 0 {
+			t.Fatal("a valid spec with no runs")
+		}
+		for _, r := range runs[:min(len(runs), 50)] {
+			if c := r.LoadConfig(); c.Validate() != nil {
+				err := c.Validate()
+				t.Fatalf("run %+v: %v", r, err)
+			}
+		}
+	})
+}

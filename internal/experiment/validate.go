@@ -1,0 +1,172 @@
+package experiment
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hopbench/hopbench/internal/payload"
+	"github.com/hopbench/hopbench/internal/topology"
+	"github.com/hopbench/hopbench/internal/transport"
+)
+
+// Validate checks every field and the fields that depend on each other,
+// naming the field path and the values allowed. It expects Defaults to
+// have run.
+func (s *Spec) Validate() error {
+	var errs []error
+	bad := func(path, format string, args ...any) {
+		errs = append(errs, &SpecError{Path: path, Msg: fmt.Sprintf(format, args...)})
+	}
+	if len(s.Stacks) == 0 {
+		bad("stacks", "none given; list at least one of %s (with +codec, +compression as wanted)", strings.Join(transport.Names(), ", "))
+	}
+	for i, st := range s.Stacks {
+		if _, err := transport.ParseStack(st); err != nil {
+			bad(fmt.Sprintf("stacks[%d]", i), "%v", err)
+		} else if slices.Index(s.Stacks, st) != i {
+			bad(fmt.Sprintf("stacks[%d]", i), "%q is listed twice", st)
+		}
+	}
+	s.validatePayloads(bad)
+	for i, op := range s.Ops {
+		if _, err := transport.ParseOp(op); err != nil {
+			bad(fmt.Sprintf("ops[%d]", i), "%v", err)
+		}
+	}
+	for i, top := range s.Topologies {
+		if _, err := topology.Parse(top); err != nil {
+			bad(fmt.Sprintf("topologies[%d]", i), "%v", err)
+		}
+	}
+	s.validateLoads(bad)
+	s.validateScalars(bad)
+	if n := s.runCount(); n > MaxRuns {
+		bad("(top level)", "the matrix is %d runs; at most %d: shorten some lists", n, MaxRuns)
+	}
+	return errors.Join(errs...)
+}
+
+// MaxRuns bounds an experiment's matrix; beyond it a spec is more likely
+// a mistake than a plan (at 10s a run, 10 000 runs take over a day).
+const MaxRuns = 10_000
+
+func (s *Spec) runCount() int {
+	counts := 0
+	for _, p := range s.Payloads {
+		counts += len(p.Counts)
+	}
+	n := 1
+	for _, d := range []int{max(s.Repetitions, 1), len(s.Topologies), counts, len(s.Ops), len(s.Loads), len(s.TLS), len(s.HTTP2), len(s.Cache), len(s.Stacks)} {
+		n *= max(d, 1)
+		if n > MaxRuns {
+			return n
+		}
+	}
+	return n
+}
+
+func (s *Spec) validatePayloads(bad func(string, string, ...any)) {
+	if len(s.Payloads) == 0 {
+		bad("payloads", "none given; e.g. [{model: text, counts: [100]}] (models: %s)", strings.Join(payload.Names(), ", "))
+	}
+	for i, p := range s.Payloads {
+		at := fmt.Sprintf("payloads[%d]", i)
+		m, err := payload.Lookup(p.Model)
+		if err != nil {
+			bad(at+".model", "%v", err)
+			continue
+		}
+		if len(p.Counts) == 0 {
+			bad(at+".counts", "none given; how many %s per request?", m.Unit)
+		}
+		for j, c := range p.Counts {
+			if err := m.CheckCount(c); err != nil {
+				bad(fmt.Sprintf("%s.counts[%d]", at, j), "%v", err)
+			}
+		}
+	}
+}
+
+func (s *Spec) validateLoads(bad func(string, string, ...any)) {
+	if len(s.Loads) == 0 {
+		bad("loads", "none given; e.g. [{closed: {clients: 1}}, {rate: {rate: 1000}}]")
+	}
+	for i, l := range s.Loads {
+		at := fmt.Sprintf("loads[%d]", i)
+		set := 0
+		for _, isSet := range []bool{l.Closed != nil, l.Rate != nil, l.Ramp != nil} {
+			if isSet {
+				set++
+			}
+		}
+		if set != 1 {
+			bad(at, "give exactly one of closed, rate or ramp (%d given)", set)
+			continue
+		}
+		switch {
+		case l.Closed != nil:
+			if l.Closed.Clients < 1 {
+				bad(at+".closed.clients", "%d: want at least 1", l.Closed.Clients)
+			}
+		case l.Rate != nil:
+			if l.Rate.Rate <= 0 {
+				bad(at+".rate.rate", "%v: want a positive number of requests/s", l.Rate.Rate)
+			}
+			if a := l.Rate.Arrivals; a != "" && a != "constant" && a != "poisson" {
+				bad(at+".rate.arrivals", "%q: want constant or poisson", a)
+			}
+			if l.Rate.Workers < 0 {
+				bad(at+".rate.workers", "%d: want a positive number (default 256)", l.Rate.Workers)
+			}
+		case l.Ramp != nil:
+			validateRamp(at+".ramp", l.Ramp, bad)
+		}
+		if s.Requests > 0 && l.Closed == nil {
+			bad("requests", "a request count ends closed loads only; %s is an open or ramped load: give a duration", at)
+		}
+	}
+}
+
+func validateRamp(at string, r *RampSpec, bad func(string, string, ...any)) {
+	if r.Of != "clients" && r.Of != "rate" {
+		bad(at+".of", "%q: want clients or rate", r.Of)
+	}
+	switch {
+	case r.From <= 0:
+		bad(at+".from", "%v: want a positive start", r.From)
+	case r.To < r.From:
+		bad(at+".to", "%v: want at least from (%v)", r.To, r.From)
+	case r.Step <= 0 && r.To > r.From:
+		bad(at+".step", "%v: want a positive step", r.Step)
+	}
+	if e := time.Duration(r.Every); e < time.Second || e%time.Second != 0 {
+		bad(at+".every", "%v: want whole seconds, at least 1s (results are kept per second)", e)
+	}
+}
+
+func (s *Spec) validateScalars(bad func(string, string, ...any)) {
+	if s.Requests < 0 {
+		bad("requests", "%d: want a positive count", s.Requests)
+	}
+	if s.Repetitions < 1 || s.Repetitions > 1000 {
+		bad("repetitions", "%d: want 1 to 1000", s.Repetitions)
+	}
+	if !slices.Contains([]string{"none", "split", "same"}, s.Pin) {
+		bad("pin", "%q: want none, split (generator on CPU 0, nodes on the others) or same (all on CPU 0)", s.Pin)
+	}
+	if s.Memory != 0 && s.Memory < 16<<20 {
+		bad("memory", "%d bytes: want at least 16MiB, what a node needs to start", s.Memory)
+	}
+	if s.Connections < 1 || s.Connections > 1024 {
+		bad("connections", "%d: want 1 to 1024", s.Connections)
+	}
+	if s.MTLS && !slices.Contains(s.TLS, true) {
+		bad("mtls", "mutual TLS needs tls: true (or [false, true])")
+	}
+	if s.Name != "" && strings.ContainsAny(s.Name, `/\`) {
+		bad("name", "%q: a name becomes a directory name; leave out slashes", s.Name)
+	}
+}
