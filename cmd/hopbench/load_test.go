@@ -47,7 +47,9 @@ func TestLoadOverTLSAndAtARate(t *testing.T) {
 	}
 	var got struct {
 		Requests    int64
-		Uncorrected *struct{ P99Us int64 `json:"p99_us"` }
+		Uncorrected *struct {
+			P99Us int64 `json:"p99_us"`
+		}
 	}
 	json.Unmarshal([]byte(out), &got)
 	if got.Requests < 150 || got.Uncorrected == nil {

@@ -241,9 +241,9 @@ func TestTLSChainAcrossProcesses(t *testing.T) {
 // reaches the leaf through both hops, and closing leaves no process.
 func TestTopologyAsChildProcesses(t *testing.T) {
 	top, _ := topology.Parse("chain:3")
-	nodes, err := topology.Start(context.Background(), top, topology.Processes(bin, func(int) []string {
+	nodes, err := topology.Start(context.Background(), top, topology.Processes(topology.ProcessConfig{Bin: bin, Args: func(int) []string {
 		return []string{"--stack", "grpc"}
-	}))
+	}}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,8 @@ var commands = []func(*app) *cobra.Command{
 	newCodecCommand,
 	newNodeCommand,
 	newLoadCommand,
+	newRunCommand,
+	newCalibrateCommand,
 }
 
 // app carries what every subcommand needs: the output streams.

@@ -14,29 +14,65 @@ import (
 	"time"
 )
 
-// Processes returns a StartFunc that runs each node as a child process of
-// bin (the hopbench binary): `bin node --listen 127.0.0.1:0 --admin
-// 127.0.0.1:0 --downstream ... args(i)...`. Each child is in its own process
-// group and is interrupted, then killed if it lingers, when closed.
-func Processes(bin string, args func(i int) []string) StartFunc {
+// ProcessConfig says how node processes are started.
+type ProcessConfig struct {
+	// Bin is the hopbench binary.
+	Bin string
+	// Args are node i's flags after the addresses (--stack, --tls-dir, ...).
+	Args func(i int) []string
+	// Prefix runs the node through another command that execs it in place,
+	// such as taskset -c 1 for CPU pinning.
+	Prefix []string
+	// Env is added to the node's environment.
+	Env []string
+	// Started is called with the node's PID as soon as it exists, before
+	// it serves (to place it in a cgroup); an error stops the node.
+	Started func(i, pid int) error
+	// Stderr receives the node's output after its start-up line
+	// (default: this process's stderr).
+	Stderr io.Writer
+}
+
+// Processes returns a StartFunc that runs each node as a child process:
+// `bin node --listen 127.0.0.1:0 --admin 127.0.0.1:0 --downstream ...
+// args(i)...`. Each child is in its own process group, is killed if this
+// process dies, and is interrupted, then killed if it lingers, when closed.
+func Processes(cfg ProcessConfig) StartFunc {
 	return func(ctx context.Context, i int, downstream []string) (Instance, error) {
 		argv := []string{"node", "--listen", "127.0.0.1:0", "--admin", "127.0.0.1:0"}
 		if len(downstream) > 0 {
 			argv = append(argv, "--downstream", strings.Join(downstream, ","))
 		}
-		argv = append(argv, args(i)...)
-		cmd := exec.Command(bin, argv...)
+		if cfg.Args != nil {
+			argv = append(argv, cfg.Args(i)...)
+		}
+		name := cfg.Bin
+		if len(cfg.Prefix) > 0 {
+			name, argv = cfg.Prefix[0], append(append(cfg.Prefix[1:len(cfg.Prefix):len(cfg.Prefix)], cfg.Bin), argv...)
+		}
+		cmd := exec.Command(name, argv...)
+		cmd.Env = append(os.Environ(), cfg.Env...)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 		stderr, err := cmd.StderrPipe()
 		if err != nil {
 			return nil, err
 		}
 		if err := cmd.Start(); err != nil {
-			return nil, fmt.Errorf("starting %s: %w", bin, err)
+			return nil, fmt.Errorf("starting %s: %w", name, err)
 		}
-		p := &process{cmd: cmd, spawned: time.Now(), done: make(chan struct{})}
+		p := &Process{cmd: cmd, spawned: time.Now(), done: make(chan struct{})}
 		go func() { p.waitErr = cmd.Wait(); close(p.done) }()
-		if err := p.awaitStartLine(ctx, stderr); err != nil {
+		if cfg.Started != nil {
+			if err := cfg.Started(i, cmd.Process.Pid); err != nil {
+				p.Close()
+				return nil, err
+			}
+		}
+		out := cfg.Stderr
+		if out == nil {
+			out = os.Stderr
+		}
+		if err := p.awaitStartLine(ctx, stderr, out); err != nil {
 			p.Close()
 			return nil, err
 		}
@@ -46,7 +82,8 @@ func Processes(bin string, args func(i int) []string) StartFunc {
 
 var startLine = regexp.MustCompile(`serving on (\S+), admin on http://(\S+);`)
 
-type process struct {
+// Process is a node running as a child process.
+type Process struct {
 	cmd         *exec.Cmd
 	addr, admin string
 	spawned     time.Time
@@ -56,13 +93,13 @@ type process struct {
 
 // awaitStartLine reads the node's start-up line for its addresses; the rest
 // of its stderr is passed on to ours so its errors are seen.
-func (p *process) awaitStartLine(ctx context.Context, stderr io.Reader) error {
+func (p *Process) awaitStartLine(ctx context.Context, stderr io.Reader, out io.Writer) error {
 	lines := make(chan string, 1)
 	r := bufio.NewReader(stderr)
 	go func() {
 		line, _ := r.ReadString('\n')
 		lines <- line
-		io.Copy(os.Stderr, r)
+		io.Copy(out, r)
 	}()
 	select {
 	case line := <-lines:
@@ -74,22 +111,40 @@ func (p *process) awaitStartLine(ctx context.Context, stderr io.Reader) error {
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
+	case <-p.done:
+		return fmt.Errorf("node exited before it served: %v", p.waitErr)
 	case <-time.After(30 * time.Second):
 		return errors.New("node printed no start-up line within 30s")
 	}
 }
 
-func (p *process) Addr() string { return p.addr }
+func (p *Process) Addr() string { return p.addr }
 
 // AdminAddr is the node's admin endpoint.
-func (p *process) AdminAddr() string { return p.admin }
+func (p *Process) AdminAddr() string { return p.admin }
+
+// Spawned is when the process was started.
+func (p *Process) Spawned() time.Time { return p.spawned }
+
+// Done is closed when the process has exited.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// ExitState is how the process ended; nil while it runs.
+func (p *Process) ExitState() *os.ProcessState {
+	select {
+	case <-p.done:
+		return p.cmd.ProcessState
+	default:
+		return nil
+	}
+}
 
 // PID is the node process's id.
-func (p *process) PID() int { return p.cmd.Process.Pid }
+func (p *Process) PID() int { return p.cmd.Process.Pid }
 
 // Close interrupts the node and waits for it; past 10 seconds it kills the
 // whole process group.
-func (p *process) Close() error {
+func (p *Process) Close() error {
 	select {
 	case <-p.done:
 		return p.exitError()
@@ -106,7 +161,7 @@ func (p *process) Close() error {
 	}
 }
 
-func (p *process) exitError() error {
+func (p *Process) exitError() error {
 	if p.waitErr != nil {
 		return fmt.Errorf("node %d: %w", p.cmd.Process.Pid, p.waitErr)
 	}

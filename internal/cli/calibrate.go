@@ -1,0 +1,49 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hopbench/hopbench/internal/calibrate"
+)
+
+func newCalibrateCommand(a *app) *cobra.Command {
+	var samples int
+	var format string
+	cmd := &cobra.Command{
+		Use:   "calibrate",
+		Short: "Measure this machine's floor: loopback TCP and HTTP round trips, the generator's own cost",
+		Long: `Measure the floor every stack's latency stands on, here and now: the median
+round trip of 64 bytes over loopback TCP and of a minimal net/http exchange,
+one in flight, and the load generator's own CPU per request against a call
+that does nothing. hopbench run does this before its runs and stores it with
+every record, so reports can state latency as a multiple of the floor.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if format != "table" && format != "json" {
+				return usageError{fmt.Errorf("--format %q: want table or json", format)}
+			}
+			if samples < 100 {
+				return usageError{fmt.Errorf("--samples %d: want at least 100", samples)}
+			}
+			c, err := calibrate.Measure(cmd.Context(), samples)
+			if err != nil {
+				return err
+			}
+			if format == "json" {
+				enc := json.NewEncoder(a.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(c)
+			}
+			fmt.Fprintf(a.stdout, "TCP round trip    %8.1f µs  (median of %d, 64 B, loopback)\n", c.TCPRoundTripUs, samples)
+			fmt.Fprintf(a.stdout, "HTTP round trip   %8.1f µs  (median of %d, net/http, keep-alive)\n", c.HTTPRoundTripUs, samples)
+			fmt.Fprintf(a.stdout, "generator         %8.2f µs CPU per request\n", c.GeneratorCPUUsPerReq)
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&samples, "samples", 5000, "round trips of each kind")
+	cmd.Flags().StringVar(&format, "format", "table", "output: table or json")
+	return cmd
+}

@@ -1,0 +1,148 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hopbench/hopbench/internal/calibrate"
+	"github.com/hopbench/hopbench/internal/experiment"
+	"github.com/hopbench/hopbench/internal/load"
+	"github.com/hopbench/hopbench/internal/results"
+	"github.com/hopbench/hopbench/presets"
+)
+
+type runFlags struct {
+	out         string
+	noCalibrate bool
+}
+
+func newRunCommand(a *app) *cobra.Command {
+	f := runFlags{}
+	cmd := &cobra.Command{
+		Use:   "run [SPEC | PRESET]",
+		Short: "Run an experiment: every run of a spec's matrix, recorded and summarized",
+		Long: `Run an experiment described by a YAML spec (a file, or the name of a preset:
+` + strings.Join(presets.Names(), ", ") + `). Without one, runs the quick preset:
+every stack, direct and chain:5, latency at 1 client and throughput at 32.
+
+For each run hopbench starts the topology's nodes as child processes, times
+their boot, warms up, measures, reads the nodes' own figures and /proc, and
+stops them. Each run's record is appended to DIR/results.jsonl as it ends;
+DIR/summary.md and summary.csv are written at the end, also when interrupted.`,
+		Example: `  hopbench run
+  hopbench run presets/quick.yaml --out results/mine
+  hopbench run my-experiment.yaml`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name := "quick"
+			if len(args) == 1 {
+				name = args[0]
+			}
+			return runExperiment(cmd, a, name, f)
+		},
+	}
+	cmd.Flags().StringVar(&f.out, "out", "", "results directory (default results/<name>-<timestamp>)")
+	cmd.Flags().BoolVar(&f.noCalibrate, "no-calibrate", false, "skip measuring the machine's floor before the runs")
+	return cmd
+}
+
+// loadSpec reads a spec file, or failing that a preset of that name. A
+// spec that does not parse is a usage error: the user's input is wrong.
+func loadSpec(name string) (*experiment.Spec, []byte, error) {
+	if data, err := os.ReadFile(name); err == nil {
+		s, err := experiment.ReadFile(name)
+		if err != nil {
+			return nil, nil, usageError{err}
+		}
+		return s, data, nil
+	}
+	data, ok := presets.Read(filepath.Base(name))
+	if !ok {
+		return nil, nil, usageError{fmt.Errorf("%s: no such spec file or preset (presets: %s)", name, strings.Join(presets.Names(), ", "))}
+	}
+	s, err := experiment.Parse(data)
+	if err != nil {
+		return nil, nil, usageError{fmt.Errorf("preset %s: %w", name, err)}
+	}
+	if s.Name == "" {
+		s.Name = strings.TrimSuffix(filepath.Base(name), ".yaml")
+	}
+	return s, data, nil
+}
+
+func runExperiment(cmd *cobra.Command, a *app, name string, f runFlags) error {
+	spec, data, err := loadSpec(name)
+	if err != nil {
+		return err
+	}
+	bin, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("finding the hopbench binary for the nodes: %w", err)
+	}
+	dir := f.out
+	if dir == "" {
+		dir = filepath.Join("results", spec.Name+"-"+time.Now().Format("20060102-150405"))
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	if err := writeFileAtomic(filepath.Join(dir, "spec.yaml"), func(f *os.File) error { _, err := f.Write(data); return err }); err != nil {
+		return err
+	}
+	nodeLog, err := os.Create(filepath.Join(dir, "nodes.log"))
+	if err != nil {
+		return err
+	}
+	defer nodeLog.Close()
+	ctx := cmd.Context()
+	runs := spec.Runs()
+	fmt.Fprintf(a.stderr, "hopbench run: %s, %d runs, results in %s\n", spec.Name, len(runs), dir)
+	x := &experiment.Runner{Bin: bin, Dir: dir, NodeStderr: nodeLog, Env: []string{fmt.Sprintf("HOPBENCH_PARENT=%d", os.Getpid())}}
+	if !f.noCalibrate {
+		if x.Calibration, err = calibrate.Measure(ctx, 2000); err != nil {
+			return err
+		}
+		c := x.Calibration
+		fmt.Fprintf(a.stderr, "floor: TCP round trip %.1fµs, HTTP %.1fµs, generator %.2fµs CPU per request\n",
+			c.TCPRoundTripUs, c.HTTPRoundTripUs, c.GeneratorCPUUsPerReq)
+	}
+	x.OnRun, x.OnSecond, x.OnRecord = runReporter(a)
+	recs, err := x.Run(ctx, spec)
+	fmt.Fprintln(a.stderr)
+	if len(recs) > 0 {
+		results.Markdown(a.stdout, results.Summarize(recs))
+		fmt.Fprintf(a.stdout, "\n%d runs recorded in %s\n", len(recs), filepath.Join(dir, experiment.ResultsFile))
+	}
+	return err
+}
+
+// runReporter shows each run as it starts, a live line while it measures,
+// and its outcome when it ends.
+func runReporter(a *app) (func(int, int, experiment.Run), func(experiment.Run, load.Second), func(*results.Record)) {
+	var live *liveLine
+	onRun := func(i, n int, r experiment.Run) {
+		live = newLiveLine(a.stderr, fmt.Sprintf("[%d/%d] %s", i+1, n, r.Case()), time.Duration(r.Duration))
+		if !live.tty {
+			fmt.Fprintf(a.stderr, "[%d/%d] %s\n", i+1, n, r.Case())
+		}
+	}
+	onSecond := func(_ experiment.Run, s load.Second) { live.second(s) }
+	onRecord := func(rec *results.Record) {
+		live.done()
+		line := fmt.Sprintf("%s: %.0f req/s, p50 %s, p99 %s, %d errors", rec.Outcome, rec.RPS, us(rec.P50Us), us(rec.P99Us), rec.Errors)
+		if rec.Reason != "" {
+			line += " (" + rec.Reason + ")"
+		}
+		if live.tty {
+			fmt.Fprintf(a.stderr, "%s  %s\n", live.label, line)
+		} else {
+			fmt.Fprintf(a.stderr, "  %s\n", line)
+		}
+	}
+	return onRun, onSecond, onRecord
+}

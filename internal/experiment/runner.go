@@ -1,0 +1,366 @@
+package experiment
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/hopbench/hopbench/internal/certs"
+	"github.com/hopbench/hopbench/internal/cgroup"
+	"github.com/hopbench/hopbench/internal/environment"
+	"github.com/hopbench/hopbench/internal/load"
+	"github.com/hopbench/hopbench/internal/results"
+	"github.com/hopbench/hopbench/internal/stats"
+	"github.com/hopbench/hopbench/internal/topology"
+	"github.com/hopbench/hopbench/internal/transport"
+	"github.com/hopbench/hopbench/internal/wire"
+)
+
+// Runner makes an experiment's runs one after another: for each, it starts
+// the topology's nodes as child processes, measures, records and tears down.
+type Runner struct {
+	// Bin is the hopbench binary the nodes are started from.
+	Bin string
+	// Dir receives results.jsonl (one record per run, appended as each
+	// ends) and the summaries.
+	Dir string
+	// NodeStderr receives the nodes' own output (default: discarded).
+	NodeStderr io.Writer
+	// Env is added to every node's environment.
+	Env []string
+	// Calibration, if measured, is stored with every record.
+	Calibration *results.Calibration
+	// OnRun is called as each run starts; OnSecond as each measured second
+	// completes; OnRecord as each record is written.
+	OnRun    func(i, n int, r Run)
+	OnSecond func(r Run, s load.Second)
+	OnRecord func(rec *results.Record)
+}
+
+// ResultsFile is the name of the records file in a results directory.
+const ResultsFile = "results.jsonl"
+
+// Run makes every run of s. Each record is appended to Dir/results.jsonl
+// as its run ends, so an interrupted experiment keeps every finished run;
+// the interrupted run itself is recorded with outcome interrupted. It
+// returns the records and, when ctx ended early, ctx's error.
+func (x *Runner) Run(ctx context.Context, s *Spec) ([]results.Record, error) {
+	if err := os.MkdirAll(x.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("results directory: %w", err)
+	}
+	pin, err := newPinning(s.Pin)
+	if err != nil {
+		return nil, err
+	}
+	e := &execution{Runner: x, spec: s, pin: pin, env: environment.Describe()}
+	if e.tls, err = certs.LoadOrCreate(filepath.Join(x.Dir, "tls")); err != nil {
+		return nil, err
+	}
+	runs := s.Runs()
+	var recs []results.Record
+	for i, r := range runs {
+		if ctx.Err() != nil {
+			break
+		}
+		if x.OnRun != nil {
+			x.OnRun(i, len(runs), r)
+		}
+		rec := e.run(ctx, r)
+		if err := results.Append(filepath.Join(x.Dir, ResultsFile), rec); err != nil {
+			return recs, err
+		}
+		recs = append(recs, *rec)
+		if x.OnRecord != nil {
+			x.OnRecord(rec)
+		}
+	}
+	if err := results.WriteSummaries(x.Dir, recs); err != nil {
+		return recs, err
+	}
+	return recs, ctx.Err()
+}
+
+// execution is one experiment in progress.
+type execution struct {
+	*Runner
+	spec *Spec
+	pin  *pinning
+	env  environment.Environment
+	tls  *certs.Bundle
+}
+
+// errNodeExited ends a run whose node went away.
+var errNodeExited = errors.New("a node exited during the run")
+
+func (e *execution) run(ctx context.Context, r Run) *results.Record {
+	rec := &results.Record{
+		Experiment: e.spec.Name, Case: r.Case(), Run: r.Index, Repetition: r.Repetition,
+		Stack: r.Stack, Topology: r.Topology, Op: r.Op, Model: r.Model, Count: r.Count, Load: r.LoadName(),
+		Environment: e.env, Pinning: e.pin.String(), Calibration: e.Calibration, Started: time.Now(),
+	}
+	rec.Config, _ = json.Marshal(r)
+	if err := e.measure(ctx, r, rec); err != nil {
+		rec.Outcome, rec.Reason = results.OutcomeFailed, err.Error()
+		if ctx.Err() != nil {
+			rec.Outcome = results.OutcomeInterrupted
+		}
+	}
+	rec.Ended = time.Now()
+	return rec
+}
+
+// measure starts the run's nodes, drives them and fills rec; an error
+// means the run could not be made at all.
+func (e *execution) measure(ctx context.Context, r Run, rec *results.Record) error {
+	top, _ := topology.Parse(r.Topology) // validated
+	nodes := &nodeSet{limit: int64(r.Memory), name: fmt.Sprintf("hopbench-%d-run%d", os.Getpid(), r.Index)}
+	defer nodes.close()
+	insts, err := topology.Start(ctx, top, topology.Processes(topology.ProcessConfig{
+		Bin: e.Bin, Args: func(int) []string { return e.nodeArgs(r) }, Prefix: e.pin.prefix(),
+		Env: e.Env, Started: nodes.started, Stderr: e.NodeStderr,
+	}))
+	if err != nil {
+		return err
+	}
+	nodes.set(insts)
+	st, _ := transport.ParseStack(r.Stack)
+	tcfg := transport.Config{HTTP2: r.HTTP2}
+	if r.TLS {
+		tcfg.ClientTLS = e.tls.Client(r.MTLS)
+	}
+	rec.Nodes, err = nodes.boot(ctx, st, tcfg)
+	if err != nil {
+		return err
+	}
+	counter := &wire.Counter{}
+	tcfg.Dialer = &wire.Dialer{Counter: counter}
+	tgt, err := load.DialTarget(ctx, load.TargetConfig{Stack: st, Addr: insts[0].Addr(), Transport: tcfg,
+		Op: transport.Op(r.Op), Model: r.Model, Count: r.Count, Seed: r.Seed, Connections: r.Connections})
+	if err != nil {
+		return err
+	}
+	defer tgt.Close()
+
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stopWatch := nodes.watch(func() { cancel(errNodeExited) })
+	defer stopWatch()
+	cfg := r.LoadConfig()
+	var before wire.Totals
+	cfg.AtStart = func() { before = counter.Snapshot(); nodes.windowStart() }
+	if e.OnSecond != nil {
+		cfg.Progress = func(s load.Second) { e.OnSecond(r, s) }
+	}
+	unpin, err := e.pin.pinGenerator()
+	if err != nil {
+		return err
+	}
+	res, err := load.Run(runCtx, cfg, tgt.NewCall)
+	unpin()
+	if err != nil {
+		return err
+	}
+	rec.Figures = results.FiguresOf(res, counter.Snapshot().Sub(before))
+	rec.RequestBodyBytes = tgt.RequestBytes()
+	rec.Series, rec.Steps = res.Series, res.Steps
+	rec.Histogram, _ = stats.Encode(res.Latency)
+	if res.Uncorrected != nil {
+		rec.UncorrectedHistogram, _ = stats.Encode(res.Uncorrected)
+	}
+	nodes.windowEnd(rec.Nodes, res.Requests)
+	rec.Outcome = results.OutcomeOK
+	switch {
+	case context.Cause(runCtx) == errNodeExited:
+		rec.Outcome, rec.Reason = nodes.exitOutcome(rec.Nodes)
+	case ctx.Err() != nil:
+		rec.Outcome, rec.Reason = results.OutcomeInterrupted, "stopped before the end of the run; figures are partial"
+	case res.Errors > 0:
+		rec.Outcome = results.OutcomeErrors
+	}
+	return nil
+}
+
+func (e *execution) nodeArgs(r Run) []string {
+	args := []string{"--stack", r.Stack, "--seed", strconv.FormatUint(r.Seed, 10)}
+	if r.HTTP2 {
+		args = append(args, "--http2")
+	}
+	if r.Cache {
+		args = append(args, "--cache")
+	}
+	if r.TLS {
+		args = append(args, "--tls-dir", filepath.Join(e.Dir, "tls"))
+	}
+	if r.MTLS {
+		args = append(args, "--mtls")
+	}
+	return args
+}
+
+// nodeSet is a run's node processes with their memory groups and figures.
+type nodeSet struct {
+	limit  int64
+	name   string
+	mu     sync.Mutex
+	groups map[int]*cgroup.Memory
+	procs  []*topology.Process
+	insts  []topology.Instance
+	cpu0   []float64
+}
+
+// started places a node in its memory group as soon as it exists.
+func (n *nodeSet) started(i, pid int) error {
+	if n.limit == 0 {
+		return nil
+	}
+	g, err := cgroup.NewMemory(fmt.Sprintf("%s-node%d", n.name, i), n.limit)
+	if err != nil {
+		return err
+	}
+	n.mu.Lock()
+	if n.groups == nil {
+		n.groups = map[int]*cgroup.Memory{}
+	}
+	n.groups[i] = g
+	n.mu.Unlock()
+	return g.Add(pid)
+}
+
+func (n *nodeSet) set(insts []topology.Instance) {
+	n.insts = insts
+	for _, in := range insts {
+		n.procs = append(n.procs, in.(*topology.Process))
+	}
+}
+
+// boot times each node from its spawn to its first good reply.
+func (n *nodeSet) boot(ctx context.Context, st transport.Stack, tcfg transport.Config) ([]results.Node, error) {
+	out := make([]results.Node, len(n.procs))
+	for i, p := range n.procs {
+		out[i] = results.Node{Index: i, PID: p.PID()}
+		probe, err := load.DialTarget(ctx, load.TargetConfig{Stack: st, Addr: p.Addr(), Transport: tcfg, Op: transport.OpEcho, Model: "int", Count: 1})
+		if err != nil {
+			return nil, fmt.Errorf("node %d: %w", i, err)
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		for err = probe.Probe(ctx); err != nil && time.Now().Before(deadline) && ctx.Err() == nil; err = probe.Probe(ctx) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		probe.Close()
+		if err != nil {
+			return nil, fmt.Errorf("node %d gave no good reply within 30s: %w", i, err)
+		}
+		out[i].BootMs = float64(time.Since(p.Spawned()).Microseconds()) / 1000
+	}
+	return out, nil
+}
+
+// watch calls exited once if any node ends before the run does.
+func (n *nodeSet) watch(exited func()) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for _, p := range n.procs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case <-p.Done():
+				exited()
+			case <-done:
+			}
+		}()
+	}
+	return func() { close(done); wg.Wait() }
+}
+
+// windowStart zeroes the nodes' own figures and peak RSS as the measured
+// window opens, and notes their CPU time.
+func (n *nodeSet) windowStart() {
+	n.cpu0 = make([]float64, len(n.procs))
+	for i, p := range n.procs {
+		post(p.AdminAddr(), "/reset")
+		stats.ResetPeak(p.PID())
+		if s, err := stats.ReadProc(p.PID()); err == nil {
+			n.cpu0[i] = s.CPUSeconds
+		}
+	}
+}
+
+// windowEnd reads each node's figures for the window into out.
+func (n *nodeSet) windowEnd(out []results.Node, requests int64) {
+	for i, p := range n.procs {
+		if s, err := stats.ReadProc(p.PID()); err == nil && n.cpu0 != nil {
+			out[i].CPUSeconds = s.CPUSeconds - n.cpu0[i]
+			out[i].RSSBytes, out[i].PeakRSS = s.RSSBytes, s.PeakRSSBytes
+			if requests > 0 {
+				out[i].CPUUsPerReq = out[i].CPUSeconds * 1e6 / float64(requests)
+			}
+		}
+		if body, err := get(p.AdminAddr(), "/stats"); err == nil {
+			out[i].Stats = body
+		}
+	}
+}
+
+// exitOutcome says which node ended the run and why.
+func (n *nodeSet) exitOutcome(out []results.Node) (outcome, reason string) {
+	outcome, reason = results.OutcomeNodeDied, ""
+	for i, p := range n.procs {
+		st := p.ExitState()
+		if st == nil {
+			continue
+		}
+		out[i].Exit = st.String()
+		if g := n.groups[i]; g != nil && g.OOMKills() > 0 {
+			return results.OutcomeOutOfMemory, fmt.Sprintf("node %d was killed by its %d MiB memory limit", i, n.limit>>20)
+		}
+		reason = fmt.Sprintf("node %d exited during the run: %s", i, st)
+	}
+	return outcome, reason
+}
+
+func (n *nodeSet) close() {
+	topology.Close(n.insts)
+	for _, g := range n.groups {
+		g.Close()
+	}
+}
+
+var admin = &http.Client{Timeout: 5 * time.Second}
+
+func post(addr, path string) error {
+	resp, err := admin.Post("http://"+addr+path, "", nil)
+	if err != nil {
+		return err
+	}
+	return resp.Body.Close()
+}
+
+func get(addr, path string) (json.RawMessage, error) {
+	resp, err := admin.Get("http://" + addr + path)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%s: %s %v", path, resp.Status, err)
+	}
+	return compact(body), nil
+}
+
+func compact(b []byte) json.RawMessage {
+	var out []byte
+	if c, err := json.Marshal(json.RawMessage(b)); err == nil {
+		out = c
+	}
+	return out
+}
