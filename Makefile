@@ -23,8 +23,9 @@ setup:
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/hopbench
 
+# The default comparison: presets/quick.yaml, every stack, a few minutes.
 run: setup build
-	$(BIN) codec --out results
+	$(BIN) run
 
 # gqlgen's generated input unmarshallers return the bound proto structs by
 # value; vet's copylocks check flags that (proto messages embed a mutex). The

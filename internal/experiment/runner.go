@@ -61,6 +61,9 @@ func (x *Runner) Run(ctx context.Context, s *Spec) ([]results.Record, error) {
 		return nil, err
 	}
 	e := &execution{Runner: x, spec: s, pin: pin, env: environment.Describe()}
+	if e.NodeStderr == nil {
+		e.NodeStderr = io.Discard
+	}
 	if e.tls, err = certs.LoadOrCreate(filepath.Join(x.Dir, "tls")); err != nil {
 		return nil, err
 	}

@@ -1,0 +1,92 @@
+package experiment
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+
+	"github.com/hopbench/hopbench/internal/load"
+	"github.com/hopbench/hopbench/internal/results"
+)
+
+// hopbenchBin builds the binary the runner starts nodes from.
+func hopbenchBin(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "hopbench")
+	build := exec.Command("go", "build", "-o", bin, "../../cmd/hopbench")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building hopbench: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// withMarker lists live processes whose environment holds marker.
+func withMarker(marker string) []int {
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	var pids []int
+	for _, d := range dirs {
+		if env, err := os.ReadFile(d + "/environ"); err == nil && bytes.Contains(env, []byte(marker+"\x00")) {
+			var p int
+			fmt.Sscanf(filepath.Base(d), "%d", &p)
+			pids = append(pids, p)
+		}
+	}
+	return pids
+}
+
+// A node that dies mid-run ends that run with a record saying so; calls
+// failed in the meantime are classified; the experiment's next run runs.
+func TestANodeDyingMidRunIsRecordedAndTheExperimentGoesOn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	spec, err := Parse([]byte(`
+stacks: [rest, grpc]
+payloads: [{model: text, counts: [10]}]
+topologies: [chain:2]
+loads: [{closed: {clients: 2}}]
+duration: 3s
+warmup: 0s
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := fmt.Sprintf("HOPBENCH_TEST_MARKER=%d", os.Getpid())
+	var once sync.Once
+	x := &Runner{Bin: hopbenchBin(t), Dir: t.TempDir(), Env: []string{marker}}
+	x.OnSecond = func(r Run, s load.Second) {
+		if r.Index == 0 {
+			once.Do(func() {
+				for _, pid := range withMarker(marker) {
+					syscall.Kill(pid, syscall.SIGKILL) // the leaf and the entry alike
+				}
+			})
+		}
+	}
+	recs, err := x.Run(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 {
+		t.Fatalf("%d records, want 2", len(recs))
+	}
+	if recs[0].Outcome != results.OutcomeNodeDied || recs[0].Reason == "" {
+		t.Errorf("first run: outcome %q (%s), want node died", recs[0].Outcome, recs[0].Reason)
+	}
+	if recs[1].Outcome != results.OutcomeOK || recs[1].Requests == 0 {
+		t.Errorf("second run: %q with %d requests, want ok", recs[1].Outcome, recs[1].Requests)
+	}
+	if left := withMarker(marker); len(left) > 0 {
+		t.Errorf("processes left: %v", left)
+	}
+	back, _, err := results.Read(filepath.Join(x.Dir, ResultsFile))
+	if err != nil || len(back) != 2 {
+		t.Fatalf("read back %d records: %v", len(back), err)
+	}
+}
