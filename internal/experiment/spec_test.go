@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hopbench/hopbench/internal/transport"
 )
 
 var update = flag.Bool("update", false, "rewrite the committed JSON Schema")
@@ -223,4 +225,22 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The quick preset, which make run runs, covers every registered stack.
+func TestTheQuickPresetCoversEveryStack(t *testing.T) {
+	s, err := ReadFile("../../presets/quick.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	covered := map[string]bool{}
+	for _, st := range s.Stacks {
+		parsed, _ := transport.ParseStack(st)
+		covered[parsed.Transport] = true
+	}
+	for _, name := range transport.Names() {
+		if !covered[name] {
+			t.Errorf("presets/quick.yaml has no %s stack", name)
+		}
+	}
 }
