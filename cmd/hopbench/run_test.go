@@ -102,7 +102,7 @@ pin: split
 			t.Error(err)
 		}
 	}
-	if !strings.Contains(stdout, "| grpc | chain:2 | echo | payment×5 | closed:2 | 1 |") {
+	if !strings.Contains(stdout, "| grpc | chain:2 | echo | payment×5 | closed:2 |  | 1 |") {
 		t.Errorf("summary table missing a row:\n%s", stdout)
 	}
 }

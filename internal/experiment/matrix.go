@@ -109,6 +109,16 @@ func (r Run) LoadName() string {
 // Case names the run's configuration without its repetition.
 func (r Run) Case() string {
 	parts := []string{r.Stack, r.Topology, r.Op, fmt.Sprintf("%s×%d", r.Model, r.Count), r.LoadName()}
+	if o := r.Options(); o != "" {
+		parts = append(parts, o)
+	}
+	return strings.Join(parts, " ")
+}
+
+// Options names what the run sets beyond stack, topology, payload and load,
+// e.g. "mtls h2 cache" or "100 requests"; empty for none.
+func (r Run) Options() string {
+	var parts []string
 	if r.Requests > 0 {
 		parts = append(parts, fmt.Sprintf("%d requests", r.Requests))
 	}

@@ -106,7 +106,7 @@ var errNodeExited = errors.New("a node exited during the run")
 func (e *execution) run(ctx context.Context, r Run) *results.Record {
 	rec := &results.Record{
 		Experiment: e.spec.Name, Case: r.Case(), Run: r.Index, Repetition: r.Repetition,
-		Stack: r.Stack, Topology: r.Topology, Op: r.Op, Model: r.Model, Count: r.Count, Load: r.LoadName(),
+		Stack: r.Stack, Topology: r.Topology, Op: r.Op, Model: r.Model, Count: r.Count, Load: r.LoadName(), Options: r.Options(),
 		Environment: e.env, Pinning: e.pin.String(), Calibration: e.Calibration, Started: time.Now(),
 	}
 	rec.Config, _ = json.Marshal(r)
