@@ -1,0 +1,143 @@
+// Package results is the format of hopbench's raw results: one JSON record
+// per run, appended to a results.jsonl file as the run ends, and read back
+// by summaries, reports and comparisons. Records are versioned; a reader
+// refuses a version it does not know.
+package results
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/hopbench/hopbench/internal/environment"
+	"github.com/hopbench/hopbench/internal/load"
+	"github.com/hopbench/hopbench/internal/stats"
+	"github.com/hopbench/hopbench/internal/wire"
+)
+
+// FormatVersion is the record format written; bump it on any change a
+// reader of older records would misread.
+const FormatVersion = 1
+
+// Outcomes of a run.
+const (
+	OutcomeOK          = "ok"            // every request succeeded within the SLA
+	OutcomeErrors      = "errors"        // the run completed, some requests failed
+	OutcomeOutOfMemory = "out of memory" // a node was killed by its memory limit
+	OutcomeNodeDied    = "node died"     // a node exited during the run
+	OutcomeFailed      = "failed"        // the run could not be made (see reason)
+	OutcomeInterrupted = "interrupted"   // stopped by the user; figures are partial
+)
+
+// Record is one run. The top-level identifying keys and Figures are what
+// summaries group and compare on; the rest lets any figure be rebuilt.
+type Record struct {
+	Version    int    `json:"version"`
+	Experiment string `json:"experiment"`
+	// Case names the run's configuration without its repetition: records
+	// with the same case are repetitions of one measurement.
+	Case       string `json:"case"`
+	Run        int    `json:"run"`
+	Repetition int    `json:"repetition"`
+	Stack      string `json:"stack"`
+	Topology   string `json:"topology"`
+	Op         string `json:"op"`
+	Model      string `json:"model"`
+	Count      int    `json:"count"`
+	Load       string `json:"load"`
+	// Options are the run's settings beyond the above (tls, mtls, h2,
+	// cache, a request count), space-separated; empty for none.
+	Options string `json:"options,omitempty"`
+	Outcome string `json:"outcome"`
+	Reason  string `json:"reason,omitempty"`
+	Figures
+	// Config is the run's full configuration as the experiment expanded it.
+	Config      json.RawMessage         `json:"config,omitempty"`
+	Environment environment.Environment `json:"environment"`
+	Pinning     string                  `json:"pinning"`
+	Calibration *Calibration            `json:"calibration,omitempty"`
+	Nodes       []Node                  `json:"nodes,omitempty"`
+	Started     time.Time               `json:"started"`
+	Ended       time.Time               `json:"ended"`
+	// Histogram and UncorrectedHistogram are HdrHistogram V2 compressed,
+	// base64 (stats.Decode reads them); latency in microseconds.
+	Histogram            string        `json:"histogram,omitempty"`
+	UncorrectedHistogram string        `json:"uncorrected_histogram,omitempty"`
+	Series               []load.Second `json:"series,omitempty"`
+	Steps                []load.Step   `json:"steps,omitempty"`
+}
+
+// Figures are what the load generator measured at the client.
+type Figures struct {
+	Requests      int64            `json:"requests"`
+	Errors        int64            `json:"errors"`
+	ErrorsByClass map[string]int64 `json:"errors_by_class,omitempty"`
+	RPS           float64          `json:"rps"`
+	ElapsedS      float64          `json:"elapsed_s"`
+	MeanUs        float64          `json:"mean_us"`
+	P50Us         int64            `json:"p50_us"`
+	P90Us         int64            `json:"p90_us"`
+	P99Us         int64            `json:"p99_us"`
+	P999Us        int64            `json:"p999_us"`
+	MaxUs         int64            `json:"max_us"`
+	// Uncorrected latency, from the actual send time (open loops only).
+	Uncorrected *stats.Summary `json:"uncorrected,omitempty"`
+	// ClientCPUUsPerReq is the generator's own CPU per request.
+	ClientCPUUsPerReq float64 `json:"client_cpu_us_per_req"`
+	// RequestBodyBytes is the encoded request body (zero for a get).
+	RequestBodyBytes int `json:"request_body_bytes"`
+	// Wire is the client's bytes per request on its connections, TLS
+	// records and HTTP/2 frames included.
+	Wire *WirePerRequest `json:"wire_bytes_per_req,omitempty"`
+}
+
+// WirePerRequest is bytes per request sent and received at the client.
+type WirePerRequest struct {
+	Sent     float64 `json:"sent"`
+	Received float64 `json:"received"`
+}
+
+// FiguresOf reads a load's result. wire is the client's traffic over the
+// measured window (zero when not counted).
+func FiguresOf(r *load.Result, w wire.Totals) Figures {
+	s := stats.Summarize(r.Latency)
+	f := Figures{
+		Requests: r.Requests, Errors: r.Errors, ErrorsByClass: r.ErrorsByClass, RPS: r.RPS(), ElapsedS: r.Elapsed.Seconds(),
+		MeanUs: s.MeanUs, P50Us: s.P50Us, P90Us: s.P90Us, P99Us: s.P99Us, P999Us: s.P999Us, MaxUs: s.MaxUs,
+		ClientCPUUsPerReq: r.ClientCPUPerRequest(),
+	}
+	if r.Uncorrected != nil {
+		u := stats.Summarize(r.Uncorrected)
+		f.Uncorrected = &u
+	}
+	if r.Requests > 0 && (w.Written > 0 || w.Read > 0) {
+		f.Wire = &WirePerRequest{Sent: float64(w.Written) / float64(r.Requests), Received: float64(w.Read) / float64(r.Requests)}
+	}
+	return f
+}
+
+// Node is one service's figures over the measured window.
+type Node struct {
+	Index  int     `json:"index"`
+	PID    int     `json:"pid"`
+	BootMs float64 `json:"boot_ms"` // from spawn to its first good reply
+	// CPUSeconds is the node's CPU over the measured window; CPUUsPerReq
+	// divides it by the client's requests.
+	CPUSeconds  float64 `json:"cpu_seconds"`
+	CPUUsPerReq float64 `json:"cpu_us_per_req"`
+	RSSBytes    int64   `json:"rss_bytes"`
+	PeakRSS     int64   `json:"peak_rss_bytes"`
+	// Stats is the node's own report (/stats): requests, errors, and the
+	// decode/work/downstream/encode split.
+	Stats json.RawMessage `json:"stats,omitempty"`
+	Exit  string          `json:"exit,omitempty"` // how it ended, if it ended early
+}
+
+// Calibration is the machine's floor, measured before the runs.
+type Calibration struct {
+	TCPRoundTripUs  float64 `json:"tcp_round_trip_us"`  // median, 1 in flight, loopback
+	HTTPRoundTripUs float64 `json:"http_round_trip_us"` // median, minimal net/http server, keep-alive
+	// GeneratorCPUUsPerReq is the load engine's own CPU per request,
+	// measured against a call that does nothing.
+	GeneratorCPUUsPerReq float64 `json:"generator_cpu_us_per_req"`
+	Samples              int     `json:"samples"`
+}

@@ -1,0 +1,97 @@
+package results
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hopbench/hopbench/internal/load"
+	"github.com/hopbench/hopbench/internal/stats"
+	"github.com/hopbench/hopbench/internal/wire"
+)
+
+func record(cas string, rep int, rps float64, p50 time.Duration, outcome string) *Record {
+	h := stats.NewHistogram()
+	stats.Record(h, p50)
+	r := &load.Result{Requests: 100, Elapsed: time.Duration(100 / rps * float64(time.Second)), Latency: h, ErrorsByClass: map[string]int64{}}
+	enc, _ := stats.Encode(h)
+	return &Record{Experiment: "t", Case: cas, Repetition: rep, Stack: "rest", Topology: "direct", Op: "echo", Model: "text", Count: 10,
+		Load: "closed:1", Outcome: outcome, Figures: FiguresOf(r, wire.Totals{Written: 1000, Read: 2000}), Histogram: enc}
+}
+
+func TestRecordsReadBackRebuildTheSameSummary(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "results.jsonl")
+	recs := []*Record{
+		record("a", 0, 100, time.Millisecond, OutcomeOK),
+		record("b", 0, 50, 2*time.Millisecond, OutcomeOK),
+		record("a", 1, 300, 3*time.Millisecond, OutcomeOK),
+		record("a", 2, 200, 2*time.Millisecond, OutcomeOK),
+		record("b", 1, 0, time.Millisecond, OutcomeInterrupted),
+	}
+	var written []Record
+	for _, r := range recs {
+		if err := Append(path, r); err != nil {
+			t.Fatal(err)
+		}
+		written = append(written, *r)
+	}
+	back, skipped, err := Read(path)
+	if err != nil || skipped != 0 {
+		t.Fatalf("read: %v (%d skipped)", err, skipped)
+	}
+	var want, got bytes.Buffer
+	Markdown(&want, Summarize(written))
+	Markdown(&got, Summarize(back))
+	if want.String() != got.String() {
+		t.Fatalf("summary from the file:\n%s\nwant:\n%s", got.String(), want.String())
+	}
+	rows := Summarize(back)
+	if len(rows) != 2 || rows[0].Reps != 3 || rows[0].RPS.Median != 200 || rows[0].RPS.Min != 100 {
+		t.Fatalf("rows %+v", rows)
+	}
+	if rows[1].Reps != 1 || strings.Join(rows[1].Outcomes, ",") != "ok,interrupted" {
+		t.Errorf("the interrupted repetition: %+v", rows[1])
+	}
+	h, err := stats.Decode(back[0].Histogram)
+	if err != nil || h.TotalCount() != 1 {
+		t.Errorf("histogram read back: %v", err)
+	}
+	if w := back[0].Wire; w == nil || w.Sent != 10 || w.Received != 20 {
+		t.Errorf("wire per request %+v", w)
+	}
+	if !strings.Contains(got.String(), "200 (100–300)") {
+		t.Errorf("repetitions not shown as median (min–max):\n%s", got.String())
+	}
+	var csv bytes.Buffer
+	if err := CSV(&csv, rows); err != nil || strings.Count(csv.String(), "\n") != 3 {
+		t.Errorf("csv: %v\n%s", err, csv.String())
+	}
+}
+
+func TestATornLastLineIsSkippedAndOtherDamageRefused(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "results.jsonl")
+	if err := Append(path, record("a", 0, 100, time.Millisecond, OutcomeOK)); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"version":1,"case":"b","sta`)
+	f.Close()
+	recs, skipped, err := Read(path)
+	if err != nil || len(recs) != 1 || skipped != 1 {
+		t.Fatalf("torn last line: %d records, %d skipped, %v", len(recs), skipped, err)
+	}
+	bad := filepath.Join(dir, "bad.jsonl")
+	os.WriteFile(bad, []byte("{nope\n{\"version\":1}\n"), 0o644)
+	if _, _, err := Read(bad); err == nil || !strings.Contains(err.Error(), "line 1") {
+		t.Errorf("damaged first line: %v", err)
+	}
+	future := filepath.Join(dir, "future.jsonl")
+	os.WriteFile(future, []byte("{\"version\":99}\n"), 0o644)
+	if _, _, err := Read(future); err == nil || !strings.Contains(err.Error(), "version 99") {
+		t.Errorf("unknown version: %v", err)
+	}
+}

@@ -1,0 +1,136 @@
+package results
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Spread is a figure over repetitions: median, min and max.
+type Spread struct {
+	Median, Min, Max float64
+}
+
+func spreadOf(vs []float64) Spread {
+	if len(vs) == 0 {
+		return Spread{}
+	}
+	s := slices.Clone(vs)
+	slices.Sort(s)
+	mid := len(s) / 2
+	med := s[mid]
+	if len(s)%2 == 0 {
+		med = (s[mid-1] + s[mid]) / 2
+	}
+	return Spread{Median: med, Min: s[0], Max: s[len(s)-1]}
+}
+
+func (s Spread) format(unit float64, prec int, reps int) string {
+	f := func(v float64) string { return strconv.FormatFloat(v/unit, 'f', prec, 64) }
+	if reps < 2 {
+		return f(s.Median)
+	}
+	return fmt.Sprintf("%s (%s–%s)", f(s.Median), f(s.Min), f(s.Max))
+}
+
+// Row is one case of an experiment: its repetitions summarized.
+type Row struct {
+	Case, Stack, Topology, Op, Model, Load, Options string
+	Count                                           int
+	Reps                                            int
+	Outcomes                                        []string // distinct, in order seen
+	Requests, Errors                                int64
+	RPS, P50Us, P99Us, CPUUsPerReq                  Spread
+}
+
+// Summarize groups records by case, in the order cases first appear, and
+// takes the median with min–max over repetitions. Figures of runs that did
+// not complete (failed, interrupted) are left out of the spreads, but
+// their outcomes are shown.
+func Summarize(recs []Record) []Row {
+	var rows []Row
+	index := map[string]int{}
+	var rps, p50, p99, cpu [][]float64
+	for _, r := range recs {
+		i, ok := index[r.Case]
+		if !ok {
+			i = len(rows)
+			index[r.Case] = i
+			rows = append(rows, Row{Case: r.Case, Stack: r.Stack, Topology: r.Topology, Op: r.Op, Model: r.Model, Count: r.Count, Load: r.Load, Options: r.Options})
+			rps, p50, p99, cpu = append(rps, nil), append(p50, nil), append(p99, nil), append(cpu, nil)
+		}
+		row := &rows[i]
+		if !slices.Contains(row.Outcomes, r.Outcome) {
+			row.Outcomes = append(row.Outcomes, r.Outcome)
+		}
+		if r.Outcome != OutcomeOK && r.Outcome != OutcomeErrors {
+			continue
+		}
+		row.Reps++
+		row.Requests += r.Requests
+		row.Errors += r.Errors
+		rps[i] = append(rps[i], r.RPS)
+		p50[i] = append(p50[i], float64(r.P50Us))
+		p99[i] = append(p99[i], float64(r.P99Us))
+		cpu[i] = append(cpu[i], r.ClientCPUUsPerReq)
+	}
+	for i := range rows {
+		rows[i].RPS, rows[i].P50Us, rows[i].P99Us, rows[i].CPUUsPerReq = spreadOf(rps[i]), spreadOf(p50[i]), spreadOf(p99[i]), spreadOf(cpu[i])
+	}
+	return rows
+}
+
+var header = []string{"stack", "topology", "op", "payload", "load", "options", "reps", "req/s", "p50 ms", "p99 ms", "errors", "outcome"}
+
+func (r Row) cells() []string {
+	return []string{
+		r.Stack, r.Topology, r.Op, fmt.Sprintf("%s×%d", r.Model, r.Count), r.Load, r.Options, strconv.Itoa(r.Reps),
+		r.RPS.format(1, 0, r.Reps), r.P50Us.format(1000, 3, r.Reps), r.P99Us.format(1000, 3, r.Reps),
+		errorShare(r.Errors, r.Requests), strings.Join(r.Outcomes, ", "),
+	}
+}
+
+func errorShare(errs, reqs int64) string {
+	if errs == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%d (%.1f%%)", errs, 100*float64(errs)/float64(max(reqs, 1)))
+}
+
+// Markdown writes the rows as a Markdown table; spreads read "median
+// (min–max)" when there are repetitions.
+func Markdown(w io.Writer, rows []Row) error {
+	line := func(cells []string) string { return "| " + strings.Join(cells, " | ") + " |\n" }
+	var b strings.Builder
+	b.WriteString(line(header))
+	seps := make([]string, len(header))
+	for i := range seps {
+		seps[i] = "---"
+	}
+	b.WriteString(line(seps))
+	for _, r := range rows {
+		b.WriteString(line(r.cells()))
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// CSV writes one row per case with every spread's median, min and max.
+func CSV(w io.Writer, rows []Row) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"case", "stack", "topology", "op", "model", "count", "load", "options", "reps", "outcomes", "requests", "errors",
+		"rps_median", "rps_min", "rps_max", "p50_us_median", "p50_us_min", "p50_us_max",
+		"p99_us_median", "p99_us_min", "p99_us_max", "client_cpu_us_per_req_median"})
+	g := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	for _, r := range rows {
+		cw.Write([]string{r.Case, r.Stack, r.Topology, r.Op, r.Model, strconv.Itoa(r.Count), r.Load, r.Options, strconv.Itoa(r.Reps),
+			strings.Join(r.Outcomes, ";"), strconv.FormatInt(r.Requests, 10), strconv.FormatInt(r.Errors, 10),
+			g(r.RPS.Median), g(r.RPS.Min), g(r.RPS.Max), g(r.P50Us.Median), g(r.P50Us.Min), g(r.P50Us.Max),
+			g(r.P99Us.Median), g(r.P99Us.Min), g(r.P99Us.Max), g(r.CPUUsPerReq.Median)})
+	}
+	cw.Flush()
+	return cw.Error()
+}
