@@ -54,23 +54,16 @@ DIR/summary.md and summary.csv are written at the end, also when interrupted.`,
 // loadSpec reads a spec file, or failing that a preset of that name. A
 // spec that does not parse is a usage error: the user's input is wrong.
 func loadSpec(name string) (*experiment.Spec, []byte, error) {
-	if data, err := os.ReadFile(name); err == nil {
-		s, err := experiment.ReadFile(name)
-		if err != nil {
-			return nil, nil, usageError{err}
-		}
-		return s, data, nil
-	}
-	data, ok := presets.Read(filepath.Base(name))
-	if !ok {
-		return nil, nil, usageError{fmt.Errorf("%s: no such spec file or preset (presets: %s)", name, strings.Join(presets.Names(), ", "))}
-	}
-	s, err := experiment.Parse(data)
+	data, err := os.ReadFile(name)
 	if err != nil {
-		return nil, nil, usageError{fmt.Errorf("preset %s: %w", name, err)}
+		var ok bool
+		if data, ok = presets.Read(filepath.Base(name)); !ok {
+			return nil, nil, usageError{fmt.Errorf("%s: no such spec file or preset (presets: %s)", name, strings.Join(presets.Names(), ", "))}
+		}
 	}
-	if s.Name == "" {
-		s.Name = strings.TrimSuffix(filepath.Base(name), ".yaml")
+	s, err := experiment.ParseNamed(data, name)
+	if err != nil {
+		return nil, nil, usageError{err}
 	}
 	return s, data, nil
 }

@@ -54,6 +54,12 @@ func ReadFile(path string) (*Spec, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ParseNamed(data, path)
+}
+
+// ParseNamed parses a spec read from path (a file or a preset's name),
+// naming the experiment after it when the spec gives no name.
+func ParseNamed(data []byte, path string) (*Spec, error) {
 	s, err := Parse(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

@@ -132,9 +132,3 @@ func (r Run) Options() string {
 	}
 	return strings.Join(parts, " ")
 }
-
-// Needs reports what a run asks of the machine, for checks made before
-// any run starts.
-func (s *Spec) Needs() (memoryLimit, pinning bool) {
-	return s.Memory > 0, s.Pin != "none"
-}

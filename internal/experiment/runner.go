@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -64,8 +65,10 @@ func (x *Runner) Run(ctx context.Context, s *Spec) ([]results.Record, error) {
 	if e.NodeStderr == nil {
 		e.NodeStderr = io.Discard
 	}
-	if e.tls, err = certs.LoadOrCreate(filepath.Join(x.Dir, "tls")); err != nil {
-		return nil, err
+	if slices.Contains(s.TLS, true) {
+		if e.tls, err = certs.LoadOrCreate(filepath.Join(x.Dir, "tls")); err != nil {
+			return nil, err
+		}
 	}
 	runs := s.Runs()
 	var recs []results.Record
@@ -357,13 +360,5 @@ func get(addr, path string) (json.RawMessage, error) {
 	if err != nil || resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("%s: %s %v", path, resp.Status, err)
 	}
-	return compact(body), nil
-}
-
-func compact(b []byte) json.RawMessage {
-	var out []byte
-	if c, err := json.Marshal(json.RawMessage(b)); err == nil {
-		out = c
-	}
-	return out
+	return body, nil // encoding/json compacts raw JSON when the record is written
 }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"sync/atomic"
 
-	"google.golang.org/protobuf/proto"
-
 	"github.com/hopbench/hopbench/internal/codec"
 	"github.com/hopbench/hopbench/internal/payload"
 	"github.com/hopbench/hopbench/internal/transport"
@@ -109,10 +107,7 @@ func (t *Target) NewCall() Call {
 // check reads a reply as a caller would and makes sure it is the one asked
 // for: a get or echo carries Count items, a post's ack counts them.
 func (t *Target) check(b []byte) error {
-	var reply proto.Message = &pb.Ack{}
-	if t.cfg.Op != transport.OpPost {
-		reply = t.model.New()
-	}
+	reply := transport.NewReply(t.cfg.Op, t.model)
 	if err := t.cc.Unmarshal(b, reply); err != nil {
 		return fmt.Errorf("reading the reply: %w", err)
 	}

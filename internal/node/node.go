@@ -308,10 +308,7 @@ func (n *Node) callDownstream(ctx context.Context, req *transport.Request, m pay
 				errs[i] = fmt.Errorf("downstream %s: %w", n.cfg.Downstream[i], err)
 				return
 			}
-			reply := m.New()
-			if req.Op == transport.OpPost {
-				reply = &pb.Ack{}
-			}
+			reply := transport.NewReply(req.Op, m)
 			if err := cc.Unmarshal(b, reply); err != nil {
 				errs[i] = transport.Errorf(transport.CodeInternal, "downstream %s: decoding its reply: %v", n.cfg.Downstream[i], err)
 				return

@@ -16,6 +16,8 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/hopbench/hopbench/internal/codec"
+	"github.com/hopbench/hopbench/internal/payload"
+	pb "github.com/hopbench/hopbench/schema/hopbench/v1"
 )
 
 // Op is what a call asks of the service.
@@ -29,6 +31,15 @@ const (
 
 // Ops are the operations, in report order.
 var Ops = []Op{OpGet, OpPost, OpEcho}
+
+// NewReply returns an empty message of the kind a reply to op carries: an
+// Ack for a post, a list of model items otherwise.
+func NewReply(op Op, m payload.Model) proto.Message {
+	if op == OpPost {
+		return &pb.Ack{}
+	}
+	return m.New()
+}
 
 // ParseOp checks an operation name.
 func ParseOp(s string) (Op, error) {
