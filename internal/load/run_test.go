@@ -12,7 +12,6 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/hopbench/hopbench/internal/codec"
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/transport"
 	_ "github.com/hopbench/hopbench/internal/transport/rest"
@@ -180,24 +179,18 @@ func TestCoordinatedOmissionIsCorrected(t *testing.T) {
 		return req.Body, nil
 	}
 	tr, _ := transport.Lookup("rest")
-	cfg := transport.Config{Codec: "json", Compression: "none"}
-	srv, err := tr.Listen(context.Background(), "127.0.0.1:0", cfg, transport.Handler{Bytes: stalling})
+	st, _ := transport.ParseStack("rest")
+	srv, err := tr.Listen(context.Background(), "127.0.0.1:0", st.Config(), transport.Handler{Bytes: stalling})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	client, err := tr.Dial(context.Background(), srv.Addr(), cfg)
+	target, err := load.DialTarget(context.Background(), load.TargetConfig{Stack: st, Addr: srv.Addr(), Op: transport.OpEcho, Model: "int", Count: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer client.Close()
-	jsonCodec, _ := codec.Lookup("json")
-	none, _ := codec.LookupCompression("none")
-	req := &transport.Request{Op: transport.OpEcho, Model: "int", Count: 1, Body: []byte(`{"value":1}`), Codec: jsonCodec, Compression: none}
-	newCall := func() load.Call {
-		return func(ctx context.Context) error { _, err := client.Call(ctx, req); return err }
-	}
-	r, err := load.Run(context.Background(), load.Config{Kind: load.Rate, Rate: 1000, Workers: 1, Duration: 3 * time.Second}, newCall)
+	defer target.Close()
+	r, err := load.Run(context.Background(), load.Config{Kind: load.Rate, Rate: 1000, Workers: 1, Duration: 3 * time.Second}, target.NewCall)
 	if err != nil {
 		t.Fatal(err)
 	}
