@@ -4,6 +4,10 @@
 #
 #   scripts/setup.sh            everything `make run` and `make test` need
 #   scripts/setup.sh protoc     protoc, for `make generate`
+#   scripts/setup.sh rabbitmq   Debian's rabbitmq-server (not started: hopbench
+#                               runs its own node on loopback)
+#   scripts/setup.sh kafka      the Apache Kafka broker jars, fetched by Maven
+#                               (deploy/kafka/pom.xml) into .tools/kafka
 set -euo pipefail
 
 log() { printf 'setup: %s\n' "$*" >&2; }
@@ -32,16 +36,45 @@ setup_protoc() {
 	command -v protoc >/dev/null || apt_install protobuf-compiler
 }
 
+# Installing rabbitmq-server would start a system-wide broker where an init
+# system runs; hopbench starts its own, so services are kept from starting
+# for the install (policy-rc.d), unless a policy is already in place.
+setup_rabbitmq() {
+	[ -x /usr/lib/rabbitmq/bin/rabbitmq-server ] && return 0
+	local policy=/usr/sbin/policy-rc.d added=
+	if [ "$(id -u)" -eq 0 ] && [ ! -e "$policy" ]; then
+		printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod +x "$policy" && added=1
+	fi
+	apt_install rabbitmq-server
+	[ -n "$added" ] && rm -f "$policy"
+	return 0
+}
+
+# The version is deploy/kafka/pom.xml's kafka.version (and internal/broker's
+# KafkaVersion); the jars go to .tools/kafka/VERSION/libs.
+setup_kafka() {
+	local pom=deploy/kafka/pom.xml version
+	version=$(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' "$pom")
+	ls .tools/kafka/"$version"/libs/kafka_*.jar >/dev/null 2>&1 && return 0
+	command -v java >/dev/null || apt_install openjdk-17-jre-headless
+	command -v mvn >/dev/null || apt_install maven
+	log "fetching the Kafka $version broker jars from Maven Central"
+	mvn -q -B -f "$pom" package
+}
+
 main() {
+	cd "$(dirname "$0")/.."
 	need_go
 	if [ $# -eq 0 ]; then
 		set -- base
 	fi
 	for component in "$@"; do
 		case "$component" in
-		base) ;;
+		base) setup_rabbitmq; setup_kafka ;;
 		protoc) setup_protoc ;;
-		*) log "unknown component '$component' (known: base, protoc)"; exit 2 ;;
+		rabbitmq) setup_rabbitmq ;;
+		kafka) setup_kafka ;;
+		*) log "unknown component '$component' (known: base, protoc, rabbitmq, kafka)"; exit 2 ;;
 		esac
 	done
 }

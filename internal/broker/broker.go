@@ -1,0 +1,383 @@
+// Package broker starts, checks and stops the message brokers the broker
+// stacks talk through: RabbitMQ (Debian's rabbitmq-server), Kafka in KRaft
+// mode (the Apache broker jars deploy/kafka/pom.xml fetches) and NATS (the
+// embedded nats-server/v2, in a process of its own). Every broker listens on
+// loopback only and keeps its data under a project-local directory.
+//
+// A broker already answering at the configured address is used as is and
+// never stopped; one this package started is stopped by Close, or, when
+// started detached (hopbench brokers up), by Down.
+package broker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hopbench/hopbench/internal/stats"
+)
+
+// Names are the brokers, sorted.
+var Names = []string{"kafka", "nats", "rabbitmq"}
+
+// DefaultAddr is where each broker listens unless configured otherwise:
+// the brokers' usual ports, on loopback.
+var DefaultAddr = map[string]string{
+	"rabbitmq": "127.0.0.1:5672",
+	"kafka":    "127.0.0.1:9092",
+	"nats":     "127.0.0.1:4222",
+}
+
+// Config says where a broker lives and how it is started.
+type Config struct {
+	// Dir is the data root; each broker keeps its data, log and state in
+	// Dir/<name>. Default: DefaultDir().
+	Dir string
+	// Addr is the host:port clients connect to (default DefaultAddr).
+	Addr string
+	// Bin is the hopbench binary, which runs the NATS broker in a process of
+	// its own (default: this executable).
+	Bin string
+	// InProcess runs NATS inside this process instead (tests whose binary
+	// is not hopbench); other brokers ignore it.
+	InProcess bool
+	// KafkaLibs is the directory of the Kafka broker jars (default:
+	// FindKafkaLibs()).
+	KafkaLibs string
+	// Detach leaves the broker running when this process exits, for
+	// hopbench brokers up; otherwise it dies with this process.
+	Detach bool
+	// ReadyTimeout bounds the wait for a started broker to answer
+	// (default 90s: RabbitMQ takes about 3-8s, Kafka 3s, NATS none).
+	ReadyTimeout time.Duration
+}
+
+// DefaultDir is HOPBENCH_HOME/brokers, or .hopbench/brokers in the current
+// directory.
+func DefaultDir() string {
+	if home := os.Getenv("HOPBENCH_HOME"); home != "" {
+		return filepath.Join(home, "brokers")
+	}
+	return filepath.Join(".hopbench", "brokers")
+}
+
+func (c Config) withDefaults(name string) (Config, error) {
+	if !slices.Contains(Names, name) {
+		return c, fmt.Errorf("unknown broker %q (known: %s)", name, strings.Join(Names, ", "))
+	}
+	if c.Dir == "" {
+		c.Dir = DefaultDir()
+	}
+	abs, err := filepath.Abs(filepath.Join(c.Dir, name))
+	if err != nil {
+		return c, err
+	}
+	c.Dir = abs
+	if c.Addr == "" {
+		c.Addr = DefaultAddr[name]
+	}
+	if err := checkLoopback(c.Addr); err != nil {
+		return c, fmt.Errorf("%s: %w", name, err)
+	}
+	if c.ReadyTimeout <= 0 {
+		c.ReadyTimeout = 90 * time.Second
+	}
+	return c, nil
+}
+
+// checkLoopback refuses addresses off this machine: hopbench's traffic
+// stays on loopback.
+func checkLoopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("address %q: want host:port, e.g. 127.0.0.1:5672", addr)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return fmt.Errorf("address %q is not on loopback: hopbench runs brokers and their clients on this machine only (use 127.0.0.1)", addr)
+	}
+	return nil
+}
+
+// Broker is a broker that answers at Addr.
+type Broker struct {
+	Name    string `json:"name"`
+	Addr    string `json:"addr"`
+	Version string `json:"version"`
+	// PID is the broker's process (for RabbitMQ, the Erlang VM; for Kafka,
+	// the JVM), 0 when it is not on this machine's process table.
+	PID int `json:"pid"`
+	// Started is true when hopbench started it, so hopbench stops it.
+	Started bool `json:"started"`
+	// Log is the broker's log file, when hopbench started it.
+	Log string `json:"log,omitempty"`
+	// Extra are the other processes hopbench started with it (RabbitMQ's
+	// epmd), stopped after it.
+	Extra []int `json:"extra,omitempty"`
+
+	dir  string
+	proc *process
+	stop func() error // in-process brokers
+}
+
+// Start returns the named broker answering at cfg.Addr: the one already
+// there, used as is, or one started now and ready. A broker that fails to
+// start is stopped, and the error carries the tail of its log.
+func Start(ctx context.Context, name string, cfg Config) (*Broker, error) {
+	cfg, err := cfg.withDefaults(name)
+	if err != nil {
+		return nil, err
+	}
+	if version, err := Probe(ctx, name, cfg.Addr); err == nil {
+		return &Broker{Name: name, Addr: cfg.Addr, Version: version, PID: ListenerPID(cfg.Addr)}, nil
+	}
+	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("%s: data directory: %w", name, err)
+	}
+	b := &Broker{Name: name, Addr: cfg.Addr, Started: true, dir: cfg.Dir}
+	switch name {
+	case "rabbitmq":
+		err = startRabbitMQ(ctx, b, cfg)
+	case "kafka":
+		err = startKafka(ctx, b, cfg)
+	case "nats":
+		err = startNATS(ctx, b, cfg)
+	}
+	if err != nil {
+		b.Close()
+		return nil, fmt.Errorf("starting %s: %w", name, err)
+	}
+	if err := b.awaitReady(ctx, cfg.ReadyTimeout); err != nil {
+		b.Close()
+		return nil, fmt.Errorf("starting %s at %s: %w", name, cfg.Addr, err)
+	}
+	if b.proc != nil {
+		b.PID = b.proc.pid()
+	}
+	if name == "kafka" {
+		b.Version = KafkaVersion // exact, where the probe can only guess
+	}
+	if err := b.writeState(); err != nil {
+		b.Close()
+		return nil, err
+	}
+	return b, nil
+}
+
+// awaitReady polls the broker until it answers, exits, or time runs out.
+func (b *Broker) awaitReady(ctx context.Context, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	var err error
+	for {
+		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		b.Version, err = Probe(pctx, b.Name, b.Addr)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		if b.proc != nil && b.proc.exited() {
+			return fmt.Errorf("it exited (%v) before it answered%s", b.proc.exitErr(), b.logTail())
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("no answer within %v (last: %v)%s", timeout, err, b.logTail())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// logTail is the last lines of the broker's log, for errors.
+func (b *Broker) logTail() string {
+	if b.Log == "" {
+		return ""
+	}
+	data, err := os.ReadFile(b.Log)
+	if err != nil || len(data) == 0 {
+		return ""
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	lines = lines[max(0, len(lines)-20):]
+	return fmt.Sprintf("; the end of its log (%s):\n  %s", b.Log, strings.Join(lines, "\n  "))
+}
+
+// Done is closed when a broker this process started exits; nil for a
+// broker it did not start or runs in process.
+func (b *Broker) Done() <-chan struct{} {
+	if b.proc == nil {
+		return nil
+	}
+	return b.proc.done
+}
+
+// Close stops the broker if this process started it, waiting for it to
+// exit; a broker found already running is left alone.
+func (b *Broker) Close() error {
+	if !b.Started {
+		return nil
+	}
+	var errs []error
+	if b.stop != nil {
+		errs = append(errs, b.stop())
+	}
+	if b.proc != nil {
+		errs = append(errs, b.proc.terminate(30*time.Second))
+	}
+	for _, pid := range b.Extra {
+		errs = append(errs, stopPID(pid, 5*time.Second))
+	}
+	if b.dir != "" {
+		os.Remove(statePath(b.dir))
+	}
+	return errors.Join(errs...)
+}
+
+// Usage is a broker's resource figures now.
+func (b *Broker) Usage() (stats.Proc, error) {
+	if b.PID == 0 {
+		return stats.Proc{}, fmt.Errorf("%s: no process on this machine", b.Name)
+	}
+	return stats.ReadProc(b.PID)
+}
+
+func statePath(dir string) string { return filepath.Join(dir, "broker.json") }
+
+func (b *Broker) writeState() error {
+	data, err := json.MarshalIndent(b, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(statePath(b.dir), data, 0o644)
+}
+
+// Status is what Status reports for one broker.
+type Status struct {
+	Broker
+	// Up is true when the broker answers at Addr.
+	Up       bool   `json:"up"`
+	RSSBytes int64  `json:"rss_bytes,omitempty"`
+	Error    string `json:"error,omitempty"`
+}
+
+// GetStatus probes the named broker at its configured address.
+func GetStatus(ctx context.Context, name string, cfg Config) (Status, error) {
+	cfg, err := cfg.withDefaults(name)
+	if err != nil {
+		return Status{}, err
+	}
+	st := Status{Broker: Broker{Name: name, Addr: cfg.Addr}}
+	if saved, err := readState(cfg.Dir); err == nil && saved.Addr == cfg.Addr && alive(saved.PID) {
+		st.Broker = *saved
+	}
+	version, err := Probe(ctx, name, cfg.Addr)
+	if st.Version == "" {
+		st.Version = version
+	}
+	if err != nil {
+		st.Error = err.Error()
+		return st, nil
+	}
+	st.Up = true
+	if st.PID == 0 {
+		st.PID = ListenerPID(cfg.Addr)
+	}
+	if st.PID != 0 {
+		if p, err := stats.ReadProc(st.PID); err == nil {
+			st.RSSBytes = p.RSSBytes
+		}
+	}
+	return st, nil
+}
+
+func readState(dir string) (*Broker, error) {
+	data, err := os.ReadFile(statePath(dir))
+	if err != nil {
+		return nil, err
+	}
+	var b Broker
+	if err := json.Unmarshal(data, &b); err != nil {
+		return nil, fmt.Errorf("%s: %w", statePath(dir), err)
+	}
+	b.dir = dir
+	return &b, nil
+}
+
+// Down stops the named broker if hopbench started it (its state file says
+// so). It reports what it did; a broker hopbench did not start is left
+// running.
+func Down(ctx context.Context, name string, cfg Config) (string, error) {
+	cfg, err := cfg.withDefaults(name)
+	if err != nil {
+		return "", err
+	}
+	saved, err := readState(cfg.Dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist) || (err == nil && !alive(saved.PID)):
+		os.Remove(statePath(cfg.Dir))
+		if _, perr := Probe(ctx, name, cfg.Addr); perr == nil {
+			return fmt.Sprintf("%s at %s was not started by hopbench: left running", name, cfg.Addr), nil
+		}
+		return fmt.Sprintf("%s: not running", name), nil
+	case err != nil:
+		return "", err
+	}
+	errs := []error{stopPID(saved.PID, 30*time.Second)}
+	for _, pid := range saved.Extra {
+		errs = append(errs, stopPID(pid, 5*time.Second))
+	}
+	os.Remove(statePath(cfg.Dir))
+	return fmt.Sprintf("%s at %s (pid %d): stopped", name, saved.Addr, saved.PID), errors.Join(errs...)
+}
+
+// alive reports whether pid is a running (not zombie) process.
+func alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	// The state follows the command name, which is in parentheses.
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	return i >= 0 && i+2 < len(s) && s[i+2] != 'Z' && s[i+2] != 'X'
+}
+
+// stopPID interrupts a process that is not our child and waits for it to
+// go, killing it past timeout.
+func stopPID(pid int, timeout time.Duration) error {
+	if !alive(pid) {
+		return nil
+	}
+	syscall.Kill(pid, syscall.SIGTERM)
+	deadline := time.Now().Add(timeout)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			time.Sleep(200 * time.Millisecond)
+			return fmt.Errorf("pid %d did not stop within %v and was killed", pid, timeout)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return nil
+}
+
+// freePort returns a loopback port free right now.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}

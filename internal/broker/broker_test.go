@@ -1,0 +1,155 @@
+package broker_test
+
+import (
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hopbench/hopbench/internal/broker"
+	"github.com/hopbench/hopbench/internal/broker/brokertest"
+)
+
+// TestStartStatusClose starts each broker on free ports, checks it answers
+// with its version, that a second Start uses it as is, and that Close
+// leaves no process behind.
+func TestStartStatusClose(t *testing.T) {
+	for _, name := range broker.Names {
+		t.Run(name, func(t *testing.T) {
+			if testing.Short() && name != "nats" {
+				t.Skip("starts a real broker")
+			}
+			cfg := brokertest.Config(t)
+			ctx := context.Background()
+			b, err := broker.Start(ctx, name, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer b.Close()
+			if !b.Started || b.PID == 0 || b.Version == "" {
+				t.Fatalf("started %s: %+v, want started with a pid and a version", name, b)
+			}
+			if u, err := b.Usage(); err != nil || u.RSSBytes <= 0 {
+				t.Fatalf("usage of %s: %+v, %v", name, u, err)
+			}
+			again, err := broker.Start(ctx, name, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if again.Started {
+				t.Fatal("a second Start started another broker instead of using the one answering")
+			}
+			again.Close()
+			st, err := broker.GetStatus(ctx, name, cfg)
+			if err != nil || !st.Up || st.Version != b.Version || st.PID != b.PID {
+				t.Fatalf("status after closing the borrowed handle: %+v, %v; want up, version %s, pid %d", st, err, b.Version, b.PID)
+			}
+			if name == "nats" {
+				return // in process: no process of its own
+			}
+			pid := b.PID
+			if err := b.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); err == nil && !zombie(pid) {
+				t.Fatalf("%s pid %d still running after Close", name, pid)
+			}
+			for _, extra := range b.Extra {
+				if _, err := os.Stat("/proc/" + strconv.Itoa(extra)); err == nil && !zombie(extra) {
+					t.Fatalf("%s helper pid %d still running after Close", name, extra)
+				}
+			}
+			if st, _ := broker.GetStatus(ctx, name, cfg); st.Up {
+				t.Fatalf("%s still answers after Close", name)
+			}
+		})
+	}
+}
+
+func zombie(pid int) bool {
+	data, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	return i >= 0 && i+2 < len(s) && s[i+2] == 'Z'
+}
+
+// TestFailedStartShowsTheLog: a broker that cannot start is reported with
+// the end of its log, when it exits, not after the ready timeout. Here
+// something that is not RabbitMQ holds its port.
+func TestFailedStartShowsTheLog(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a real broker")
+	}
+	squatter, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer squatter.Close()
+	go func() {
+		for {
+			c, err := squatter.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	cfg := brokertest.Config(t)
+	cfg.Addr = squatter.Addr().String()
+	start := time.Now()
+	_, err = broker.Start(context.Background(), "rabbitmq", cfg)
+	if err == nil || !strings.Contains(err.Error(), "exited") || !strings.Contains(err.Error(), "end of its log") {
+		t.Fatalf("got %v, want an error saying it exited, with its log", err)
+	}
+	if waited := time.Since(start); waited > 60*time.Second {
+		t.Fatalf("the failure took %v to report", waited)
+	}
+	t.Logf("the error: %v", err)
+}
+
+func TestMissingKafkaJarsSaySo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs java")
+	}
+	cfg := brokertest.Config(t)
+	cfg.KafkaLibs = t.TempDir()
+	_, err := broker.Start(context.Background(), "kafka", cfg)
+	if err == nil || !strings.Contains(err.Error(), "ClassNotFoundException") {
+		t.Fatalf("got %v, want the JVM's complaint", err)
+	}
+}
+
+func TestRefusesAddressesOffLoopback(t *testing.T) {
+	cfg := broker.Config{Dir: t.TempDir(), Addr: "10.1.2.3:5672"}
+	_, err := broker.Start(context.Background(), "rabbitmq", cfg)
+	if err == nil || !strings.Contains(err.Error(), "not on loopback") {
+		t.Fatalf("got %v, want a refusal naming loopback", err)
+	}
+	if _, err := broker.Start(context.Background(), "mqtt", broker.Config{Dir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "known: kafka, nats, rabbitmq") {
+		t.Fatalf("got %v, want unknown broker listing the known ones", err)
+	}
+}
+
+func TestDownLeavesForeignBrokersAlone(t *testing.T) {
+	cfg := brokertest.Config(t)
+	cfg.InProcess = true
+	b, err := broker.Start(context.Background(), "nats", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	// Another hopbench with another data directory did not start it.
+	other := cfg
+	other.Dir = filepath.Join(t.TempDir(), "other")
+	msg, err := broker.Down(context.Background(), "nats", other)
+	if err != nil || !strings.Contains(msg, "left running") {
+		t.Fatalf("Down = %q, %v; want it left running", msg, err)
+	}
+	if _, err := broker.Probe(context.Background(), "nats", cfg.Addr); err != nil {
+		t.Fatalf("Down stopped a broker it had not started: %v", err)
+	}
+}

@@ -1,0 +1,147 @@
+package broker
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+)
+
+// KafkaVersion is the Apache Kafka broker deploy/kafka/pom.xml fetches;
+// keep the two in step.
+const KafkaVersion = "4.3.1"
+
+// kafkaJVMOptions are kafka-server-start.sh's defaults (heap and GC).
+var kafkaJVMOptions = []string{
+	"-Xmx1G", "-Xms1G",
+	"-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-XX:InitiatingHeapOccupancyPercent=35",
+	"-XX:+ExplicitGCInvokesConcurrent", "-Djava.awt.headless=true",
+}
+
+// FindKafkaLibs returns the directory of the Kafka broker jars: the
+// HOPBENCH_KAFKA_LIBS environment variable, or .tools/kafka/VERSION/libs in
+// the directory of this executable or of the working directory, or one of
+// their parents (scripts/setup.sh kafka puts the jars there).
+func FindKafkaLibs() (string, error) {
+	if dir := os.Getenv("HOPBENCH_KAFKA_LIBS"); dir != "" {
+		return dir, nil
+	}
+	rel := filepath.Join(".tools", "kafka", KafkaVersion, "libs")
+	var starts []string
+	if exe, err := os.Executable(); err == nil {
+		starts = append(starts, filepath.Dir(exe))
+	}
+	if wd, err := os.Getwd(); err == nil {
+		starts = append(starts, wd)
+	}
+	for _, dir := range starts {
+		for {
+			if m, _ := filepath.Glob(filepath.Join(dir, rel, "kafka_*.jar")); len(m) > 0 {
+				return filepath.Join(dir, rel), nil
+			}
+			parent := filepath.Dir(dir)
+			if parent == dir {
+				break
+			}
+			dir = parent
+		}
+	}
+	return "", fmt.Errorf("the Kafka %s broker jars were not found in %s (here or in a parent directory): run scripts/setup.sh kafka, which fetches them with Maven, or set HOPBENCH_KAFKA_LIBS", KafkaVersion, rel)
+}
+
+// startKafka runs a single Kafka node in KRaft mode, broker and controller
+// at once, listening on cfg.Addr with its controller on a free loopback
+// port; its storage is formatted on first start.
+func startKafka(_ context.Context, b *Broker, cfg Config) error {
+	libs := cfg.KafkaLibs
+	if libs == "" {
+		var err error
+		if libs, err = FindKafkaLibs(); err != nil {
+			return err
+		}
+	}
+	java, err := exec.LookPath("java")
+	if err != nil {
+		return errors.New("java not found: Kafka needs Java 17 (Debian's openjdk-17-jre-headless)")
+	}
+	controllerPort, err := freePort()
+	if err != nil {
+		return err
+	}
+	host, _, _ := net.SplitHostPort(cfg.Addr)
+	data := filepath.Join(cfg.Dir, "data")
+	props := filepath.Join(cfg.Dir, "server.properties")
+	max := strconv.Itoa(64<<20 + 1<<20) // a 64 MiB body and its envelope
+	text := fmt.Sprintf(`# written by hopbench at every start: one node, broker and controller (KRaft)
+process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@%[1]s:%[2]d
+listeners=PLAINTEXT://%[3]s,CONTROLLER://%[1]s:%[2]d
+advertised.listeners=PLAINTEXT://%[3]s
+controller.listener.names=CONTROLLER
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+inter.broker.listener.name=PLAINTEXT
+log.dirs=%[4]s
+# one broker: replication factor 1 everywhere, few internal partitions
+offsets.topic.replication.factor=1
+offsets.topic.num.partitions=1
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+share.coordinator.state.topic.replication.factor=1
+share.coordinator.state.topic.min.isr=1
+group.initial.rebalance.delay.ms=0
+# bodies up to hopbench's 64 MiB limit
+message.max.bytes=%[5]s
+replica.fetch.max.bytes=%[5]s
+# a lab broker: keep little
+log.retention.ms=600000
+log.segment.bytes=67108864
+`, host, controllerPort, cfg.Addr, data, max)
+	if err := os.WriteFile(props, []byte(text), 0o644); err != nil {
+		return err
+	}
+	log4j := filepath.Join(cfg.Dir, "log4j2.properties")
+	if err := os.WriteFile(log4j, []byte(`# written by hopbench: the broker logs to its output, which goes to kafka.log
+rootLogger.level = INFO
+rootLogger.appenderRef.stdout.ref = STDOUT
+appender.stdout.type = Console
+appender.stdout.name = STDOUT
+appender.stdout.layout.type = PatternLayout
+appender.stdout.layout.pattern = [%d] %p %m (%c)%n
+logger.kafka.name = kafka
+logger.kafka.level = WARN
+logger.state.name = state.change.logger
+logger.state.level = WARN
+logger.apache.name = org.apache.kafka
+logger.apache.level = WARN
+logger.server.name = kafka.server.KafkaRaftServer
+logger.server.level = INFO
+`), 0o644); err != nil {
+		return err
+	}
+	b.Log = filepath.Join(cfg.Dir, "kafka.log")
+	classpath := filepath.Join(libs, "*")
+	jvm := append([]string{java}, kafkaJVMOptions...)
+	jvm = append(jvm, "-Dlog4j2.configurationFile="+log4j, "-cp", classpath)
+	if _, err := os.Stat(filepath.Join(data, "meta.properties")); err != nil {
+		id := make([]byte, 16)
+		rand.Read(id)
+		format := exec.Command(jvm[0], append(jvm[1:], "kafka.tools.StorageTool", "format",
+			"-t", base64.RawURLEncoding.EncodeToString(id), "-c", props)...)
+		if out, err := format.CombinedOutput(); err != nil {
+			return fmt.Errorf("formatting its storage: %v: %s", err, out)
+		}
+	}
+	p, err := spawn(append(jvm, "kafka.Kafka", props), nil, cfg.Dir, b.Log, cfg.Detach)
+	if err != nil {
+		return err
+	}
+	b.proc = p
+	return nil
+}

@@ -1,0 +1,104 @@
+package broker
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+// NATSMaxPayload is the largest message the NATS broker takes: hopbench's
+// 64 MiB body limit and room for headers (NATS's default is 1 MiB).
+const NATSMaxPayload = 64<<20 + 1<<20
+
+// NATSOptions are the embedded server's options for addr.
+func NATSOptions(addr string) (*server.Options, error) {
+	host, portStr, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	port, err := strconv.Atoi(portStr)
+	if err != nil {
+		return nil, fmt.Errorf("port %q: %w", portStr, err)
+	}
+	return &server.Options{
+		ServerName: "hopbench",
+		Host:       host,
+		Port:       port,
+		MaxPayload: NATSMaxPayload,
+		MaxPending: 4 * NATSMaxPayload,
+		NoSigs:     true,
+		HTTPPort:   0,
+	}, nil
+}
+
+// ServeNATS runs the embedded NATS server at addr until ctx ends; it is
+// what `hopbench broker-process nats` runs. ready is called once it accepts
+// connections.
+func ServeNATS(ctx context.Context, addr string, ready func()) error {
+	srv, err := startEmbeddedNATS(addr, true)
+	if err != nil {
+		return err
+	}
+	if ready != nil {
+		ready()
+	}
+	<-ctx.Done()
+	srv.Shutdown()
+	srv.WaitForShutdown()
+	return nil
+}
+
+func startEmbeddedNATS(addr string, log bool) (*server.Server, error) {
+	opts, err := NATSOptions(addr)
+	if err != nil {
+		return nil, err
+	}
+	opts.NoLog = !log
+	srv, err := server.NewServer(opts)
+	if err != nil {
+		return nil, err
+	}
+	if log {
+		srv.ConfigureLogger()
+	}
+	go srv.Start()
+	if !srv.ReadyForConnections(10e9) {
+		srv.Shutdown()
+		return nil, fmt.Errorf("nats: not accepting connections at %s within 10s", addr)
+	}
+	return srv, nil
+}
+
+// startNATS runs NATS in a process of its own (this binary's hidden
+// broker-process command), so its CPU and memory are measured apart from
+// the load generator's; or in this process when cfg.InProcess.
+func startNATS(_ context.Context, b *Broker, cfg Config) error {
+	if cfg.InProcess {
+		srv, err := startEmbeddedNATS(cfg.Addr, false)
+		if err != nil {
+			return err
+		}
+		b.PID = os.Getpid()
+		b.stop = func() error { srv.Shutdown(); srv.WaitForShutdown(); return nil }
+		return nil
+	}
+	bin := cfg.Bin
+	if bin == "" {
+		var err error
+		if bin, err = os.Executable(); err != nil {
+			return err
+		}
+	}
+	b.Log = filepath.Join(cfg.Dir, "nats.log")
+	p, err := spawn([]string{bin, "broker-process", "nats", "--addr", cfg.Addr}, nil, cfg.Dir, b.Log, cfg.Detach)
+	if err != nil {
+		return err
+	}
+	b.proc = p
+	return nil
+}

@@ -1,0 +1,97 @@
+package broker
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	amqp "github.com/rabbitmq/amqp091-go"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// Probe checks that the named broker answers its protocol at addr and
+// returns the version it reports.
+func Probe(ctx context.Context, name, addr string) (string, error) {
+	if _, ok := DefaultAddr[name]; !ok {
+		return "", fmt.Errorf("unknown broker %q", name)
+	}
+	// A closed port fails fast without a protocol client's retries.
+	var d net.Dialer
+	c, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return "", err
+	}
+	c.Close()
+	switch name {
+	case "rabbitmq":
+		return probeRabbitMQ(ctx, addr)
+	case "kafka":
+		return probeKafka(ctx, addr)
+	default:
+		return probeNATS(ctx, addr)
+	}
+}
+
+func probeRabbitMQ(ctx context.Context, addr string) (string, error) {
+	timeout := 5 * time.Second
+	if dl, ok := ctx.Deadline(); ok {
+		timeout = time.Until(dl)
+	}
+	conn, err := amqp.DialConfig("amqp://guest:guest@"+addr+"/", amqp.Config{Dial: amqp.DefaultDial(timeout)})
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	version, _ := conn.Properties["version"].(string)
+	product, _ := conn.Properties["product"].(string)
+	if product != "" && product != "RabbitMQ" {
+		return "", fmt.Errorf("%s answers AMQP as %q, not RabbitMQ", addr, product)
+	}
+	return version, nil
+}
+
+func probeKafka(ctx context.Context, addr string) (string, error) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.RequestRetries(0), kgo.DialTimeout(5*time.Second))
+	if err != nil {
+		return "", err
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	// Ready means a registered broker that can serve metadata, not only a
+	// listening socket.
+	md, err := adm.BrokerMetadata(ctx)
+	if err != nil {
+		return "", err
+	}
+	if len(md.Brokers) == 0 || md.Controller < 0 {
+		return "", fmt.Errorf("kafka at %s has no registered broker and controller yet", addr)
+	}
+	vs, err := adm.ApiVersions(ctx)
+	if err != nil {
+		return "", err
+	}
+	for _, v := range vs.Sorted() {
+		if v.Err == nil {
+			// Kafka does not say its version; the guess is from the API
+			// versions it supports, e.g. "at least v4.1".
+			return v.VersionGuess(), nil
+		}
+	}
+	return "", fmt.Errorf("kafka at %s: no API versions", addr)
+}
+
+func probeNATS(ctx context.Context, addr string) (string, error) {
+	timeout := 5 * time.Second
+	if dl, ok := ctx.Deadline(); ok {
+		timeout = time.Until(dl)
+	}
+	nc, err := nats.Connect("nats://"+addr, nats.Timeout(timeout), nats.NoReconnect(), nats.Name("hopbench probe"))
+	if err != nil {
+		return "", err
+	}
+	defer nc.Close()
+	return nc.ConnectedServerVersion(), nil
+}
