@@ -116,8 +116,12 @@ type Config struct {
 	ClientTLS *tls.Config
 	// MaxBytes bounds a request or reply body (0: codec.DefaultMaxBytes).
 	MaxBytes int
-	// Dialer, when set, is used for every client connection (wire counting).
+	// Dialer, when set, is used for every client connection (wire counting);
+	// broker stacks use it for servers too, which are clients of the broker.
 	Dialer Dialer
+	// Options are a transport's own settings (see Optioned), e.g. amqp's
+	// reply mode or kafka's acks; unknown names are refused.
+	Options map[string]string
 }
 
 // Dialer opens client connections; internal/wire's counting dialer is one.
@@ -171,6 +175,77 @@ func Lookup(name string) (Transport, error) {
 		return t, nil
 	}
 	return nil, fmt.Errorf("unknown stack technology %q (known: %s)", name, strings.Join(Names(), ", "))
+}
+
+// Option is a setting a transport takes beyond Config's common fields.
+type Option struct {
+	Name    string
+	Default string
+	Help    string
+	// Check refuses a bad value with a reason (nil: any value).
+	Check func(string) error
+}
+
+// Optioned is implemented by transports with options of their own.
+type Optioned interface {
+	Options() []Option
+}
+
+// OptionsOf lists t's options, none for most transports.
+func OptionsOf(t Transport) []Option {
+	if o, ok := t.(Optioned); ok {
+		return o.Options()
+	}
+	return nil
+}
+
+// ResolveOptions checks given against t's options and returns every option
+// of t with its value: the given one or the default.
+func ResolveOptions(t Transport, given map[string]string) (map[string]string, error) {
+	opts := OptionsOf(t)
+	out := make(map[string]string, len(opts))
+	for _, o := range opts {
+		out[o.Name] = o.Default
+	}
+	for name, v := range given {
+		i := slices.IndexFunc(opts, func(o Option) bool { return o.Name == name })
+		if i < 0 {
+			known := make([]string, len(opts))
+			for j, o := range opts {
+				known[j] = o.Name
+			}
+			if len(known) == 0 {
+				return nil, fmt.Errorf("%s takes no options (got %s=%s)", t.Name(), name, v)
+			}
+			return nil, fmt.Errorf("%s: unknown option %q (known: %s)", t.Name(), name, strings.Join(known, ", "))
+		}
+		if opts[i].Check != nil {
+			if err := opts[i].Check(v); err != nil {
+				return nil, fmt.Errorf("%s option %s=%q: %v", t.Name(), name, v, err)
+			}
+		}
+		out[name] = v
+	}
+	return out, nil
+}
+
+// Brokered is implemented by transports that talk through a broker. Their
+// addresses are URLs naming the broker and the service's queue, topic or
+// subject, e.g. amqp://127.0.0.1:5672/hopbench; a server given no name
+// makes a unique one, as a port of 0 picks a free port.
+type Brokered interface {
+	// Broker names the broker: rabbitmq, kafka or nats.
+	Broker() string
+	// Scheme is the URL scheme of the stack's addresses.
+	Scheme() string
+}
+
+// BrokerOf returns the broker t talks through, or "" for direct stacks.
+func BrokerOf(t Transport) string {
+	if b, ok := t.(Brokered); ok {
+		return b.Broker()
+	}
+	return ""
 }
 
 // SelfCompressing is implemented by transports whose protocol compresses

@@ -35,6 +35,9 @@ type Variant struct {
 	Config    transport.Config
 	// Large runs the 64 MiB case; slow under -race, so not every variant does.
 	Large bool
+	// Listen is the server's address (default 127.0.0.1:0); broker stacks
+	// give their broker's URL with no name, so each server gets its own.
+	Listen string
 }
 
 // Run runs every case against v.
@@ -51,7 +54,7 @@ func Run(t *testing.T, v Variant) {
 			t.Run(c.name, func(t *testing.T) {
 				// Deferred calls run last first: close, then look for leaks.
 				defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-				e := newEnv(t, tr, v.Config, c.serverMaxBytes)
+				e := newEnv(t, tr, cmp.Or(v.Listen, "127.0.0.1:0"), v.Config, c.serverMaxBytes)
 				defer e.close()
 				c.run(t, e)
 			})
@@ -88,14 +91,14 @@ func (e *env) close() {
 	e.server.Close()
 }
 
-func newEnv(t *testing.T, tr transport.Transport, cfg transport.Config, serverMaxBytes int) *env {
+func newEnv(t *testing.T, tr transport.Transport, listen string, cfg transport.Config, serverMaxBytes int) *env {
 	t.Helper()
 	ctx := context.Background()
 	scfg := cfg
 	if serverMaxBytes > 0 {
 		scfg.MaxBytes = serverMaxBytes
 	}
-	srv, err := tr.Listen(ctx, "127.0.0.1:0", scfg, transport.Handler{Bytes: handler, Message: messageHandler})
+	srv, err := tr.Listen(ctx, listen, scfg, transport.Handler{Bytes: handler, Message: messageHandler})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,36 @@
+package amqp_test
+
+import (
+	"testing"
+
+	"github.com/hopbench/hopbench/internal/broker/brokertest"
+	"github.com/hopbench/hopbench/internal/transport"
+	_ "github.com/hopbench/hopbench/internal/transport/amqp"
+	"github.com/hopbench/hopbench/internal/transport/transporttest"
+)
+
+func TestMain(m *testing.M) { brokertest.Main(m, "", "rabbitmq") }
+
+// TestConformance runs over a real RabbitMQ, both reply modes, and the
+// persistence and confirm options.
+func TestConformance(t *testing.T) {
+	listen := "amqp://" + brokertest.Addrs["rabbitmq"] + "/"
+	variants := []transporttest.Variant{
+		{Name: "json/direct-reply", Config: transport.Config{Codec: "json"}},
+		{Name: "proto/reply-queue", Config: transport.Config{Codec: "proto", Options: map[string]string{"reply": "queue"}}},
+		{Name: "proto+gzip/persistent+confirm", Config: transport.Config{Codec: "proto", Compression: "gzip",
+			Options: map[string]string{"persistent": "true", "confirm": "true"}}},
+	}
+	for _, v := range variants {
+		v.Transport, v.Listen = "amqp", listen
+		transporttest.Run(t, v)
+	}
+}
+
+func TestRefusals(t *testing.T) {
+	transporttest.CheckRefusals(t, "amqp", []transporttest.Refusal{
+		{Config: transport.Config{HTTP2: true}, Want: "HTTP/2"},
+		{Config: transport.Config{Options: map[string]string{"reply": "mailbox"}}, Want: "want one of [direct queue]"},
+		{Config: transport.Config{Options: map[string]string{"acks": "all"}}, Want: `unknown option "acks" (known: reply, prefetch, persistent, confirm)`},
+	})
+}

@@ -1,0 +1,310 @@
+// Package brokered is what the broker stacks (amqp, kafka, nats) share:
+// their addresses, the metadata every request and reply carries as message
+// headers, serving a request through a Handler, and matching replies to
+// waiting callers by correlation id. Each stack only moves messages with
+// its broker's own client library.
+package brokered
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/hopbench/hopbench/internal/codec"
+	"github.com/hopbench/hopbench/internal/transport"
+)
+
+// Addr is a broker stack's address: scheme://host:port/name, where name is
+// the service's queue, topic or subject.
+type Addr struct {
+	Scheme string
+	Host   string // host:port of the broker
+	Name   string
+}
+
+func (a Addr) String() string { return a.Scheme + "://" + a.Host + "/" + a.Name }
+
+// ParseAddr reads scheme://host:port/name; the scheme may be left out. An
+// empty name is replaced by a unique one when unique is set (a server
+// asked for "any" name), and is an error otherwise.
+func ParseAddr(s, scheme string, unique bool) (Addr, error) {
+	if !strings.Contains(s, "://") {
+		s = scheme + "://" + s
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" {
+		return Addr{}, fmt.Errorf("address %q: want %s://host:port/name, e.g. %s://127.0.0.1:%s/hopbench", s, scheme, scheme, defaultPort(scheme))
+	}
+	if u.Scheme != scheme {
+		return Addr{}, fmt.Errorf("address %q: want the %s:// scheme", s, scheme)
+	}
+	host, port, err := net.SplitHostPort(u.Host)
+	if err != nil || port == "" {
+		return Addr{}, fmt.Errorf("address %q: want host:port of the broker, e.g. 127.0.0.1:%s", s, defaultPort(scheme))
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return Addr{}, fmt.Errorf("address %q: the broker must be on loopback (127.0.0.1): hopbench's traffic stays on this machine", s)
+	}
+	a := Addr{Scheme: scheme, Host: u.Host, Name: strings.Trim(u.Path, "/")}
+	switch {
+	case a.Name == "" && unique:
+		a.Name = "hopbench." + randomID()
+	case a.Name == "":
+		return Addr{}, fmt.Errorf("address %q names no queue, topic or subject: add it as the path, e.g. %s://%s/hopbench", s, scheme, u.Host)
+	case strings.ContainsAny(a.Name, "/ *>"):
+		return Addr{}, fmt.Errorf("address %q: the name %q may not contain '/', spaces, '*' or '>'", s, a.Name)
+	}
+	return a, nil
+}
+
+func defaultPort(scheme string) string {
+	return map[string]string{"amqp": "5672", "kafka": "9092", "nats": "4222"}[scheme]
+}
+
+func randomID() string {
+	b := make([]byte, 6)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// Header names of the metadata a request and its reply carry.
+const (
+	HeaderOp          = "hopbench-op"
+	HeaderModel       = "hopbench-model"
+	HeaderCount       = "hopbench-count"
+	HeaderContentType = "content-type"
+	HeaderEncoding    = "content-encoding"
+	HeaderError       = "hopbench-error"         // the failure's class, on a reply
+	HeaderErrorMsg    = "hopbench-error-message" // and its message
+)
+
+// Meta is a message's metadata, carried as its headers.
+type Meta map[string]string
+
+// RequestMeta is the metadata of a call.
+func RequestMeta(req *transport.Request) Meta {
+	m := Meta{HeaderOp: string(req.Op), HeaderModel: req.Model, HeaderContentType: req.Codec.ContentType()}
+	if req.Op == transport.OpGet {
+		m[HeaderCount] = strconv.Itoa(req.Count)
+	}
+	if enc := req.Compression.Encoding(); enc != "" {
+		m[HeaderEncoding] = enc
+	}
+	return m
+}
+
+// CheckSize refuses a body above the limit before it is sent.
+func CheckSize(body []byte, maxBytes int) error {
+	if len(body) > maxBytes {
+		return &transport.Error{Code: transport.CodeTooLarge, Msg: fmt.Sprintf("request body of %d bytes exceeds the limit of %d bytes", len(body), maxBytes)}
+	}
+	return nil
+}
+
+// parseRequest rebuilds a call from a message.
+func parseRequest(m Meta, body []byte, maxBytes int) (*transport.Request, error) {
+	op, err := transport.ParseOp(m[HeaderOp])
+	if err != nil {
+		return nil, &transport.Error{Code: transport.CodeBadRequest, Msg: err.Error()}
+	}
+	req := &transport.Request{Op: op, Model: m[HeaderModel], Body: body}
+	if op == transport.OpGet {
+		if req.Count, err = strconv.Atoi(m[HeaderCount]); err != nil || req.Count < 0 {
+			return nil, transport.Errorf(transport.CodeBadRequest, "header %s=%q: want a whole number of items", HeaderCount, m[HeaderCount])
+		}
+	}
+	if len(body) > maxBytes {
+		return nil, &transport.Error{Code: transport.CodeTooLarge, Msg: fmt.Sprintf("request body of %d bytes exceeds the limit of %d bytes", len(body), maxBytes)}
+	}
+	if req.Codec, err = codec.ForContentType(m[HeaderContentType]); err != nil {
+		return nil, &transport.Error{Code: transport.CodeBadRequest, Msg: err.Error()}
+	}
+	if req.Compression, err = codec.ForEncoding(m[HeaderEncoding]); err != nil {
+		return nil, &transport.Error{Code: transport.CodeBadRequest, Msg: err.Error()}
+	}
+	return req, nil
+}
+
+// Serve answers one request message with h: the reply's metadata and body,
+// a classified error in the metadata when the call failed.
+func Serve(ctx context.Context, h transport.Handler, m Meta, body []byte, maxBytes int) (Meta, []byte) {
+	req, err := parseRequest(m, body, maxBytes)
+	var reply []byte
+	if err == nil {
+		reply, err = h.Bytes(ctx, req)
+	}
+	if err != nil {
+		return Meta{HeaderError: transport.CodeOf(err).String(), HeaderErrorMsg: err.Error()}, nil
+	}
+	out := Meta{HeaderContentType: req.Codec.ContentType()}
+	if enc := req.Compression.Encoding(); enc != "" {
+		out[HeaderEncoding] = enc
+	}
+	return out, reply
+}
+
+// Result is a reply message as a call's outcome.
+func Result(m Meta, body []byte, maxBytes int) ([]byte, error) {
+	if name := m[HeaderError]; name != "" {
+		code, ok := transport.CodeNamed(name)
+		if !ok {
+			code = transport.CodeInternal
+		}
+		return nil, &transport.Error{Code: code, Msg: m[HeaderErrorMsg]}
+	}
+	if len(body) > maxBytes {
+		return nil, &transport.Error{Code: transport.CodeTooLarge, Msg: fmt.Sprintf("reply body exceeds the limit of %d bytes", maxBytes)}
+	}
+	return body, nil
+}
+
+// Reply is what a waiting caller receives.
+type Reply struct {
+	Meta Meta
+	Body []byte
+	Err  error // set when the reply could not come (connection lost, returned)
+}
+
+// Pending matches replies to waiting callers by correlation id.
+type Pending struct {
+	prefix string
+	seq    atomic.Uint64
+	mu     sync.Mutex
+	calls  map[string]chan Reply
+	closed error
+}
+
+// NewPending makes ids unique to this client: replies to other clients on
+// a shared reply topic are told apart.
+func NewPending() *Pending {
+	return &Pending{prefix: randomID() + "-", calls: map[string]chan Reply{}}
+}
+
+// Add registers a call and returns its correlation id and where its reply
+// will arrive; after Fail, it returns the failure instead.
+func (p *Pending) Add() (string, <-chan Reply, error) {
+	id := p.prefix + strconv.FormatUint(p.seq.Add(1), 36)
+	ch := make(chan Reply, 1)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed != nil {
+		return "", nil, p.closed
+	}
+	p.calls[id] = ch
+	return id, ch, nil
+}
+
+// Remove forgets a call that gave up.
+func (p *Pending) Remove(id string) {
+	p.mu.Lock()
+	delete(p.calls, id)
+	p.mu.Unlock()
+}
+
+// Deliver hands a reply to its caller; false when none waits for id.
+func (p *Pending) Deliver(id string, r Reply) bool {
+	p.mu.Lock()
+	ch, ok := p.calls[id]
+	delete(p.calls, id)
+	p.mu.Unlock()
+	if ok {
+		ch <- r
+	}
+	return ok
+}
+
+// Fail ends every waiting call with err, and every later one.
+func (p *Pending) Fail(err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed == nil {
+		p.closed = err
+	}
+	for id, ch := range p.calls {
+		ch <- Reply{Err: err}
+		delete(p.calls, id)
+	}
+}
+
+// Wait waits for the reply to call id, or for ctx to end.
+func (p *Pending) Wait(ctx context.Context, id string, ch <-chan Reply, maxBytes int) ([]byte, error) {
+	select {
+	case r := <-ch:
+		if r.Err != nil {
+			return nil, r.Err
+		}
+		return Result(r.Meta, r.Body, maxBytes)
+	case <-ctx.Done():
+		p.Remove(id)
+		return nil, &transport.Error{Code: transport.CodeDeadline, Msg: "no reply before the call's deadline: " + ctx.Err().Error(), Err: ctx.Err()}
+	}
+}
+
+// Handlers runs each request in a goroutine of its own and, on Close,
+// cancels them and waits: message libraries deliver one message at a time.
+type Handlers struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// NewHandlers returns Handlers whose calls' contexts end on Close.
+func NewHandlers() *Handlers {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Handlers{ctx: ctx, cancel: cancel}
+}
+
+// Go runs f with the handlers' context.
+func (hs *Handlers) Go(f func(ctx context.Context)) {
+	hs.wg.Add(1)
+	go func() {
+		defer hs.wg.Done()
+		f(hs.ctx)
+	}()
+}
+
+// Close cancels the calls in flight and waits for them.
+func (hs *Handlers) Close() {
+	hs.cancel()
+	hs.wg.Wait()
+}
+
+// Unavailable classifies a lost or refused broker connection.
+func Unavailable(format string, args ...any) *transport.Error {
+	return transport.Errorf(transport.CodeUnavailable, format, args...)
+}
+
+// Refuse rejects Config settings broker stacks do not have.
+func Refuse(name string, cfg transport.Config) error {
+	switch {
+	case cfg.ServerTLS != nil || cfg.ClientTLS != nil:
+		return fmt.Errorf("%s: TLS to the broker is not supported (hopbench's brokers listen on loopback in plain text)", name)
+	case cfg.HTTP2:
+		return fmt.Errorf("%s: HTTP/2 applies to HTTP stacks only", name)
+	}
+	return nil
+}
+
+// NetDial adapts a Config's Dialer (or a plain one) to libraries that dial
+// without a context.
+func NetDial(cfg transport.Config) func(network, addr string) (net.Conn, error) {
+	return func(network, addr string) (net.Conn, error) {
+		return ContextDial(cfg)(context.Background(), network, addr)
+	}
+}
+
+// ContextDial is cfg's Dialer, or a plain net.Dialer.
+func ContextDial(cfg transport.Config) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	if cfg.Dialer != nil {
+		return cfg.Dialer.DialContext
+	}
+	var d net.Dialer
+	return d.DialContext
+}
