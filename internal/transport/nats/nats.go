@@ -1,0 +1,161 @@
+// Package nats is the nats stack: request/reply on a subject with
+// github.com/nats-io/nats.go. A service subscribes in a queue group named
+// after its subject, so replicas share the requests; a caller's request
+// carries a reply inbox, which nats.go multiplexes over one subscription.
+//
+// Addresses are nats://127.0.0.1:4222/SUBJECT.
+package nats
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/hopbench/hopbench/internal/codec"
+	"github.com/hopbench/hopbench/internal/transport"
+	"github.com/hopbench/hopbench/internal/transport/brokered"
+)
+
+func init() { transport.Register(Transport{}) }
+
+// Transport is the nats stack.
+type Transport struct{}
+
+func (Transport) Name() string     { return "nats" }
+func (Transport) Codecs() []string { return codec.Names() }
+func (Transport) Broker() string   { return "nats" }
+func (Transport) Scheme() string   { return "nats" }
+
+// dialer adapts a Config's dialer to nats.CustomDialer.
+type dialer struct{ cfg transport.Config }
+
+func (d dialer) Dial(network, addr string) (net.Conn, error) {
+	return brokered.NetDial(d.cfg)(network, addr)
+}
+
+func connect(a brokered.Addr, cfg transport.Config, role string) (*nats.Conn, error) {
+	nc, err := nats.Connect("nats://"+a.Host,
+		nats.Name("hopbench "+role+" "+a.Name),
+		nats.SetCustomDialer(dialer{cfg}),
+		// A lost broker fails calls at once rather than buffering them
+		// through reconnect attempts the run does not wait for.
+		nats.NoReconnect(),
+	)
+	if err != nil {
+		return nil, brokered.Unavailable("nats: connecting to NATS at %s: %v (is it running? hopbench brokers up nats)", a.Host, err)
+	}
+	return nc, nil
+}
+
+func toHeader(m brokered.Meta) nats.Header {
+	h := make(nats.Header, len(m))
+	for k, v := range m {
+		h.Set(k, v)
+	}
+	return h
+}
+
+func fromHeader(h nats.Header) brokered.Meta {
+	m := make(brokered.Meta, len(h))
+	for k := range h {
+		m[k] = h.Get(k)
+	}
+	return m
+}
+
+type server struct {
+	addr     brokered.Addr
+	nc       *nats.Conn
+	sub      *nats.Subscription
+	handlers *brokered.Handlers
+}
+
+// Listen subscribes to the subject in a queue group of the same name.
+func (Transport) Listen(ctx context.Context, addr string, cfg transport.Config, h transport.Handler) (transport.Server, error) {
+	if err := brokered.Refuse("nats", cfg); err != nil {
+		return nil, err
+	}
+	a, err := brokered.ParseAddr(addr, "nats", true)
+	if err != nil {
+		return nil, err
+	}
+	nc, err := connect(a, cfg, "service")
+	if err != nil {
+		return nil, err
+	}
+	srv := &server{addr: a, nc: nc, handlers: brokered.NewHandlers()}
+	maxBytes := cfg.MaxBytesOrDefault()
+	srv.sub, err = nc.QueueSubscribe(a.Name, a.Name, func(m *nats.Msg) {
+		// nats.go delivers a subscription's messages one at a time.
+		srv.handlers.Go(func(ctx context.Context) {
+			meta, reply := brokered.Serve(ctx, h, fromHeader(m.Header), m.Data, maxBytes)
+			m.RespondMsg(&nats.Msg{Header: toHeader(meta), Data: reply})
+		})
+	})
+	if err == nil {
+		err = nc.Flush() // the subscription is registered before we say we serve
+	}
+	if err != nil {
+		nc.Close()
+		return nil, fmt.Errorf("nats: subscribing to %s: %w", a.Name, err)
+	}
+	return srv, nil
+}
+
+func (s *server) Addr() string { return s.addr.String() }
+
+func (s *server) Close() error {
+	s.sub.Unsubscribe()
+	s.handlers.Close()
+	s.nc.Close()
+	return nil
+}
+
+type client struct {
+	addr     brokered.Addr
+	nc       *nats.Conn
+	maxBytes int
+}
+
+// Dial connects; each call is a request with its own reply inbox.
+func (Transport) Dial(ctx context.Context, target string, cfg transport.Config) (transport.Client, error) {
+	if err := brokered.Refuse("nats", cfg); err != nil {
+		return nil, err
+	}
+	a, err := brokered.ParseAddr(target, "nats", false)
+	if err != nil {
+		return nil, err
+	}
+	nc, err := connect(a, cfg, "client")
+	if err != nil {
+		return nil, err
+	}
+	return &client{addr: a, nc: nc, maxBytes: cfg.MaxBytesOrDefault()}, nil
+}
+
+func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, error) {
+	if err := brokered.CheckSize(req.Body, c.maxBytes); err != nil {
+		return nil, err
+	}
+	msg := &nats.Msg{Subject: c.addr.Name, Header: toHeader(brokered.RequestMeta(req)), Data: req.Body}
+	reply, err := c.nc.RequestMsgWithContext(ctx, msg)
+	switch {
+	case err == nil:
+		return brokered.Result(fromHeader(reply.Header), reply.Data, c.maxBytes)
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout):
+		return nil, &transport.Error{Code: transport.CodeDeadline, Msg: "no reply before the call's deadline", Err: err}
+	case errors.Is(err, nats.ErrNoResponders):
+		return nil, brokered.Unavailable("nats: no service subscribes to %s", c.addr.Name)
+	case errors.Is(err, nats.ErrMaxPayload):
+		return nil, &transport.Error{Code: transport.CodeTooLarge, Msg: fmt.Sprintf("request of %d bytes exceeds the broker's max_payload of %d bytes", len(req.Body), c.nc.MaxPayload()), Err: err}
+	}
+	return nil, brokered.Unavailable("nats: %v", err)
+}
+
+func (c *client) Close() error {
+	c.nc.Close()
+	return nil
+}

@@ -1,0 +1,29 @@
+package nats_test
+
+import (
+	"testing"
+
+	"github.com/hopbench/hopbench/internal/broker/brokertest"
+	"github.com/hopbench/hopbench/internal/transport"
+	_ "github.com/hopbench/hopbench/internal/transport/nats"
+	"github.com/hopbench/hopbench/internal/transport/transporttest"
+)
+
+func TestMain(m *testing.M) { brokertest.Main(m, "", "nats") }
+
+func TestConformance(t *testing.T) {
+	listen := "nats://" + brokertest.Addrs["nats"] + "/"
+	for _, v := range []transporttest.Variant{
+		{Name: "proto", Config: transport.Config{Codec: "proto"}, Large: true},
+		{Name: "json+zstd", Config: transport.Config{Codec: "json", Compression: "zstd"}},
+	} {
+		v.Transport, v.Listen = "nats", listen
+		transporttest.Run(t, v)
+	}
+}
+
+func TestRefusals(t *testing.T) {
+	transporttest.CheckRefusals(t, "nats", []transporttest.Refusal{
+		{Config: transport.Config{HTTP2: true}, Want: "HTTP/2"},
+	})
+}
