@@ -1,0 +1,350 @@
+// Package kafka is the kafka stack: request/reply over Kafka with
+// github.com/twmb/franz-go. A service has a request topic, consumed by a
+// consumer group named after it so that replicas share its partitions, and
+// a reply topic. A caller's request carries a correlation id and the reply
+// topic in record headers; each caller reads the reply topic from where it
+// stood when the caller connected and takes the replies whose ids it is
+// waiting for.
+//
+// Settings are for request/reply latency rather than throughput: producer
+// linger 0, fetch max wait 10 ms (franz-go's minimum), acks all by default.
+//
+// Addresses are kafka://127.0.0.1:9092/TOPIC.
+package kafka
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/hopbench/hopbench/internal/codec"
+	"github.com/hopbench/hopbench/internal/transport"
+	"github.com/hopbench/hopbench/internal/transport/brokered"
+)
+
+func init() { transport.Register(Transport{}) }
+
+// Transport is the kafka stack.
+type Transport struct{}
+
+func (Transport) Name() string     { return "kafka" }
+func (Transport) Codecs() []string { return codec.Names() }
+func (Transport) Broker() string   { return "kafka" }
+func (Transport) Scheme() string   { return "kafka" }
+
+func (Transport) Options() []transport.Option {
+	return []transport.Option{
+		{Name: "acks", Default: "all", Help: "producer acks: all (every in-sync replica), leader, or none", Check: oneOf("all", "leader", "none")},
+		{Name: "linger", Default: "0s", Help: "producer linger: how long a record waits for others to batch with", Check: duration},
+		{Name: "fetch_max_wait", Default: "10ms", Help: "how long the broker holds a fetch for data (10ms is franz-go's minimum)", Check: duration},
+		{Name: "partitions", Default: "4", Help: "partitions of a service's request topic: replicas of a service share them, so at most this many consume", Check: positive},
+	}
+}
+
+func oneOf(values ...string) func(string) error {
+	return func(v string) error {
+		for _, ok := range values {
+			if v == ok {
+				return nil
+			}
+		}
+		return fmt.Errorf("want one of %v", values)
+	}
+}
+
+func duration(v string) error {
+	if _, err := time.ParseDuration(v); err != nil {
+		return errors.New("want a duration such as 0s or 10ms")
+	}
+	return nil
+}
+
+func positive(v string) error {
+	if n, err := strconv.Atoi(v); err != nil || n < 1 {
+		return errors.New("want a whole number of 1 or more")
+	}
+	return nil
+}
+
+// Header names of the request/reply envelope.
+const (
+	headerCorrelation = "correlation-id"
+	headerReplyTo     = "reply-to"
+)
+
+// Limits: bodies up to hopbench's 64 MiB and their envelope, within what
+// hopbench's broker takes (message.max.bytes).
+const (
+	maxRecordBytes = 64<<20 + 1<<20
+	maxFetchBytes  = 96 << 20
+)
+
+// setup is what both ends need: options read, addresses, client options.
+type setup struct {
+	addr       brokered.Addr
+	opts       []kgo.Opt
+	partitions int32
+}
+
+func (t Transport) setup(addr string, cfg transport.Config, server bool) (*setup, error) {
+	if err := brokered.Refuse(t.Name(), cfg); err != nil {
+		return nil, err
+	}
+	opts, err := transport.ResolveOptions(t, cfg.Options)
+	if err != nil {
+		return nil, err
+	}
+	a, err := brokered.ParseAddr(addr, "kafka", server)
+	if err != nil {
+		return nil, err
+	}
+	linger, _ := time.ParseDuration(opts["linger"])
+	wait, _ := time.ParseDuration(opts["fetch_max_wait"])
+	parts, _ := strconv.Atoi(opts["partitions"])
+	s := &setup{addr: a, partitions: int32(parts), opts: []kgo.Opt{
+		kgo.SeedBrokers(a.Host),
+		kgo.Dialer(brokered.ContextDial(cfg)),
+		kgo.ProducerLinger(linger),
+		kgo.FetchMaxWait(wait),
+		kgo.ProducerBatchMaxBytes(maxRecordBytes),
+		kgo.FetchMaxBytes(maxFetchBytes),
+		kgo.FetchMaxPartitionBytes(maxFetchBytes),
+		kgo.BrokerMaxReadBytes(2 * maxFetchBytes),
+		kgo.MetadataMinAge(100 * time.Millisecond),
+	}}
+	switch opts["acks"] {
+	case "all":
+		s.opts = append(s.opts, kgo.RequiredAcks(kgo.AllISRAcks()))
+	case "leader":
+		s.opts = append(s.opts, kgo.RequiredAcks(kgo.LeaderAck()), kgo.DisableIdempotentWrite())
+	case "none":
+		s.opts = append(s.opts, kgo.RequiredAcks(kgo.NoAck()), kgo.DisableIdempotentWrite())
+	}
+	return s, nil
+}
+
+func replyTopic(name string) string { return name + ".replies" }
+
+// createTopics makes the service's topics if they are missing.
+func (s *setup) createTopics(ctx context.Context, cl *kgo.Client) error {
+	adm := kadm.NewClient(cl)
+	for topic, parts := range map[string]int32{s.addr.Name: s.partitions, replyTopic(s.addr.Name): 1} {
+		_, err := adm.CreateTopic(ctx, parts, 1, nil, topic)
+		if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
+			return brokered.Unavailable("kafka: creating topic %s at %s: %v (is Kafka running? hopbench brokers up kafka)", topic, s.addr.Host, err)
+		}
+	}
+	return nil
+}
+
+func toHeaders(m brokered.Meta, extra ...kgo.RecordHeader) []kgo.RecordHeader {
+	hs := extra
+	for k, v := range m {
+		hs = append(hs, kgo.RecordHeader{Key: k, Value: []byte(v)})
+	}
+	return hs
+}
+
+func fromHeaders(hs []kgo.RecordHeader) (m brokered.Meta, correlation, replyTo string) {
+	m = make(brokered.Meta, len(hs))
+	for _, h := range hs {
+		switch h.Key {
+		case headerCorrelation:
+			correlation = string(h.Value)
+		case headerReplyTo:
+			replyTo = string(h.Value)
+		default:
+			m[h.Key] = string(h.Value)
+		}
+	}
+	return m, correlation, replyTo
+}
+
+type server struct {
+	addr     brokered.Addr
+	cl       *kgo.Client
+	handlers *brokered.Handlers
+	done     chan struct{}
+}
+
+// Listen creates the service's topics, joins its consumer group and
+// returns once it has been assigned partitions, so a request sent after
+// Listen returns is served.
+func (t Transport) Listen(ctx context.Context, addr string, cfg transport.Config, h transport.Handler) (transport.Server, error) {
+	s, err := t.setup(addr, cfg, true)
+	if err != nil {
+		return nil, err
+	}
+	assigned := make(chan struct{})
+	var once bool
+	cl, err := kgo.NewClient(append(s.opts,
+		kgo.ConsumerGroup(s.addr.Name),
+		kgo.ConsumeTopics(s.addr.Name),
+		// The topic is new or the group has committed offsets; a new group
+		// on an old topic starts at its beginning rather than miss requests
+		// sent while it joined.
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.OnPartitionsAssigned(func(_ context.Context, _ *kgo.Client, parts map[string][]int32) {
+			if len(parts[s.addr.Name]) > 0 && !once {
+				once = true
+				close(assigned)
+			}
+		}),
+	)...)
+	if err != nil {
+		return nil, fmt.Errorf("kafka: %w", err)
+	}
+	if err := s.createTopics(ctx, cl); err != nil {
+		cl.Close()
+		return nil, err
+	}
+	srv := &server{addr: s.addr, cl: cl, handlers: brokered.NewHandlers(), done: make(chan struct{})}
+	go srv.consume(h, cfg.MaxBytesOrDefault())
+	select {
+	case <-assigned:
+		return srv, nil
+	case <-ctx.Done():
+		srv.Close()
+		return nil, ctx.Err()
+	case <-time.After(60 * time.Second):
+		srv.Close()
+		return nil, brokered.Unavailable("kafka: the consumer group %s was assigned no partition of %s within 60s", s.addr.Name, s.addr.Name)
+	}
+}
+
+func (srv *server) consume(h transport.Handler, maxBytes int) {
+	defer close(srv.done)
+	for {
+		fetches := srv.cl.PollFetches(context.Background())
+		if fetches.IsClientClosed() {
+			return
+		}
+		fetches.EachRecord(func(r *kgo.Record) {
+			srv.handlers.Go(func(ctx context.Context) {
+				meta, correlation, replyTo := fromHeaders(r.Headers)
+				if replyTo == "" {
+					return // not a request: nowhere to answer
+				}
+				meta, reply := brokered.Serve(ctx, h, meta, r.Value, maxBytes)
+				rec := &kgo.Record{Topic: replyTo, Value: reply,
+					Headers: toHeaders(meta, kgo.RecordHeader{Key: headerCorrelation, Value: []byte(correlation)})}
+				// A reply that cannot be written leaves the caller to its deadline.
+				srv.cl.ProduceSync(ctx, rec)
+			})
+		})
+	}
+}
+
+func (srv *server) Addr() string { return srv.addr.String() }
+
+// Close leaves the group, waits for the consuming goroutine, then ends the
+// calls in flight and waits for them.
+func (srv *server) Close() error {
+	srv.cl.Close()
+	<-srv.done
+	srv.handlers.Close()
+	return nil
+}
+
+type client struct {
+	addr     brokered.Addr
+	cl       *kgo.Client
+	pending  *brokered.Pending
+	maxBytes int
+	done     chan struct{}
+}
+
+// Dial checks the service's topic exists, then reads the reply topic from
+// its current end.
+func (t Transport) Dial(ctx context.Context, target string, cfg transport.Config) (transport.Client, error) {
+	s, err := t.setup(target, cfg, false)
+	if err != nil {
+		return nil, err
+	}
+	admin, err := kgo.NewClient(s.opts...)
+	if err != nil {
+		return nil, fmt.Errorf("kafka: %w", err)
+	}
+	defer admin.Close()
+	adm := kadm.NewClient(admin)
+	topics, err := adm.ListTopics(ctx, s.addr.Name)
+	if err != nil {
+		return nil, brokered.Unavailable("kafka: reaching Kafka at %s: %v (is it running? hopbench brokers up kafka)", s.addr.Host, err)
+	}
+	if !topics.Has(s.addr.Name) {
+		return nil, brokered.Unavailable("kafka: no service: topic %s does not exist at %s (start its node first)", s.addr.Name, s.addr.Host)
+	}
+	if err := s.createTopics(ctx, admin); err != nil {
+		return nil, err
+	}
+	ends, err := adm.ListEndOffsets(ctx, replyTopic(s.addr.Name))
+	if err == nil {
+		err = ends.Error()
+	}
+	if err != nil {
+		return nil, brokered.Unavailable("kafka: end of %s: %v", replyTopic(s.addr.Name), err)
+	}
+	end, _ := ends.Lookup(replyTopic(s.addr.Name), 0)
+	cl, err := kgo.NewClient(append(s.opts, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{
+		replyTopic(s.addr.Name): {0: kgo.NewOffset().At(end.Offset)},
+	}))...)
+	if err != nil {
+		return nil, fmt.Errorf("kafka: %w", err)
+	}
+	c := &client{addr: s.addr, cl: cl, pending: brokered.NewPending(), maxBytes: cfg.MaxBytesOrDefault(), done: make(chan struct{})}
+	go c.receive()
+	return c, nil
+}
+
+// receive hands each reply to the caller waiting for its correlation id;
+// replies to other callers of the service are skipped.
+func (c *client) receive() {
+	defer close(c.done)
+	for {
+		fetches := c.cl.PollFetches(context.Background())
+		if fetches.IsClientClosed() {
+			c.pending.Fail(brokered.Unavailable("kafka: client closed"))
+			return
+		}
+		fetches.EachRecord(func(r *kgo.Record) {
+			meta, correlation, _ := fromHeaders(r.Headers)
+			c.pending.Deliver(correlation, brokered.Reply{Meta: meta, Body: r.Value})
+		})
+	}
+}
+
+func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, error) {
+	if err := brokered.CheckSize(req.Body, c.maxBytes); err != nil {
+		return nil, err
+	}
+	id, wait, err := c.pending.Add()
+	if err != nil {
+		return nil, err
+	}
+	rec := &kgo.Record{Topic: c.addr.Name, Value: req.Body, Headers: toHeaders(brokered.RequestMeta(req),
+		kgo.RecordHeader{Key: headerCorrelation, Value: []byte(id)},
+		kgo.RecordHeader{Key: headerReplyTo, Value: []byte(replyTopic(c.addr.Name))})}
+	if err := c.cl.ProduceSync(ctx, rec).FirstErr(); err != nil {
+		c.pending.Remove(id)
+		if ctx.Err() != nil {
+			return nil, &transport.Error{Code: transport.CodeDeadline, Msg: "producing the request: " + err.Error(), Err: err}
+		}
+		if errors.Is(err, kerr.MessageTooLarge) || errors.Is(err, kerr.RecordListTooLarge) {
+			return nil, &transport.Error{Code: transport.CodeTooLarge, Msg: err.Error(), Err: err}
+		}
+		return nil, brokered.Unavailable("kafka: producing to %s: %v", c.addr.Name, err)
+	}
+	return c.pending.Wait(ctx, id, wait, c.maxBytes)
+}
+
+func (c *client) Close() error {
+	c.cl.Close()
+	<-c.done
+	return nil
+}
