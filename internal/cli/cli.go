@@ -19,6 +19,8 @@ var commands = []func(*app) *cobra.Command{
 	newLoadCommand,
 	newRunCommand,
 	newCalibrateCommand,
+	newBrokersCommand,
+	newBrokerProcessCommand,
 }
 
 // app carries what every subcommand needs: the output streams.

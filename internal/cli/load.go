@@ -23,6 +23,7 @@ import (
 
 type loadFlags struct {
 	stack, op, format, tlsDir, caFile string
+	options                           map[string]string
 	target                            load.TargetConfig
 	cfg                               load.Config
 	mtls                              bool
@@ -47,7 +48,8 @@ each request was due, so a stalling server cannot hide its tail).`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.stack, "stack", "rest", "stack of the node: technology[+codec][+compression]")
-	fl.StringVar(&f.target.Addr, "target", "127.0.0.1:7070", "the node's address")
+	fl.StringVar(&f.target.Addr, "target", "", "the node's address (default: hopbench node's default for the stack, e.g. 127.0.0.1:7070 or amqp://127.0.0.1:5672/hopbench)")
+	fl.StringToStringVar(&f.options, "option", nil, "a stack's own setting, `NAME=VALUE` (repeatable; see hopbench node --help)")
 	fl.StringVar(&f.op, "op", "echo", "operation: get, post or echo")
 	fl.StringVar(&f.target.Model, "model", "text", "payload model (hopbench codec --help lists them)")
 	fl.IntVar(&f.target.Count, "count", 10, "items of the model per request (or reply, for get)")
@@ -113,6 +115,10 @@ func (f *loadFlags) check() error {
 		return err
 	}
 	f.target.Op = op
+	if f.target.Addr == "" {
+		f.target.Addr = defaultAddr(f.target.Stack)
+	}
+	f.target.Transport.Options = f.options
 	switch {
 	case f.cfg.Clients > 0 && f.cfg.Rate > 0:
 		return errors.New("give --clients (closed loop) or --rate (open loop), not both")

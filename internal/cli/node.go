@@ -17,6 +17,7 @@ import (
 type nodeFlags struct {
 	stack, caOut, tlsDir string
 	downstream           []string
+	options              map[string]string
 	tls, mtls, h2        bool
 	cfg                  node.Config
 	maxBytes             int
@@ -32,13 +33,15 @@ func newNodeCommand(a *app) *cobra.Command {
 
 Stacks: ` + strings.Join(transport.Names(), ", ") + `, with a codec and compression
 appended, e.g. rest+proto+gzip, grpc+gzip. The API is the same on every
-stack (see the README).`,
+stack (see the README). The broker stacks (amqp, kafka, nats) serve through
+a broker: start it first with hopbench brokers up.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runNode(cmd, a, f) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.stack, "stack", "rest", "stack: technology[+codec][+compression]")
-	fl.StringVar(&f.cfg.Listen, "listen", "127.0.0.1:7070", "address to serve on")
+	fl.StringVar(&f.cfg.Listen, "listen", "", "address to serve on (default 127.0.0.1:7070; for broker stacks the broker's URL and queue, topic or subject, e.g. amqp://127.0.0.1:5672/hopbench)")
+	fl.StringToStringVar(&f.options, "option", nil, "a stack's own setting, `NAME=VALUE` (repeatable): amqp reply=direct|queue, prefetch, persistent, confirm; kafka acks=all|leader|none, linger, fetch_max_wait, partitions")
 	fl.StringSliceVar(&f.downstream, "downstream", nil, "addresses of the nodes this one calls, in parallel, for every request")
 	fl.BoolVar(&f.h2, "http2", false, "HTTP/2 for HTTP-based stacks (h2c without TLS)")
 	fl.BoolVar(&f.tls, "tls", false, "serve TLS with a throwaway CA made at start-up")
@@ -63,7 +66,10 @@ func runNode(cmd *cobra.Command, a *app, f nodeFlags) error {
 		return usageError{fmt.Errorf("--tls with --downstream needs a CA shared with the downstream nodes: give every node the same --tls-dir DIR")}
 	}
 	f.cfg.Stack, f.cfg.Downstream = st, f.downstream
-	f.cfg.Transport = transport.Config{HTTP2: f.h2, MaxBytes: f.maxBytes}
+	if f.cfg.Listen == "" {
+		f.cfg.Listen = defaultAddr(st)
+	}
+	f.cfg.Transport = transport.Config{HTTP2: f.h2, MaxBytes: f.maxBytes, Options: f.options}
 	if useTLS {
 		b, err := loadBundle(f.tlsDir)
 		if err != nil {

@@ -33,6 +33,8 @@ type Run struct {
 	Memory      ByteSize `json:"memory,omitempty"`
 	Connections int      `json:"connections"`
 	Seed        uint64   `json:"seed"`
+	// TransportOptions are the stack's own settings given in the spec.
+	TransportOptions map[string]string `json:"transport_options,omitempty"`
 }
 
 // DefaultDuration is a run's measured time when the spec gives neither a
@@ -78,6 +80,7 @@ func (s *Spec) run(stack, top, model string, count int, op string, l LoadSpec) R
 		Stack: st.String(), Topology: top, Op: op, Model: model, Count: count, Load: l,
 		Duration: s.Duration, Requests: s.Requests, Warmup: *s.Warmup, SLA: s.SLA, Timeout: s.Timeout,
 		Pin: s.Pin, Memory: s.Memory, Connections: s.Connections, Seed: s.Seed,
+		TransportOptions: s.TransportOptions.For(st.Transport),
 	}
 	if l.Closed == nil {
 		r.Requests = 0

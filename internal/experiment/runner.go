@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hopbench/hopbench/internal/broker"
 	"github.com/hopbench/hopbench/internal/certs"
 	"github.com/hopbench/hopbench/internal/cgroup"
 	"github.com/hopbench/hopbench/internal/environment"
@@ -44,6 +46,11 @@ type Runner struct {
 	OnRun    func(i, n int, r Run)
 	OnSecond func(r Run, s load.Second)
 	OnRecord func(rec *results.Record)
+	// Brokers says where the brokers of broker stacks keep their data and
+	// how NATS is run (Bin defaults to the Runner's); BrokerAddrs overrides
+	// a broker's address by name (default broker.DefaultAddr).
+	Brokers     broker.Config
+	BrokerAddrs map[string]string
 }
 
 // ResultsFile is the name of the records file in a results directory.
@@ -65,6 +72,12 @@ func (x *Runner) Run(ctx context.Context, s *Spec) ([]results.Record, error) {
 	if e.NodeStderr == nil {
 		e.NodeStderr = io.Discard
 	}
+	bcfg := x.Brokers
+	if bcfg.Bin == "" {
+		bcfg.Bin = x.Bin
+	}
+	e.brokers = newBrokerSet(bcfg, x.BrokerAddrs)
+	defer e.brokers.close()
 	if slices.Contains(s.TLS, true) {
 		if e.tls, err = certs.LoadOrCreate(filepath.Join(x.Dir, "tls")); err != nil {
 			return nil, err
@@ -101,10 +114,16 @@ type execution struct {
 	pin  *pinning
 	env  environment.Environment
 	tls  *certs.Bundle
+	// brokers are the experiment's brokers, started as runs need them.
+	brokers *brokerSet
 }
 
-// errNodeExited ends a run whose node went away.
-var errNodeExited = errors.New("a node exited during the run")
+// errNodeExited ends a run whose node went away; errBrokerExited one whose
+// broker did.
+var (
+	errNodeExited   = errors.New("a node exited during the run")
+	errBrokerExited = errors.New("the broker exited during the run")
+)
 
 func (e *execution) run(ctx context.Context, r Run) *results.Record {
 	rec := &results.Record{
@@ -127,18 +146,35 @@ func (e *execution) run(ctx context.Context, r Run) *results.Record {
 // means the run could not be made at all.
 func (e *execution) measure(ctx context.Context, r Run, rec *results.Record) error {
 	top, _ := topology.Parse(r.Topology) // validated
+	st, _ := transport.ParseStack(r.Stack)
+	tr, _ := transport.Lookup(st.Transport)
+	opts, err := transport.ResolveOptions(tr, r.TransportOptions)
+	if err != nil {
+		return err
+	}
+	if len(opts) > 0 {
+		rec.TransportOptions = opts
+	}
+	listen := "127.0.0.1:0"
+	var brk *broker.Broker
+	if name := transport.BrokerOf(tr); name != "" {
+		if brk, err = e.brokers.ensure(ctx, name); err != nil {
+			return err
+		}
+		// No name: each node gets a queue, topic or subject of its own.
+		listen = tr.(transport.Brokered).Scheme() + "://" + brk.Addr + "/"
+	}
 	nodes := &nodeSet{limit: int64(r.Memory), name: fmt.Sprintf("hopbench-%d-run%d", os.Getpid(), r.Index)}
 	defer nodes.close()
 	insts, err := topology.Start(ctx, top, topology.Processes(topology.ProcessConfig{
-		Bin: e.Bin, Args: func(int) []string { return e.nodeArgs(r) }, Prefix: e.pin.prefix(),
+		Bin: e.Bin, Listen: listen, Args: func(int) []string { return e.nodeArgs(r) }, Prefix: e.pin.prefix(),
 		Env: e.Env, Started: nodes.started, Stderr: e.NodeStderr,
 	}))
 	if err != nil {
 		return err
 	}
 	nodes.set(insts)
-	st, _ := transport.ParseStack(r.Stack)
-	tcfg := transport.Config{HTTP2: r.HTTP2}
+	tcfg := transport.Config{HTTP2: r.HTTP2, Options: r.TransportOptions}
 	if r.TLS {
 		tcfg.ClientTLS = e.tls.Client(r.MTLS)
 	}
@@ -159,9 +195,20 @@ func (e *execution) measure(ctx context.Context, r Run, rec *results.Record) err
 	defer cancel(nil)
 	stopWatch := nodes.watch(func() { cancel(errNodeExited) })
 	defer stopWatch()
+	var brokerUsage *usageWindow
+	if brk != nil {
+		stopBrokerWatch := watchBroker(brk, func() { cancel(errBrokerExited) })
+		defer stopBrokerWatch()
+	}
 	cfg := r.LoadConfig()
 	var before wire.Totals
-	cfg.AtStart = func() { before = counter.Snapshot(); nodes.windowStart() }
+	cfg.AtStart = func() {
+		before = counter.Snapshot()
+		nodes.windowStart()
+		if brk != nil && brk.PID != 0 {
+			brokerUsage = startUsage([]int{brk.PID})
+		}
+	}
 	if e.OnSecond != nil {
 		cfg.Progress = func(s load.Second) { e.OnSecond(r, s) }
 	}
@@ -174,7 +221,8 @@ func (e *execution) measure(ctx context.Context, r Run, rec *results.Record) err
 	if err != nil {
 		return err
 	}
-	rec.Figures = results.FiguresOf(res, counter.Snapshot().Sub(before))
+	clientWire := counter.Snapshot().Sub(before)
+	rec.Figures = results.FiguresOf(res, clientWire)
 	rec.RequestBodyBytes = tgt.RequestBytes()
 	rec.Series, rec.Steps = res.Series, res.Steps
 	rec.Histogram, _ = stats.Encode(res.Latency)
@@ -182,8 +230,21 @@ func (e *execution) measure(ctx context.Context, r Run, rec *results.Record) err
 		rec.UncorrectedHistogram, _ = stats.Encode(res.Uncorrected)
 	}
 	nodes.windowEnd(rec.Nodes, res.Requests)
+	if brk != nil {
+		rec.Brokers = []results.Broker{brokerRecord(brk)}
+		if u := brokerUsage.end(res.Requests); len(u) == 1 {
+			rec.Brokers[0].Usage = u[0]
+		}
+		if res.Requests > 0 {
+			// Every byte to or from the broker is a client's: the load
+			// generator's and the nodes'.
+			rec.Brokers[0].WireBytesPerReq = float64(clientWire.Written+clientWire.Read+nodesWire(rec.Nodes)) / float64(res.Requests)
+		}
+	}
 	rec.Outcome = results.OutcomeOK
 	switch {
+	case context.Cause(runCtx) == errBrokerExited:
+		rec.Outcome, rec.Reason = results.OutcomeBrokerDied, brokerExited(brk)
 	case context.Cause(runCtx) == errNodeExited:
 		rec.Outcome, rec.Reason = nodes.exitOutcome(rec.Nodes)
 	case ctx.Err() != nil:
@@ -196,6 +257,9 @@ func (e *execution) measure(ctx context.Context, r Run, rec *results.Record) err
 
 func (e *execution) nodeArgs(r Run) []string {
 	args := []string{"--stack", r.Stack, "--seed", strconv.FormatUint(r.Seed, 10)}
+	for _, k := range slices.Sorted(maps.Keys(r.TransportOptions)) {
+		args = append(args, "--option", k+"="+r.TransportOptions[k])
+	}
 	if r.HTTP2 {
 		args = append(args, "--http2")
 	}
@@ -219,7 +283,7 @@ type nodeSet struct {
 	groups map[int]*cgroup.Memory
 	procs  []*topology.Process
 	insts  []topology.Instance
-	cpu0   []float64
+	usage  *usageWindow
 }
 
 // started places a node in its memory group as soon as it exists.
@@ -290,30 +354,59 @@ func (n *nodeSet) watch(exited func()) (stop func()) {
 // windowStart zeroes the nodes' own figures and peak RSS as the measured
 // window opens, and notes their CPU time.
 func (n *nodeSet) windowStart() {
-	n.cpu0 = make([]float64, len(n.procs))
+	pids := make([]int, len(n.procs))
 	for i, p := range n.procs {
 		post(p.AdminAddr(), "/reset")
-		stats.ResetPeak(p.PID())
-		if s, err := stats.ReadProc(p.PID()); err == nil {
-			n.cpu0[i] = s.CPUSeconds
-		}
+		pids[i] = p.PID()
 	}
+	n.usage = startUsage(pids)
 }
 
 // windowEnd reads each node's figures for the window into out.
 func (n *nodeSet) windowEnd(out []results.Node, requests int64) {
+	usage := n.usage.end(requests)
 	for i, p := range n.procs {
-		if s, err := stats.ReadProc(p.PID()); err == nil && n.cpu0 != nil {
-			out[i].CPUSeconds = s.CPUSeconds - n.cpu0[i]
-			out[i].RSSBytes, out[i].PeakRSS = s.RSSBytes, s.PeakRSSBytes
-			if requests > 0 {
-				out[i].CPUUsPerReq = out[i].CPUSeconds * 1e6 / float64(requests)
-			}
+		if usage != nil {
+			out[i].Usage = usage[i]
 		}
 		if body, err := get(p.AdminAddr(), "/stats"); err == nil {
 			out[i].Stats = body
 		}
 	}
+}
+
+// nodesWire sums the bytes the nodes' own connections carried, from their
+// stats.
+func nodesWire(nodes []results.Node) int64 {
+	var total int64
+	for _, n := range nodes {
+		var s struct {
+			Wire *wire.Totals `json:"wire"`
+		}
+		if json.Unmarshal(n.Stats, &s) == nil && s.Wire != nil {
+			total += s.Wire.Written + s.Wire.Read
+		}
+	}
+	return total
+}
+
+// watchBroker calls exited once if a broker this experiment started exits
+// before the run ends.
+func watchBroker(b *broker.Broker, exited func()) (stop func()) {
+	done, stopped := b.Done(), make(chan struct{})
+	if done == nil {
+		return func() {}
+	}
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		select {
+		case <-done:
+			exited()
+		case <-stopped:
+		}
+	}()
+	return func() { close(stopped); <-finished }
 }
 
 // exitOutcome says which node ended the run and why.

@@ -34,6 +34,8 @@ type Spec struct {
 	Memory      ByteSize      `yaml:"memory" json:"memory,omitempty" jsonschema_description:"Memory limit of each node (cgroups), e.g. 400MiB; a node killed by it ends the run as out of memory."`
 	Connections int           `yaml:"connections" json:"connections,omitempty" jsonschema_description:"Connections the generator opens to the entry node, shared by its workers (default 1)."`
 	Seed        uint64        `yaml:"seed" json:"seed,omitempty" jsonschema_description:"Payload and Poisson seed (default 1)."`
+	// TransportOptions are stacks' own settings keyed technology.option.
+	TransportOptions TransportOptions `yaml:"transport_options" json:"transport_options,omitempty" jsonschema_description:"Stacks' own settings as technology.option: value, e.g. amqp.reply: queue, amqp.prefetch: 64, amqp.persistent: true, amqp.confirm: true, kafka.acks: leader, kafka.partitions: 8. Unset options take their documented defaults; every record lists the values used."`
 }
 
 // PayloadSpec is one model and the counts it is measured at.

@@ -3,6 +3,7 @@ package experiment
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -31,6 +32,7 @@ func (s *Spec) Validate() error {
 		}
 	}
 	s.validatePayloads(bad)
+	s.validateTransportOptions(bad)
 	for i, op := range s.Ops {
 		if _, err := transport.ParseOp(op); err != nil {
 			bad(fmt.Sprintf("ops[%d]", i), "%v", err)
@@ -168,5 +170,33 @@ func (s *Spec) validateScalars(bad func(string, string, ...any)) {
 	}
 	if s.Name != "" && strings.ContainsAny(s.Name, `/\`) {
 		bad("name", "%q: a name becomes a directory name; leave out slashes", s.Name)
+	}
+}
+
+func (s *Spec) validateTransportOptions(bad func(path, format string, args ...any)) {
+	techs := map[string]bool{}
+	for _, st := range s.Stacks {
+		if p, err := transport.ParseStack(st); err == nil {
+			techs[p.Transport] = true
+		}
+	}
+	for _, key := range slices.Sorted(maps.Keys(s.TransportOptions)) {
+		path := "transport_options." + key
+		tech, name, ok := strings.Cut(key, ".")
+		tr, err := transport.Lookup(tech)
+		switch {
+		case !ok || name == "":
+			bad(path, "want technology.option, e.g. amqp.reply or kafka.acks")
+			continue
+		case err != nil:
+			bad(path, "%v", err)
+			continue
+		case !techs[tech]:
+			bad(path, "no %s stack is listed in stacks, so the option would apply to nothing", tech)
+			continue
+		}
+		if _, err := transport.ResolveOptions(tr, map[string]string{name: s.TransportOptions[key]}); err != nil {
+			bad(path, "%v", err)
+		}
 	}
 }

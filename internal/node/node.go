@@ -18,6 +18,7 @@ import (
 	"github.com/hopbench/hopbench/internal/payload"
 	"github.com/hopbench/hopbench/internal/stats"
 	"github.com/hopbench/hopbench/internal/transport"
+	"github.com/hopbench/hopbench/internal/wire"
 	pb "github.com/hopbench/hopbench/schema/hopbench/v1"
 )
 
@@ -55,6 +56,11 @@ type Node struct {
 	errs     sync.Map // code name -> *atomic.Int64
 	hits     atomic.Int64
 	cache    sync.Map // cacheKey -> []byte
+	// wire counts the connections the node dials: its calls downstream
+	// and, on broker stacks, all its traffic to and from the broker.
+	wire      wire.Counter
+	wireMu    sync.Mutex
+	wireSince wire.Totals
 	// codec and compression of the stack, for downstream calls made on
 	// behalf of message-level transports.
 	codec       codec.Codec
@@ -85,6 +91,9 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	tcfg := cfg.Transport
 	tcfg.Codec, tcfg.Compression = cfg.Stack.Codec, cfg.Stack.Compression
 	n := &Node{cfg: cfg, inFlight: make(chan struct{}, cfg.MaxInFlight), timings: newTimings()}
+	if tcfg.Dialer == nil {
+		tcfg.Dialer = &wire.Dialer{Counter: &n.wire}
+	}
 	if n.codec, err = codec.Lookup(cfg.Stack.Codec); err != nil {
 		return nil, err
 	}
@@ -363,6 +372,10 @@ func (n *Node) Stats() Stats {
 	for p, h := range n.timings.merged() {
 		s.Phases[Phase(p).String()] = stats.Summarize(h)
 	}
+	n.wireMu.Lock()
+	w := n.wire.Snapshot().Sub(n.wireSince)
+	n.wireMu.Unlock()
+	s.Wire = &w
 	return s
 }
 
@@ -371,6 +384,9 @@ func (n *Node) Stats() Stats {
 // warm-up ends).
 func (n *Node) ResetStats() {
 	n.timings.reset()
+	n.wireMu.Lock()
+	n.wireSince = n.wire.Snapshot()
+	n.wireMu.Unlock()
 	n.requests.Store(0)
 	n.hits.Store(0)
 	n.errs.Range(func(_, v any) bool {

@@ -9,6 +9,7 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/hopbench/hopbench/internal/stats"
+	"github.com/hopbench/hopbench/internal/wire"
 )
 
 // Phase is one part of serving a request.
@@ -104,6 +105,10 @@ type Stats struct {
 	CacheHits  int64                    `json:"cache_hits"`
 	Phases     map[string]stats.Summary `json:"phases_us"`
 	Memory     Memory                   `json:"memory"`
+	// Wire is what the connections the node dialled carried since the last
+	// reset: its downstream calls and, on broker stacks, all its traffic to
+	// and from the broker.
+	Wire *wire.Totals `json:"wire,omitempty"`
 }
 
 // reset empties every shard, so figures read later cover only what came after.

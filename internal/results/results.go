@@ -24,6 +24,7 @@ const (
 	OutcomeErrors      = "errors"        // the run completed, some requests failed
 	OutcomeOutOfMemory = "out of memory" // a node was killed by its memory limit
 	OutcomeNodeDied    = "node died"     // a node exited during the run
+	OutcomeBrokerDied  = "broker died"   // the stack's broker exited during the run
 	OutcomeFailed      = "failed"        // the run could not be made (see reason)
 	OutcomeInterrupted = "interrupted"   // stopped by the user; figures are partial
 )
@@ -56,8 +57,12 @@ type Record struct {
 	Pinning     string                  `json:"pinning"`
 	Calibration *Calibration            `json:"calibration,omitempty"`
 	Nodes       []Node                  `json:"nodes,omitempty"`
-	Started     time.Time               `json:"started"`
-	Ended       time.Time               `json:"ended"`
+	Brokers     []Broker                `json:"brokers,omitempty"`
+	// TransportOptions are the stack's own settings, defaults included
+	// (amqp's reply mode, kafka's acks, ...).
+	TransportOptions map[string]string `json:"transport_options,omitempty"`
+	Started          time.Time         `json:"started"`
+	Ended            time.Time         `json:"ended"`
 	// Histogram and UncorrectedHistogram are HdrHistogram V2 compressed,
 	// base64 (stats.Decode reads them); latency in microseconds.
 	Histogram            string        `json:"histogram,omitempty"`
@@ -120,16 +125,36 @@ type Node struct {
 	Index  int     `json:"index"`
 	PID    int     `json:"pid"`
 	BootMs float64 `json:"boot_ms"` // from spawn to its first good reply
-	// CPUSeconds is the node's CPU over the measured window; CPUUsPerReq
-	// divides it by the client's requests.
-	CPUSeconds  float64 `json:"cpu_seconds"`
-	CPUUsPerReq float64 `json:"cpu_us_per_req"`
-	RSSBytes    int64   `json:"rss_bytes"`
-	PeakRSS     int64   `json:"peak_rss_bytes"`
+	Usage
 	// Stats is the node's own report (/stats): requests, errors, and the
 	// decode/work/downstream/encode split.
 	Stats json.RawMessage `json:"stats,omitempty"`
 	Exit  string          `json:"exit,omitempty"` // how it ended, if it ended early
+}
+
+// Usage is a process's resources over a run's measured window.
+type Usage struct {
+	// CPUSeconds is the process's CPU over the window; CPUUsPerReq divides
+	// it by the client's requests.
+	CPUSeconds  float64 `json:"cpu_seconds"`
+	CPUUsPerReq float64 `json:"cpu_us_per_req"`
+	RSSBytes    int64   `json:"rss_bytes"`
+	PeakRSS     int64   `json:"peak_rss_bytes"`
+}
+
+// Broker is a broker a run's stack went through, measured like a node: a
+// broker is part of what a broker stack costs.
+type Broker struct {
+	Name    string `json:"name"`
+	Addr    string `json:"addr"`
+	Version string `json:"version"`
+	PID     int    `json:"pid"`
+	// Started is true when hopbench started it for the experiment.
+	Started bool `json:"started"`
+	Usage
+	// WireBytesPerReq is what the broker's clients, the load generator and
+	// the nodes, sent to it and received from it, per request.
+	WireBytesPerReq float64 `json:"wire_bytes_per_req"`
 }
 
 // Calibration is the machine's floor, measured before the runs.

@@ -18,6 +18,10 @@ import (
 type ProcessConfig struct {
 	// Bin is the hopbench binary.
 	Bin string
+	// Listen is every node's --listen (default 127.0.0.1:0, a free port;
+	// for broker stacks, the broker's URL with no name, so each node gets a
+	// queue, topic or subject of its own).
+	Listen string
 	// Args are node i's flags after the addresses (--stack, --tls-dir, ...).
 	Args func(i int) []string
 	// Prefix runs the node through another command that execs it in place,
@@ -39,7 +43,11 @@ type ProcessConfig struct {
 // process dies, and is interrupted, then killed if it lingers, when closed.
 func Processes(cfg ProcessConfig) StartFunc {
 	return func(ctx context.Context, i int, downstream []string) (Instance, error) {
-		argv := []string{"node", "--listen", "127.0.0.1:0", "--admin", "127.0.0.1:0"}
+		listen := cfg.Listen
+		if listen == "" {
+			listen = "127.0.0.1:0"
+		}
+		argv := []string{"node", "--listen", listen, "--admin", "127.0.0.1:0"}
 		if len(downstream) > 0 {
 			argv = append(argv, "--downstream", strings.Join(downstream, ","))
 		}

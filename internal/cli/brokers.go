@@ -1,0 +1,172 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hopbench/hopbench/internal/broker"
+	"github.com/hopbench/hopbench/internal/transport"
+)
+
+// defaultAddr is where a stack's node listens and its load connects when
+// no address is given: loopback port 7070 for direct stacks; for broker
+// stacks, the broker's usual address and the service name "hopbench".
+func defaultAddr(st transport.Stack) string {
+	t, err := transport.Lookup(st.Transport)
+	if err != nil {
+		return "127.0.0.1:7070"
+	}
+	if b, ok := t.(transport.Brokered); ok {
+		return b.Scheme() + "://" + broker.DefaultAddr[b.Broker()] + "/hopbench"
+	}
+	return "127.0.0.1:7070"
+}
+
+type brokersFlags struct {
+	dir, format string
+}
+
+func newBrokersCommand(a *app) *cobra.Command {
+	f := &brokersFlags{}
+	cmd := &cobra.Command{
+		Use:   "brokers up|down|status [rabbitmq|kafka|nats]...",
+		Short: "Start, stop or show the message brokers the broker stacks use",
+		Long: `Start, stop or show the brokers of the amqp, kafka and nats stacks, on
+loopback at their usual ports (RabbitMQ ` + broker.DefaultAddr["rabbitmq"] + `, Kafka ` + broker.DefaultAddr["kafka"] + `,
+NATS ` + broker.DefaultAddr["nats"] + `), with their data under --dir. With no broker named, all.
+
+up starts those not already answering and leaves them running; down stops
+those hopbench started (a broker hopbench did not start is left alone);
+status shows each one's address, PID, version and memory.
+
+hopbench run starts the brokers an experiment needs by itself and stops the
+ones it started; brokers up is for hopbench node and hopbench load by hand.`,
+		Example: `  hopbench brokers up rabbitmq
+  hopbench node --stack amqp &
+  hopbench load --stack amqp --op echo --model text --count 10 --clients 4 --duration 3s
+  hopbench brokers status
+  hopbench brokers down`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runBrokers(cmd, a, f, args) },
+	}
+	cmd.Flags().StringVar(&f.dir, "dir", broker.DefaultDir(), "data directory of the brokers hopbench starts")
+	cmd.Flags().StringVar(&f.format, "format", "table", "status output: table or json")
+	return cmd
+}
+
+func runBrokers(cmd *cobra.Command, a *app, f *brokersFlags, args []string) error {
+	action, names := args[0], args[1:]
+	if len(names) == 0 {
+		names = broker.Names
+	}
+	for _, n := range names {
+		if !slices.Contains(broker.Names, n) {
+			return usageError{fmt.Errorf("unknown broker %q (known: %s)", n, strings.Join(broker.Names, ", "))}
+		}
+	}
+	cfg := broker.Config{Dir: f.dir, Detach: true}
+	ctx := cmd.Context()
+	switch action {
+	case "up":
+		for _, n := range names {
+			fmt.Fprintf(a.stderr, "%s: starting...\n", n)
+			b, err := broker.Start(ctx, n, cfg)
+			if err != nil {
+				return err
+			}
+			how := "already running, used as is"
+			if b.Started {
+				how = "started; log " + b.Log
+			}
+			fmt.Fprintf(a.stdout, "%s %s at %s (pid %d): %s\n", n, b.Version, b.Addr, b.PID, how)
+		}
+	case "down":
+		for _, n := range names {
+			msg, err := broker.Down(ctx, n, cfg)
+			if msg != "" {
+				fmt.Fprintln(a.stdout, msg)
+			}
+			if err != nil {
+				return err
+			}
+		}
+	case "status":
+		return brokerStatus(ctx, a, cfg, names, f.format)
+	default:
+		return usageError{fmt.Errorf("unknown action %q: want up, down or status", action)}
+	}
+	return nil
+}
+
+func brokerStatus(ctx context.Context, a *app, cfg broker.Config, names []string, format string) error {
+	var all []broker.Status
+	for _, n := range names {
+		st, err := broker.GetStatus(ctx, n, cfg)
+		if err != nil {
+			return err
+		}
+		all = append(all, st)
+	}
+	if format == "json" {
+		enc := json.NewEncoder(a.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(all)
+	}
+	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "broker\taddress\tstate\tpid\tversion\trss\tstarted by hopbench")
+	for _, st := range all {
+		state, pid, rss, by := "down", "-", "-", "-"
+		if st.Up {
+			state = "up"
+			if st.PID > 0 {
+				pid = fmt.Sprint(st.PID)
+			}
+			if st.RSSBytes > 0 {
+				rss = fmt.Sprintf("%.0f MiB", float64(st.RSSBytes)/(1<<20))
+			}
+			by = map[bool]string{true: "yes", false: "no"}[st.Started]
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st.Name, st.Addr, state, pid, orDash(st.Version), rss, by)
+	}
+	return tw.Flush()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// newBrokerProcessCommand is the NATS broker's own process: hopbench
+// starts it with the embedded nats-server so its CPU and memory are
+// measured apart from the load generator's.
+func newBrokerProcessCommand(a *app) *cobra.Command {
+	var addr string
+	cmd := &cobra.Command{
+		Use:    "broker-process nats --addr HOST:PORT",
+		Short:  "Run the embedded NATS broker (started by hopbench itself)",
+		Hidden: true,
+		Args:   cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if args[0] != "nats" {
+				return usageError{fmt.Errorf("broker-process runs nats only, not %q", args[0])}
+			}
+			// SIGTERM is how brokers are stopped.
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)
+			defer stop()
+			return broker.ServeNATS(ctx, addr, func() { fmt.Fprintf(a.stderr, "hopbench: nats serving on %s\n", addr) })
+		},
+	}
+	cmd.Flags().StringVar(&addr, "addr", broker.DefaultAddr["nats"], "address to serve on")
+	return cmd
+}

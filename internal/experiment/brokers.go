@@ -1,0 +1,117 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hopbench/hopbench/internal/broker"
+	"github.com/hopbench/hopbench/internal/results"
+	"github.com/hopbench/hopbench/internal/stats"
+)
+
+// brokerSet is the brokers an experiment's stacks talk through. Each is
+// made ready before every run that needs it: one answering is used as is,
+// one missing is started (again, if it died in an earlier run). Close
+// stops those the experiment started.
+type brokerSet struct {
+	cfg   broker.Config
+	addrs map[string]string
+	live  map[string]*broker.Broker
+}
+
+func newBrokerSet(cfg broker.Config, addrs map[string]string) *brokerSet {
+	return &brokerSet{cfg: cfg, addrs: addrs, live: map[string]*broker.Broker{}}
+}
+
+// ensure returns the named broker, answering.
+func (bs *brokerSet) ensure(ctx context.Context, name string) (*broker.Broker, error) {
+	if b := bs.live[name]; b != nil {
+		if b.Started && !closed(b.Done()) {
+			return b, nil
+		}
+		if !b.Started {
+			if _, err := broker.Probe(ctx, name, b.Addr); err == nil {
+				return b, nil
+			}
+		}
+		b.Close()
+		delete(bs.live, name)
+	}
+	cfg := bs.cfg
+	cfg.Addr = bs.addrs[name]
+	b, err := broker.Start(ctx, name, cfg)
+	if err != nil {
+		return nil, err
+	}
+	bs.live[name] = b
+	return b, nil
+}
+
+func closed(ch <-chan struct{}) bool {
+	if ch == nil {
+		return false
+	}
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+func (bs *brokerSet) close() error {
+	var errs []error
+	for _, b := range bs.live {
+		errs = append(errs, b.Close())
+	}
+	bs.live = map[string]*broker.Broker{}
+	return errors.Join(errs...)
+}
+
+// usageWindow measures processes' CPU time and memory over a run's
+// measured window: it resets their peak RSS and notes their CPU at the
+// start.
+type usageWindow struct {
+	pids []int
+	cpu0 []float64
+}
+
+func startUsage(pids []int) *usageWindow {
+	w := &usageWindow{pids: pids, cpu0: make([]float64, len(pids))}
+	for i, pid := range pids {
+		stats.ResetPeak(pid)
+		if s, err := stats.ReadProc(pid); err == nil {
+			w.cpu0[i] = s.CPUSeconds
+		}
+	}
+	return w
+}
+
+// end returns each process's usage since start; requests divides CPU.
+func (w *usageWindow) end(requests int64) []results.Usage {
+	if w == nil {
+		return nil
+	}
+	out := make([]results.Usage, len(w.pids))
+	for i, pid := range w.pids {
+		s, err := stats.ReadProc(pid)
+		if err != nil {
+			continue
+		}
+		out[i] = results.Usage{CPUSeconds: s.CPUSeconds - w.cpu0[i], RSSBytes: s.RSSBytes, PeakRSS: s.PeakRSSBytes}
+		if requests > 0 {
+			out[i].CPUUsPerReq = out[i].CPUSeconds * 1e6 / float64(requests)
+		}
+	}
+	return out
+}
+
+// brokerRecord is a run's broker as its record carries it.
+func brokerRecord(b *broker.Broker) results.Broker {
+	return results.Broker{Name: b.Name, Addr: b.Addr, Version: b.Version, PID: b.PID, Started: b.Started}
+}
+
+func brokerExited(b *broker.Broker) string {
+	return fmt.Sprintf("the %s broker (pid %d) exited during the run", b.Name, b.PID)
+}
