@@ -238,7 +238,9 @@ func (e *execution) measure(ctx context.Context, r Run, rec *results.Record) err
 		if res.Requests > 0 {
 			// Every byte to or from the broker is a client's: the load
 			// generator's and the nodes'.
-			rec.Brokers[0].WireBytesPerReq = float64(clientWire.Written+clientWire.Read+nodesWire(rec.Nodes)) / float64(res.Requests)
+			w := nodesWire(rec.Nodes)
+			n := float64(res.Requests)
+			rec.Brokers[0].Wire = &results.WirePerRequest{Sent: float64(clientWire.Written+w.Written) / n, Received: float64(clientWire.Read+w.Read) / n}
 		}
 	}
 	rec.Outcome = results.OutcomeOK
@@ -377,14 +379,15 @@ func (n *nodeSet) windowEnd(out []results.Node, requests int64) {
 
 // nodesWire sums the bytes the nodes' own connections carried, from their
 // stats.
-func nodesWire(nodes []results.Node) int64 {
-	var total int64
+func nodesWire(nodes []results.Node) wire.Totals {
+	var total wire.Totals
 	for _, n := range nodes {
 		var s struct {
 			Wire *wire.Totals `json:"wire"`
 		}
 		if json.Unmarshal(n.Stats, &s) == nil && s.Wire != nil {
-			total += s.Wire.Written + s.Wire.Read
+			total.Written += s.Wire.Written
+			total.Read += s.Wire.Read
 		}
 	}
 	return total

@@ -152,9 +152,9 @@ type Broker struct {
 	// Started is true when hopbench started it for the experiment.
 	Started bool `json:"started"`
 	Usage
-	// WireBytesPerReq is what the broker's clients, the load generator and
-	// the nodes, sent to it and received from it, per request.
-	WireBytesPerReq float64 `json:"wire_bytes_per_req"`
+	// Wire is what the broker's clients, the load generator and the nodes
+	// together, sent to it and received from it, per request.
+	Wire *WirePerRequest `json:"wire_bytes_per_req,omitempty"`
 }
 
 // Calibration is the machine's floor, measured before the runs.

@@ -117,6 +117,9 @@ func (t Transport) setup(addr string, cfg transport.Config, server bool) (*setup
 		kgo.FetchMaxPartitionBytes(maxFetchBytes),
 		kgo.BrokerMaxReadBytes(2 * maxFetchBytes),
 		kgo.MetadataMinAge(100 * time.Millisecond),
+		// Records buffered for a broker that went away fail rather than
+		// wait for it forever.
+		kgo.RecordDeliveryTimeout(time.Minute),
 	}}
 	switch opts["acks"] {
 	case "all":
@@ -330,17 +333,32 @@ func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, erro
 	rec := &kgo.Record{Topic: c.addr.Name, Value: req.Body, Headers: toHeaders(brokered.RequestMeta(req),
 		kgo.RecordHeader{Key: headerCorrelation, Value: []byte(id)},
 		kgo.RecordHeader{Key: headerReplyTo, Value: []byte(replyTopic(c.addr.Name))})}
-	if err := c.cl.ProduceSync(ctx, rec).FirstErr(); err != nil {
+	// franz-go retries a produce in flight until it is delivered, whatever
+	// the context says, so the call waits for its promise or its deadline,
+	// whichever comes first; a broker gone away must not hold it.
+	produced := make(chan error, 1)
+	c.cl.Produce(ctx, rec, func(_ *kgo.Record, err error) { produced <- err })
+	select {
+	case err := <-produced:
+		if err != nil {
+			c.pending.Remove(id)
+			return nil, produceError(ctx, c.addr.Name, err)
+		}
+	case <-ctx.Done():
 		c.pending.Remove(id)
-		if ctx.Err() != nil {
-			return nil, &transport.Error{Code: transport.CodeDeadline, Msg: "producing the request: " + err.Error(), Err: err}
-		}
-		if errors.Is(err, kerr.MessageTooLarge) || errors.Is(err, kerr.RecordListTooLarge) {
-			return nil, &transport.Error{Code: transport.CodeTooLarge, Msg: err.Error(), Err: err}
-		}
-		return nil, brokered.Unavailable("kafka: producing to %s: %v", c.addr.Name, err)
+		return nil, &transport.Error{Code: transport.CodeDeadline, Msg: "producing the request: " + ctx.Err().Error(), Err: ctx.Err()}
 	}
 	return c.pending.Wait(ctx, id, wait, c.maxBytes)
+}
+
+func produceError(ctx context.Context, topic string, err error) error {
+	switch {
+	case ctx.Err() != nil:
+		return &transport.Error{Code: transport.CodeDeadline, Msg: "producing the request: " + err.Error(), Err: err}
+	case errors.Is(err, kerr.MessageTooLarge) || errors.Is(err, kerr.RecordListTooLarge):
+		return &transport.Error{Code: transport.CodeTooLarge, Msg: err.Error(), Err: err}
+	}
+	return brokered.Unavailable("kafka: producing to %s: %v", topic, err)
 }
 
 func (c *client) Close() error {

@@ -1,0 +1,170 @@
+package experiment
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/hopbench/hopbench/internal/broker"
+	"github.com/hopbench/hopbench/internal/broker/brokertest"
+	"github.com/hopbench/hopbench/internal/load"
+	"github.com/hopbench/hopbench/internal/results"
+)
+
+// brokerRunner is a Runner whose brokers live in a temporary directory on
+// free ports, so tests do not meet a developer's own brokers.
+func brokerRunner(t *testing.T) *Runner {
+	t.Helper()
+	addrs := map[string]string{}
+	for _, name := range broker.Names {
+		addr, err := brokertest.FreeAddr()
+		if err != nil {
+			t.Fatal(err)
+		}
+		addrs[name] = addr
+	}
+	return &Runner{Bin: hopbenchBin(t), Dir: t.TempDir(), Brokers: broker.Config{Dir: t.TempDir()}, BrokerAddrs: addrs}
+}
+
+func alive(pid int) bool {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	return err == nil && !zombieStat(string(data))
+}
+
+func zombieStat(s string) bool {
+	for i := len(s) - 1; i > 0; i-- {
+		if s[i] == ')' {
+			return i+2 < len(s) && s[i+2] == 'Z'
+		}
+	}
+	return false
+}
+
+// Every broker stack serves a chain of five services, and its record
+// carries the broker's figures beside the nodes'.
+func TestBrokerStacksThroughAChainOfFive(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts brokers")
+	}
+	spec, err := Parse([]byte(`
+stacks: [amqp, kafka, nats]
+payloads: [{model: payment, counts: [3]}]
+topologies: [chain:5]
+loads: [{closed: {clients: 4}}]
+duration: 1s
+warmup: 0s
+transport_options: {amqp.reply: queue}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := brokerRunner(t)
+	recs, err := x.Run(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if r.Outcome != results.OutcomeOK || r.Requests == 0 || len(r.Nodes) != 5 {
+			t.Errorf("%s: outcome %q (%s), %d requests, %d nodes; want ok through 5 nodes", r.Stack, r.Outcome, r.Reason, r.Requests, len(r.Nodes))
+			continue
+		}
+		if len(r.Brokers) != 1 || r.Brokers[0].PID == 0 || r.Brokers[0].CPUSeconds <= 0 || r.Brokers[0].RSSBytes <= 0 {
+			t.Errorf("%s: broker figures %+v; want its pid, CPU and RSS", r.Stack, r.Brokers)
+			continue
+		}
+		// Four hops between nodes go through the broker besides the client's.
+		if b, c := r.Brokers[0].Wire, r.Wire; b == nil || c == nil || b.Sent < 4*c.Sent || b.Received < 4*c.Received {
+			t.Errorf("%s: bytes per request through the broker %+v, at the client %+v; want the five hops' worth", r.Stack, b, c)
+		}
+		if r.Stack == "amqp" && r.TransportOptions["reply"] != "queue" {
+			t.Errorf("amqp: transport options %v, want reply=queue recorded", r.TransportOptions)
+		}
+		if r.Stack == "kafka" && (r.TransportOptions["acks"] != "all" || r.TransportOptions["linger"] != "0s") {
+			t.Errorf("kafka: transport options %v, want the defaults recorded", r.TransportOptions)
+		}
+	}
+	for _, r := range recs {
+		for _, b := range r.Brokers {
+			if alive(b.PID) {
+				t.Errorf("%s broker pid %d still running after the experiment", b.Name, b.PID)
+			}
+		}
+	}
+}
+
+// Killing the broker mid-run ends that run quickly with a record saying
+// so; the next runs start the broker again and measure.
+func TestABrokerDyingMidRunIsRecordedAndTheExperimentGoesOn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts brokers")
+	}
+	spec, err := Parse([]byte(`
+stacks: [amqp, kafka]
+payloads: [{model: text, counts: [10]}]
+topologies: [chain:2]
+loads: [{closed: {clients: 2}}]
+duration: 5s
+warmup: 0s
+timeout: 2s
+repetitions: 2
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := brokerRunner(t)
+	killed := map[int]bool{}
+	var mu sync.Mutex
+	// The first second is reported once final, about 3s into the run.
+	x.OnSecond = func(r Run, s load.Second) {
+		mu.Lock()
+		defer mu.Unlock()
+		if r.Repetition != 0 || killed[r.Index] {
+			return
+		}
+		killed[r.Index] = true
+		name := map[string]string{"amqp": "rabbitmq", "kafka": "kafka"}[r.Stack]
+		if pid := broker.ListenerPID(x.BrokerAddrs[name]); pid > 0 {
+			syscall.Kill(pid, syscall.SIGKILL)
+		} else {
+			t.Errorf("no %s process listening at %s", name, x.BrokerAddrs[name])
+		}
+	}
+	recs, err := x.Run(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 4 {
+		t.Fatalf("%d records, want 4", len(recs))
+	}
+	for _, r := range recs[:2] {
+		t.Logf("%s, killed: %s (%s) after %v; %d requests, errors %v", r.Stack, r.Outcome, r.Reason, r.Ended.Sub(r.Started).Round(time.Millisecond), r.Requests, r.ErrorsByClass)
+		if r.Outcome != results.OutcomeBrokerDied || r.Reason == "" {
+			t.Errorf("%s, killed: outcome %q (%s), want broker died", r.Stack, r.Outcome, r.Reason)
+		}
+		// Under 5s of load, 2s of call timeout and teardown: no hang.
+		if took := r.Ended.Sub(r.Started); took > 20*time.Second {
+			t.Errorf("%s, killed: the run took %v", r.Stack, took)
+		}
+	}
+	for _, r := range recs[2:] {
+		if r.Outcome != results.OutcomeOK || r.Requests == 0 {
+			t.Errorf("%s, after the kill: outcome %q (%s) with %d requests, want ok", r.Stack, r.Outcome, r.Reason, r.Requests)
+		}
+	}
+	for _, r := range recs {
+		for _, b := range r.Brokers {
+			if alive(b.PID) {
+				t.Errorf("%s broker pid %d still running after the experiment", b.Name, b.PID)
+			}
+		}
+	}
+	for name, addr := range x.BrokerAddrs {
+		if pid := broker.ListenerPID(addr); pid > 0 {
+			t.Errorf("%s still listening at %s (pid %d)", name, addr, pid)
+		}
+	}
+}
