@@ -1,0 +1,86 @@
+package main_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The issue's walk-through: brokers up, then for each broker stack a node
+// and a load with no address flags at all, then brokers status and down,
+// which leaves no broker process behind. It uses the brokers' usual
+// addresses, as a user would.
+func TestBrokerStacksByHandWithDefaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts brokers")
+	}
+	dir := t.TempDir()
+	out, code := hopbench(t, "brokers", "up", "--dir", dir)
+	t.Cleanup(func() { hopbench(t, "brokers", "down", "--dir", dir) })
+	if code != 0 {
+		t.Fatalf("brokers up: exit %d: %s", code, out)
+	}
+	for _, stack := range []string{"amqp", "kafka", "nats"} {
+		t.Run(stack, func(t *testing.T) {
+			node := exec.Command(bin, "node", "--stack", stack, "--admin", "")
+			stderr, _ := node.StderrPipe()
+			if err := node.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { node.Process.Signal(os.Interrupt); node.Wait() }()
+			line, _ := bufio.NewReader(stderr).ReadString('\n')
+			if !strings.Contains(line, "serving on "+stack+"://127.0.0.1:") || !strings.Contains(line, "/hopbench") {
+				t.Fatalf("node start-up line %q: want it serving on the broker's default address", line)
+			}
+			out, code := hopbench(t, "load", "--stack", stack, "--op", "echo", "--model", "text", "--count", "10",
+				"--clients", "4", "--duration", "1s", "--format", "json")
+			if code != 0 {
+				t.Fatalf("load: exit %d: %s", code, out)
+			}
+			var got struct {
+				Requests, Errors int64
+			}
+			if err := json.Unmarshal([]byte(out), &got); err != nil || got.Requests < 10 || got.Errors != 0 {
+				t.Fatalf("load figures: %s (%v)", out, err)
+			}
+		})
+	}
+	out, code = hopbench(t, "brokers", "status", "--dir", dir, "--format", "json")
+	var status []struct {
+		Name, Addr, Version string
+		PID                 int
+		Up, Started         bool
+		RSSBytes            int64 `json:"rss_bytes"`
+	}
+	if err := json.Unmarshal([]byte(out), &status); err != nil || code != 0 || len(status) != 3 {
+		t.Fatalf("status: exit %d, %v: %s", code, err, out)
+	}
+	for _, s := range status {
+		if !s.Up || s.PID == 0 || s.Version == "" || s.RSSBytes <= 0 || !s.Started {
+			t.Errorf("status of %s: %+v; want up with a pid, version and RSS, started by hopbench", s.Name, s)
+		}
+	}
+	table, _ := hopbench(t, "brokers", "status", "--dir", dir)
+	if !strings.Contains(table, "MiB") || !strings.Contains(table, "rabbitmq") {
+		t.Errorf("status table:\n%s", table)
+	}
+	if out, code := hopbench(t, "brokers", "down", "--dir", dir); code != 0 || strings.Count(out, "stopped") != 3 {
+		t.Fatalf("down: exit %d: %s", code, out)
+	}
+	for _, s := range status {
+		if data, err := os.ReadFile("/proc/" + strconv.Itoa(s.PID) + "/stat"); err == nil && !strings.Contains(string(data), ") Z") {
+			t.Errorf("%s (pid %d) still running after brokers down", s.Name, s.PID)
+		}
+	}
+}
+
+func TestBrokersRefusesAnUnknownBroker(t *testing.T) {
+	out, code := hopbenchStderr(t, "brokers", "up", "mqtt")
+	if code != 2 || !strings.Contains(out, "known: kafka, nats, rabbitmq") {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+}
