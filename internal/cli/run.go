@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hopbench/hopbench/internal/broker"
 	"github.com/hopbench/hopbench/internal/calibrate"
 	"github.com/hopbench/hopbench/internal/experiment"
 	"github.com/hopbench/hopbench/internal/load"
@@ -105,6 +106,13 @@ func runExperiment(cmd *cobra.Command, a *app, name string, f runFlags) error {
 			c.TCPRoundTripUs, c.HTTPRoundTripUs, c.GeneratorCPUUsPerReq)
 	}
 	x.OnRun, x.OnSecond, x.OnRecord = runReporter(a)
+	x.OnBroker = func(b *broker.Broker) {
+		if b.Started {
+			fmt.Fprintf(a.stderr, "  %s %s started at %s (pid %d; log %s); stopped when the experiment ends\n", b.Name, b.Version, b.Addr, b.PID, b.Log)
+		} else {
+			fmt.Fprintf(a.stderr, "  %s %s already running at %s: used as is\n", b.Name, b.Version, b.Addr)
+		}
+	}
 	recs, err := x.Run(ctx, spec)
 	fmt.Fprintln(a.stderr)
 	if len(recs) > 0 {

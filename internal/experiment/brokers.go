@@ -18,6 +18,8 @@ type brokerSet struct {
 	cfg   broker.Config
 	addrs map[string]string
 	live  map[string]*broker.Broker
+	// onStart, if set, hears of each broker made ready for a run.
+	onStart func(*broker.Broker)
 }
 
 func newBrokerSet(cfg broker.Config, addrs map[string]string) *brokerSet {
@@ -45,6 +47,9 @@ func (bs *brokerSet) ensure(ctx context.Context, name string) (*broker.Broker, e
 		return nil, err
 	}
 	bs.live[name] = b
+	if bs.onStart != nil {
+		bs.onStart(b)
+	}
 	return b, nil
 }
 

@@ -51,6 +51,8 @@ type Runner struct {
 	// a broker's address by name (default broker.DefaultAddr).
 	Brokers     broker.Config
 	BrokerAddrs map[string]string
+	// OnBroker is called when the experiment starts a broker.
+	OnBroker func(b *broker.Broker)
 }
 
 // ResultsFile is the name of the records file in a results directory.
@@ -77,6 +79,7 @@ func (x *Runner) Run(ctx context.Context, s *Spec) ([]results.Record, error) {
 		bcfg.Bin = x.Bin
 	}
 	e.brokers = newBrokerSet(bcfg, x.BrokerAddrs)
+	e.brokers.onStart = x.OnBroker
 	defer e.brokers.close()
 	if slices.Contains(s.TLS, true) {
 		if e.tls, err = certs.LoadOrCreate(filepath.Join(x.Dir, "tls")); err != nil {
