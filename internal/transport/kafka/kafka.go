@@ -111,6 +111,9 @@ func (t Transport) setup(addr string, cfg transport.Config, server bool) (*setup
 		kgo.SeedBrokers(a.Host),
 		kgo.Dialer(brokered.ContextDial(cfg)),
 		kgo.ProducerLinger(linger),
+		// franz-go compresses batches with snappy by default; compression is
+		// the stack's explicit choice (kafka+gzip compresses the body).
+		kgo.ProducerBatchCompression(kgo.NoCompression()),
 		kgo.FetchMaxWait(wait),
 		kgo.ProducerBatchMaxBytes(maxRecordBytes),
 		kgo.FetchMaxBytes(maxFetchBytes),

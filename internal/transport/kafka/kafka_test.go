@@ -1,7 +1,13 @@
 package kafka_test
 
 import (
+	"context"
+	"strings"
 	"testing"
+
+	"github.com/hopbench/hopbench/internal/codec"
+	"github.com/hopbench/hopbench/internal/node"
+	"github.com/hopbench/hopbench/internal/wire"
 
 	"github.com/hopbench/hopbench/internal/broker/brokertest"
 	"github.com/hopbench/hopbench/internal/transport"
@@ -27,4 +33,37 @@ func TestRefusals(t *testing.T) {
 		{Config: transport.Config{HTTP2: true}, Want: "HTTP/2"},
 		{Config: transport.Config{Options: map[string]string{"acks": "some"}}, Want: "want one of [all leader none]"},
 	})
+}
+
+// Kafka's client would compress batches by itself (snappy); the stack's
+// bytes must be what its codec and compression make, so a compressible
+// body crosses the wire at full size.
+func TestNoHiddenBatchCompression(t *testing.T) {
+	st, err := transport.ParseStack("kafka+json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	n, err := node.Start(ctx, node.Config{Stack: st, Listen: "kafka://" + brokertest.Addrs["kafka"] + "/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	counter := &wire.Counter{}
+	tr, _ := transport.Lookup("kafka")
+	cl, err := tr.Dial(ctx, n.Addr(), transport.Config{Dialer: &wire.Dialer{Counter: counter}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	json, _ := codec.Lookup("json")
+	none, _ := codec.LookupCompression("none")
+	body := []byte(`{"text":"` + strings.Repeat("x", 100_000) + `"}`)
+	before := counter.Snapshot()
+	if _, err := cl.Call(ctx, &transport.Request{Op: transport.OpEcho, Model: "text", Body: body, Codec: json, Compression: none}); err != nil {
+		t.Fatal(err)
+	}
+	if got := counter.Snapshot().Sub(before); got.Written < int64(len(body)) || got.Read < int64(len(body)) {
+		t.Fatalf("a %d-byte body crossed as %d bytes sent, %d received: compressed behind the stack's back", len(body), got.Written, got.Read)
+	}
 }
