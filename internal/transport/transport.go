@@ -8,10 +8,13 @@ package transport
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"net"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -184,6 +187,40 @@ type Option struct {
 	Help    string
 	// Check refuses a bad value with a reason (nil: any value).
 	Check func(string) error
+}
+
+// OneOf checks an option takes one of values.
+func OneOf(values ...string) func(string) error {
+	return func(v string) error {
+		if slices.Contains(values, v) {
+			return nil
+		}
+		return fmt.Errorf("want one of %v", values)
+	}
+}
+
+// PositiveInt checks an option is a whole number of 1 or more.
+func PositiveInt(v string) error {
+	if n, err := strconv.Atoi(v); err != nil || n < 1 {
+		return errors.New("want a whole number of 1 or more")
+	}
+	return nil
+}
+
+// Bool checks an option is true or false.
+func Bool(v string) error {
+	if _, err := strconv.ParseBool(v); err != nil {
+		return errors.New("want true or false")
+	}
+	return nil
+}
+
+// Duration checks an option is a Go duration.
+func Duration(v string) error {
+	if _, err := time.ParseDuration(v); err != nil {
+		return errors.New("want a duration such as 0s or 10ms")
+	}
+	return nil
 }
 
 // Optioned is implemented by transports with options of their own.

@@ -38,37 +38,11 @@ const directReplyTo = "amq.rabbitmq.reply-to"
 func (Transport) Options() []transport.Option {
 	return []transport.Option{
 		{Name: "reply", Default: "direct", Help: "where replies come back: direct (RabbitMQ's direct reply-to) or queue (an exclusive queue per client)",
-			Check: oneOf("direct", "queue")},
-		{Name: "prefetch", Default: "128", Help: "unacknowledged requests a service holds at once (basic.qos)", Check: positive},
-		{Name: "persistent", Default: "false", Help: "durable request queues and persistent messages (written to disk)", Check: boolean},
-		{Name: "confirm", Default: "false", Help: "publisher confirms: a publish waits for the broker's ack", Check: boolean},
+			Check: transport.OneOf("direct", "queue")},
+		{Name: "prefetch", Default: "128", Help: "unacknowledged requests a service holds at once (basic.qos)", Check: transport.PositiveInt},
+		{Name: "persistent", Default: "false", Help: "durable request queues and persistent messages (written to disk)", Check: transport.Bool},
+		{Name: "confirm", Default: "false", Help: "publisher confirms: a publish waits for the broker's ack", Check: transport.Bool},
 	}
-}
-
-func oneOf(values ...string) func(string) error {
-	return func(v string) error {
-		for _, ok := range values {
-			if v == ok {
-				return nil
-			}
-		}
-		return fmt.Errorf("want one of %v", values)
-	}
-}
-
-func positive(v string) error {
-	if n, err := strconv.Atoi(v); err != nil || n < 1 {
-		return errors.New("want a whole number of 1 or more")
-	}
-	return nil
-}
-
-func boolean(v string) error {
-	_, err := strconv.ParseBool(v)
-	if err != nil {
-		return errors.New("want true or false")
-	}
-	return nil
 }
 
 // settings are the options, read.

@@ -34,3 +34,7 @@ func TestRefusals(t *testing.T) {
 		{Config: transport.Config{Options: map[string]string{"acks": "all"}}, Want: `unknown option "acks" (known: reply, prefetch, persistent, confirm)`},
 	})
 }
+
+func TestReplicasShareAService(t *testing.T) {
+	transporttest.CheckReplicas(t, "amqp", "amqp://"+brokertest.Addrs["rabbitmq"]+"/replicated", transport.Config{Codec: "proto"})
+}

@@ -40,36 +40,11 @@ func (Transport) Scheme() string   { return "kafka" }
 
 func (Transport) Options() []transport.Option {
 	return []transport.Option{
-		{Name: "acks", Default: "all", Help: "producer acks: all (every in-sync replica), leader, or none", Check: oneOf("all", "leader", "none")},
-		{Name: "linger", Default: "0s", Help: "producer linger: how long a record waits for others to batch with", Check: duration},
-		{Name: "fetch_max_wait", Default: "10ms", Help: "how long the broker holds a fetch for data (10ms is franz-go's minimum)", Check: duration},
-		{Name: "partitions", Default: "4", Help: "partitions of a service's request topic: replicas of a service share them, so at most this many consume", Check: positive},
+		{Name: "acks", Default: "all", Help: "producer acks: all (every in-sync replica), leader, or none", Check: transport.OneOf("all", "leader", "none")},
+		{Name: "linger", Default: "0s", Help: "producer linger: how long a record waits for others to batch with", Check: transport.Duration},
+		{Name: "fetch_max_wait", Default: "10ms", Help: "how long the broker holds a fetch for data (10ms is franz-go's minimum)", Check: transport.Duration},
+		{Name: "partitions", Default: "4", Help: "partitions of a service's request topic: replicas of a service share them, so at most this many consume", Check: transport.PositiveInt},
 	}
-}
-
-func oneOf(values ...string) func(string) error {
-	return func(v string) error {
-		for _, ok := range values {
-			if v == ok {
-				return nil
-			}
-		}
-		return fmt.Errorf("want one of %v", values)
-	}
-}
-
-func duration(v string) error {
-	if _, err := time.ParseDuration(v); err != nil {
-		return errors.New("want a duration such as 0s or 10ms")
-	}
-	return nil
-}
-
-func positive(v string) error {
-	if n, err := strconv.Atoi(v); err != nil || n < 1 {
-		return errors.New("want a whole number of 1 or more")
-	}
-	return nil
 }
 
 // Header names of the request/reply envelope.
@@ -114,6 +89,10 @@ func (t Transport) setup(addr string, cfg transport.Config, server bool) (*setup
 		// franz-go compresses batches with snappy by default; compression is
 		// the stack's explicit choice (kafka+gzip compresses the body).
 		kgo.ProducerBatchCompression(kgo.NoCompression()),
+		// Requests spread over the request topic's partitions, so replicas
+		// of a service (a partition each, at least) share them; the default
+		// sticky partitioner would keep them on one.
+		kgo.RecordPartitioner(kgo.RoundRobinPartitioner()),
 		kgo.FetchMaxWait(wait),
 		kgo.ProducerBatchMaxBytes(maxRecordBytes),
 		kgo.FetchMaxBytes(maxFetchBytes),

@@ -67,3 +67,7 @@ func TestNoHiddenBatchCompression(t *testing.T) {
 		t.Fatalf("a %d-byte body crossed as %d bytes sent, %d received: compressed behind the stack's back", len(body), got.Written, got.Read)
 	}
 }
+
+func TestReplicasShareAService(t *testing.T) {
+	transporttest.CheckReplicas(t, "kafka", "kafka://"+brokertest.Addrs["kafka"]+"/replicated", transport.Config{Codec: "proto"})
+}

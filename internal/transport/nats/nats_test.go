@@ -27,3 +27,7 @@ func TestRefusals(t *testing.T) {
 		{Config: transport.Config{HTTP2: true}, Want: "HTTP/2"},
 	})
 }
+
+func TestReplicasShareAService(t *testing.T) {
+	transporttest.CheckReplicas(t, "nats", "nats://"+brokertest.Addrs["nats"]+"/replicated", transport.Config{Codec: "proto"})
+}
