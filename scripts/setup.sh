@@ -59,7 +59,14 @@ setup_kafka() {
 	command -v java >/dev/null || apt_install openjdk-17-jre-headless
 	command -v mvn >/dev/null || apt_install maven
 	log "fetching the Kafka $version broker jars from Maven Central"
-	mvn -q -B -f "$pom" package
+	# Maven's quiet mode still prints colour resets; its output is shown
+	# only when the fetch fails.
+	local out
+	if ! out=$(mvn -q -B -f "$pom" package 2>&1); then
+		printf '%s\n' "$out" >&2
+		log "fetching the Kafka jars failed (see Maven's output above)"
+		return 1
+	fi
 }
 
 main() {
