@@ -33,6 +33,7 @@ run: setup build
 # is off for the generated package only.
 GQL_GENERATED := ./internal/transport/graphql/generated
 test: setup
+	scripts/setup.sh chromium
 	$(GO) vet $$($(GO) list ./... | grep -v /graphql/generated)
 	$(GO) vet -copylocks=false $(GQL_GENERATED)
 	$(GO) test -race -count=1 ./...

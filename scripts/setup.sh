@@ -2,12 +2,14 @@
 # Installs what hopbench's make targets need and is missing. Idempotent: a
 # component already present is left alone, so running it twice is cheap.
 #
-#   scripts/setup.sh            everything `make run` and `make test` need
+#   scripts/setup.sh            everything `make run` needs (base)
 #   scripts/setup.sh protoc     protoc, for `make generate`
 #   scripts/setup.sh rabbitmq   Debian's rabbitmq-server (not started: hopbench
 #                               runs its own node on loopback)
 #   scripts/setup.sh kafka      the Apache Kafka broker jars, fetched by Maven
 #                               (deploy/kafka/pom.xml) into .tools/kafka
+#   scripts/setup.sh chromium   Debian's chromium, for the report's browser test
+#                               (`make test` sets it up; `make run` does not need it)
 set -euo pipefail
 
 log() { printf 'setup: %s\n' "$*" >&2; }
@@ -69,6 +71,10 @@ setup_kafka() {
 	fi
 }
 
+setup_chromium() {
+	apt_install chromium fonts-liberation
+}
+
 main() {
 	cd "$(dirname "$0")/.."
 	need_go
@@ -81,7 +87,8 @@ main() {
 		protoc) setup_protoc ;;
 		rabbitmq) setup_rabbitmq ;;
 		kafka) setup_kafka ;;
-		*) log "unknown component '$component' (known: base, protoc, rabbitmq, kafka)"; exit 2 ;;
+		chromium) setup_chromium ;;
+		*) log "unknown component '$component' (known: base, protoc, rabbitmq, kafka, chromium)"; exit 2 ;;
 		esac
 	done
 }

@@ -99,6 +99,7 @@ func runLoad(cmd *cobra.Command, a *app, f *loadFlags) error {
 	out := loadOutput{Stack: f.target.Stack.String(), Target: f.target.Addr, Op: f.op, Model: f.target.Model, Count: f.target.Count,
 		Load: f.cfg.String(), Figures: results.FiguresOf(res, counter.Snapshot().Sub(before))}
 	out.RequestBodyBytes = tgt.RequestBytes()
+	out.RequestBodyRawBytes = tgt.RawRequestBytes()
 	if err := out.write(a.stdout, f.format); err != nil {
 		return err
 	}

@@ -227,6 +227,7 @@ func (e *execution) measure(ctx context.Context, r Run, rec *results.Record) err
 	clientWire := counter.Snapshot().Sub(before)
 	rec.Figures = results.FiguresOf(res, clientWire)
 	rec.RequestBodyBytes = tgt.RequestBytes()
+	rec.RequestBodyRawBytes = tgt.RawRequestBytes()
 	rec.Series, rec.Steps = res.Series, res.Steps
 	rec.Histogram, _ = stats.Encode(res.Latency)
 	if res.Uncorrected != nil {

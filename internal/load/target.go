@@ -37,6 +37,7 @@ type Target struct {
 	clients []transport.Client
 	next    atomic.Uint64
 	req     transport.Request
+	rawSize int         // the request body before compression
 	cc      codec.Codec // codec with the stack's compression, for replies
 	model   payload.Model
 }
@@ -77,6 +78,11 @@ func DialTarget(ctx context.Context, cfg TargetConfig) (*Target, error) {
 		if t.req.Body, err = t.cc.Marshal(msg); err != nil {
 			return nil, fmt.Errorf("encoding the request: %w", err)
 		}
+		raw, err := c.Marshal(msg)
+		if err != nil {
+			return nil, fmt.Errorf("encoding the request: %w", err)
+		}
+		t.rawSize = len(raw)
 	}
 	for range max(cfg.Connections, 1) {
 		cl, err := tr.Dial(ctx, cfg.Addr, tcfg)
@@ -89,8 +95,13 @@ func DialTarget(ctx context.Context, cfg TargetConfig) (*Target, error) {
 	return t, nil
 }
 
-// RequestBytes is the encoded request body's size (zero for a get).
+// RequestBytes is the request body's size as hopbench hands it to the
+// transport: encoded, and compressed when the stack compresses bodies
+// itself (rest+gzip); zero for a get.
 func (t *Target) RequestBytes() int { return len(t.req.Body) }
+
+// RawRequestBytes is the encoded request body before any compression.
+func (t *Target) RawRequestBytes() int { return t.rawSize }
 
 // NewCall returns a Call for one worker, on the next client in turn.
 func (t *Target) NewCall() Call {

@@ -88,8 +88,12 @@ type Figures struct {
 	Uncorrected *stats.Summary `json:"uncorrected,omitempty"`
 	// ClientCPUUsPerReq is the generator's own CPU per request.
 	ClientCPUUsPerReq float64 `json:"client_cpu_us_per_req"`
-	// RequestBodyBytes is the encoded request body (zero for a get).
+	// RequestBodyBytes is the request body as the stack sends it: encoded,
+	// and compressed where hopbench compresses (rest+gzip; gRPC compresses
+	// inside its library, which only the wire bytes show). Zero for a get.
 	RequestBodyBytes int `json:"request_body_bytes"`
+	// RequestBodyRawBytes is the encoded body before any compression.
+	RequestBodyRawBytes int `json:"request_body_raw_bytes,omitempty"`
 	// Wire is the client's bytes per request on its connections, TLS
 	// records and HTTP/2 frames included.
 	Wire *WirePerRequest `json:"wire_bytes_per_req,omitempty"`

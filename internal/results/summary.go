@@ -14,7 +14,8 @@ type Spread struct {
 	Median, Min, Max float64
 }
 
-func spreadOf(vs []float64) Spread {
+// SpreadOf is the median, min and max of vs; zeros for none.
+func SpreadOf(vs []float64) Spread {
 	if len(vs) == 0 {
 		return Spread{}
 	}
@@ -78,14 +79,16 @@ func Summarize(recs []Record) []Row {
 		cpu[i] = append(cpu[i], r.ClientCPUUsPerReq)
 	}
 	for i := range rows {
-		rows[i].RPS, rows[i].P50Us, rows[i].P99Us, rows[i].CPUUsPerReq = spreadOf(rps[i]), spreadOf(p50[i]), spreadOf(p99[i]), spreadOf(cpu[i])
+		rows[i].RPS, rows[i].P50Us, rows[i].P99Us, rows[i].CPUUsPerReq = SpreadOf(rps[i]), SpreadOf(p50[i]), SpreadOf(p99[i]), SpreadOf(cpu[i])
 	}
 	return rows
 }
 
-var header = []string{"stack", "topology", "op", "payload", "load", "options", "reps", "req/s", "p50 ms", "p99 ms", "errors", "outcome"}
+// Header is the summary table's header, a cell for each of Row.Cells.
+var Header = []string{"stack", "topology", "op", "payload", "load", "options", "reps", "req/s", "p50 ms", "p99 ms", "errors", "outcome"}
 
-func (r Row) cells() []string {
+// Cells are the row as the summary table shows it.
+func (r Row) Cells() []string {
 	return []string{
 		r.Stack, r.Topology, r.Op, fmt.Sprintf("%s×%d", r.Model, r.Count), r.Load, r.Options, strconv.Itoa(r.Reps),
 		r.RPS.format(1, 0, r.Reps), r.P50Us.format(1000, 3, r.Reps), r.P99Us.format(1000, 3, r.Reps),
@@ -105,14 +108,14 @@ func errorShare(errs, reqs int64) string {
 func Markdown(w io.Writer, rows []Row) error {
 	line := func(cells []string) string { return "| " + strings.Join(cells, " | ") + " |\n" }
 	var b strings.Builder
-	b.WriteString(line(header))
-	seps := make([]string, len(header))
+	b.WriteString(line(Header))
+	seps := make([]string, len(Header))
 	for i := range seps {
 		seps[i] = "---"
 	}
 	b.WriteString(line(seps))
 	for _, r := range rows {
-		b.WriteString(line(r.cells()))
+		b.WriteString(line(r.Cells()))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -1,0 +1,173 @@
+package report
+
+import (
+	"fmt"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/hopbench/hopbench/internal/load"
+	"github.com/hopbench/hopbench/internal/results"
+	"github.com/hopbench/hopbench/internal/stats"
+)
+
+// A measured case is one configuration's completed repetitions, reduced to
+// the figures the charts draw: medians over repetitions, and one latency
+// histogram merged from all of them.
+type measured struct {
+	results.Row
+	Hist *hdrhistogram.Histogram // every repetition's requests; nil if none recorded
+
+	BodyBytes, RawBodyBytes float64 // request body as sent, and before compression
+	WireSent, WireReceived  float64 // at the client, per request; 0 when not counted
+	HasWire                 bool
+
+	ClientCPU, NodesCPU float64 // µs per request; NodesCPU sums the services
+	NodesRSS            float64 // the largest service's RSS, bytes
+	NodeBootMs          []float64
+	Brokers             []brokerFigures
+
+	Series []load.Second // the first completed repetition's
+	Steps  []load.Step   // the first completed repetition's (ramps)
+	Floor  float64       // the machine's HTTP round trip, µs; 0 when not calibrated
+}
+
+type brokerFigures struct {
+	Name     string
+	CPU, RSS float64 // µs per request, bytes
+	Wire     float64 // sent+received per request; 0 when not counted
+	HasWire  bool
+}
+
+// scenario names everything about a case but its stack: the cases a chart
+// puts side by side.
+func (m *measured) scenario() string {
+	return joinNonEmpty(m.Topology, m.Op, m.payload(), m.Load, m.Options)
+}
+
+// view is a scenario without its payload.
+func (m *measured) view() string { return joinNonEmpty(m.Topology, m.Op, m.Load, m.Options) }
+
+func (m *measured) payload() string { return fmt.Sprintf("%s×%d", m.Model, m.Count) }
+
+func joinNonEmpty(parts ...string) string {
+	var out string
+	for _, p := range parts {
+		if p == "" {
+			continue
+		}
+		if out != "" {
+			out += " · "
+		}
+		out += p
+	}
+	return out
+}
+
+// measure reduces records to cases, in the order cases first appear. Runs
+// that did not complete (failed, interrupted, died) give no figures; their
+// outcomes stay in the summary table.
+func measure(recs []results.Record) ([]*measured, error) {
+	rows := results.Summarize(recs)
+	byCase := map[string]*measured{}
+	var out []*measured
+	for _, row := range rows {
+		m := &measured{Row: row}
+		byCase[row.Case] = m
+		out = append(out, m)
+	}
+	acc := map[string]*accumulator{}
+	for i := range recs {
+		r := &recs[i]
+		if r.Outcome != results.OutcomeOK && r.Outcome != results.OutcomeErrors {
+			continue
+		}
+		a := acc[r.Case]
+		if a == nil {
+			a = &accumulator{}
+			acc[r.Case] = a
+		}
+		if err := a.add(byCase[r.Case], r); err != nil {
+			return nil, fmt.Errorf("%s repetition %d: %w", r.Case, r.Repetition, err)
+		}
+	}
+	for c, a := range acc {
+		a.finish(byCase[c])
+	}
+	return out, nil
+}
+
+type accumulator struct {
+	body, raw, sent, recv, client, nodes, rss []float64
+	brokers                                   map[string]*[3][]float64 // cpu, rss, wire
+	brokerOrder                               []string
+	brokerWire                                map[string]bool
+}
+
+func (a *accumulator) add(m *measured, r *results.Record) error {
+	if r.Histogram != "" {
+		h, err := stats.Decode(r.Histogram)
+		if err != nil {
+			return err
+		}
+		if m.Hist == nil {
+			m.Hist = stats.NewHistogram()
+		}
+		m.Hist.Merge(h)
+	}
+	if m.Series == nil {
+		m.Series, m.Steps = r.Series, r.Steps
+	}
+	if r.Calibration != nil {
+		m.Floor = r.Calibration.HTTPRoundTripUs
+	}
+	a.body = append(a.body, float64(r.RequestBodyBytes))
+	a.raw = append(a.raw, float64(max(r.RequestBodyRawBytes, r.RequestBodyBytes)))
+	if r.Wire != nil {
+		a.sent, a.recv = append(a.sent, r.Wire.Sent), append(a.recv, r.Wire.Received)
+	}
+	a.client = append(a.client, r.ClientCPUUsPerReq)
+	var cpu float64
+	var rss int64
+	for _, n := range r.Nodes {
+		cpu += n.CPUUsPerReq
+		rss = max(rss, n.RSSBytes)
+		if n.BootMs > 0 {
+			m.NodeBootMs = append(m.NodeBootMs, n.BootMs)
+		}
+	}
+	if len(r.Nodes) > 0 {
+		a.nodes, a.rss = append(a.nodes, cpu), append(a.rss, float64(rss))
+	}
+	for _, b := range r.Brokers {
+		if a.brokers == nil {
+			a.brokers, a.brokerWire = map[string]*[3][]float64{}, map[string]bool{}
+		}
+		f := a.brokers[b.Name]
+		if f == nil {
+			f = &[3][]float64{}
+			a.brokers[b.Name] = f
+			a.brokerOrder = append(a.brokerOrder, b.Name)
+		}
+		f[0], f[1] = append(f[0], b.CPUUsPerReq), append(f[1], float64(b.RSSBytes))
+		if b.Wire != nil {
+			f[2] = append(f[2], b.Wire.Sent+b.Wire.Received)
+			a.brokerWire[b.Name] = true
+		}
+	}
+	return nil
+}
+
+func (a *accumulator) finish(m *measured) {
+	m.BodyBytes, m.RawBodyBytes = median(a.body), median(a.raw)
+	if len(a.sent) > 0 {
+		m.HasWire, m.WireSent, m.WireReceived = true, median(a.sent), median(a.recv)
+	}
+	m.ClientCPU, m.NodesCPU, m.NodesRSS = median(a.client), median(a.nodes), median(a.rss)
+	for _, name := range a.brokerOrder {
+		f := a.brokers[name]
+		m.Brokers = append(m.Brokers, brokerFigures{Name: name, CPU: median(f[0]), RSS: median(f[1]), Wire: median(f[2]), HasWire: a.brokerWire[name]})
+	}
+}
+
+// median of vs; 0 for none.
+func median(vs []float64) float64 { return results.SpreadOf(vs).Median }

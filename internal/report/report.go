@@ -1,0 +1,158 @@
+// Package report turns results into what people look at: report.html,
+// one self-contained page of charts, each beside its table; report.md with
+// the key tables; and every chart as an SVG file for papers. It reads
+// records only: every figure drawn is one a run measured.
+package report
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/hopbench/hopbench/internal/results"
+)
+
+// Table is a figure's numbers, as shown beside its chart.
+type Table struct {
+	Header []string
+	Rows   [][]string
+}
+
+// Figure is one chart and its table.
+type Figure struct {
+	ID, Title, Caption string
+	SVG                []byte // standalone, for charts/ID.svg
+	InlineSVG          []byte // for the page
+	Table              Table
+}
+
+// Section groups figures of one kind.
+type Section struct {
+	ID, Title, Intro string
+	Figures          []*Figure
+}
+
+// Report is everything rendered, built from records.
+type Report struct {
+	Title       string
+	Sources     []string
+	Environment [][2]string
+	Summary     Table
+	Sections    []*Section
+	// Missing says what could not be drawn and why.
+	Missing []string
+}
+
+// Build reads records (of one or more results files) into a report.
+// sources name where they came from.
+func Build(title string, sources []string, recs []results.Record) (*Report, error) {
+	if len(recs) == 0 {
+		return nil, fmt.Errorf("report: no records to report on")
+	}
+	cases, err := measure(recs)
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	r := &Report{Title: title, Sources: sources, Environment: environmentOf(recs), Summary: summaryTable(recs)}
+	b := &builder{report: r, cases: cases, stacks: colours{}, ids: map[string]int{}}
+	for _, s := range []func() error{b.latency, b.latencyByPayload, b.seconds, b.ramps, b.bytes, b.resources, b.boot} {
+		if err := s(); err != nil {
+			return nil, fmt.Errorf("report: %w", err)
+		}
+	}
+	return r, nil
+}
+
+type builder struct {
+	report *Report
+	cases  []*measured
+	stacks colours // a stack's colour, the same in every chart
+	ids    map[string]int
+}
+
+func (b *builder) section(id, title, intro string) *Section {
+	s := &Section{ID: id, Title: title, Intro: intro}
+	b.report.Sections = append(b.report.Sections, s)
+	return s
+}
+
+// add draws p into a figure of s.
+func (b *builder) add(s *Section, p *chart, caption string, t Table) error {
+	f := &Figure{ID: b.id(s.ID + "-" + p.Title.Text), Title: p.Title.Text, Caption: caption, Table: t}
+	var err error
+	if f.SVG, f.InlineSVG, err = svgOf(p); err != nil {
+		return err
+	}
+	s.Figures = append(s.Figures, f)
+	return nil
+}
+
+func (b *builder) missing(format string, args ...any) {
+	b.report.Missing = append(b.report.Missing, fmt.Sprintf(format, args...))
+}
+
+var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
+
+// id is a file-name-safe, unique slug of s.
+func (b *builder) id(s string) string {
+	id := strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(strings.NewReplacer("×", "x", "+", "-plus-").Replace(s)), "-"), "-")
+	b.ids[id]++
+	if n := b.ids[id]; n > 1 {
+		id = fmt.Sprintf("%s-%d", id, n)
+	}
+	return id
+}
+
+// groups splits cases by key, keeping first-seen order.
+func groups(cases []*measured, key func(*measured) string) (keys []string, by map[string][]*measured) {
+	by = map[string][]*measured{}
+	for _, c := range cases {
+		k := key(c)
+		if _, ok := by[k]; !ok {
+			keys = append(keys, k)
+		}
+		by[k] = append(by[k], c)
+	}
+	return keys, by
+}
+
+// distinct returns f of each case, once each, in first-seen order.
+func distinct(cases []*measured, f func(*measured) string) []string {
+	keys, _ := groups(cases, f)
+	return keys
+}
+
+func stackOf(c *measured) string { return c.Stack }
+
+// measuredOnly drops cases no run completed.
+func measuredOnly(cases []*measured) []*measured {
+	var out []*measured
+	for _, c := range cases {
+		if c.Reps > 0 {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func environmentOf(recs []results.Record) [][2]string {
+	e := recs[0].Environment
+	env := [][2]string{
+		{"hopbench", e.Hopbench}, {"Go", e.Go}, {"CPU", fmt.Sprintf("%s, %d cores", e.CPU, e.Cores)},
+		{"kernel", e.Kernel}, {"pinning", recs[0].Pinning},
+		{"runs", fmt.Sprintf("%d, %s to %s", len(recs), recs[0].Started.UTC().Format("2006-01-02 15:04:05"), recs[len(recs)-1].Ended.UTC().Format("2006-01-02 15:04:05 UTC"))},
+	}
+	if c := recs[0].Calibration; c != nil {
+		env = append(env, [2]string{"floor", fmt.Sprintf("TCP round trip %.1f µs, HTTP round trip %.1f µs, generator %.2f µs CPU per request (medians of %d)",
+			c.TCPRoundTripUs, c.HTTPRoundTripUs, c.GeneratorCPUUsPerReq, c.Samples)})
+	}
+	return env
+}
+
+func summaryTable(recs []results.Record) Table {
+	t := Table{Header: results.Header}
+	for _, row := range results.Summarize(recs) {
+		t.Rows = append(t.Rows, row.Cells())
+	}
+	return t
+}

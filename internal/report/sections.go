@@ -1,0 +1,315 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"gonum.org/v1/plot/plotter"
+
+	"github.com/hopbench/hopbench/internal/results"
+)
+
+var spectrumQuantiles = []float64{50, 90, 99, 99.9, 99.99}
+
+// latency draws each scenario's percentile spectrum, a line per stack.
+func (b *builder) latency() error {
+	s := b.section("latency", "Latency percentile spectrum",
+		"Each stack's latency at every percentile, from every repetition's requests merged (HdrHistogram), on log scales: the further right, the rarer the request. × floor divides the median by the machine's HTTP round trip measured before the runs.")
+	keys, by := groups(measuredOnly(b.cases), (*measured).scenario)
+	for _, k := range keys {
+		var lines []line
+		t := Table{Header: []string{"stack", "requests", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "p99.99 ms", "max ms", "× floor"}}
+		for _, c := range by[k] {
+			if c.Hist == nil {
+				continue
+			}
+			lines = append(lines, line{Name: c.Stack, XYs: spectrumPoints(c.Hist)})
+			row := []string{c.Stack, strconv.FormatInt(c.Hist.TotalCount(), 10)}
+			for _, q := range spectrumQuantiles {
+				row = append(row, ms(float64(c.Hist.ValueAtQuantile(q))))
+			}
+			row = append(row, ms(float64(c.Hist.Max())), floorMultiple(float64(c.Hist.ValueAtQuantile(50)), c.Floor))
+			t.Rows = append(t.Rows, row)
+		}
+		if len(lines) == 0 {
+			b.missing("%s: no latency histogram in the records", k)
+			continue
+		}
+		p, err := spectrumChart(k, lines, b.stacks)
+		if err != nil {
+			return err
+		}
+		if err := b.add(s, p, "", t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func floorMultiple(us, floor float64) string {
+	if floor <= 0 {
+		return "—"
+	}
+	return num(us/floor, 1)
+}
+
+// latencyByPayload draws p50 and p99 per stack, a bar per payload, and the
+// median as a multiple of the floor.
+func (b *builder) latencyByPayload() error {
+	s := b.section("by-payload", "Median and p99 by stack and payload",
+		"Medians over repetitions. The second chart divides each median by the machine's HTTP round trip on loopback: how far above the floor each stack sits.")
+	keys, by := groups(measuredOnly(b.cases), (*measured).view)
+	for _, k := range keys {
+		cases := by[k]
+		stacks, payloads := distinct(cases, stackOf), distinct(cases, (*measured).payload)
+		find := index(cases)
+		var lat, floors []bars
+		t := Table{Header: []string{"stack", "payload", "p50 ms", "p99 ms", "× floor"}}
+		haveFloor := false
+		for _, pl := range payloads {
+			p50, p99, fl := bars{Name: pl + " p50"}, bars{Name: pl + " p99"}, bars{Name: pl}
+			for _, st := range stacks {
+				c := find[st+"\x00"+pl]
+				if c == nil {
+					p50.Values, p99.Values, fl.Values = append(p50.Values, math.NaN()), append(p99.Values, math.NaN()), append(fl.Values, math.NaN())
+					continue
+				}
+				p50.Values, p99.Values = append(p50.Values, c.P50Us.Median/1000), append(p99.Values, c.P99Us.Median/1000)
+				f := math.NaN()
+				if c.Floor > 0 {
+					f, haveFloor = c.P50Us.Median/c.Floor, true
+				}
+				fl.Values = append(fl.Values, f)
+				t.Rows = append(t.Rows, []string{st, pl, ms(c.P50Us.Median), ms(c.P99Us.Median), floorMultiple(c.P50Us.Median, c.Floor)})
+			}
+			lat, floors = append(lat, p50, p99), append(floors, fl)
+		}
+		p, err := barChart(k+": p50 and p99", "latency (ms)", stacks, lat, colours{})
+		if err != nil {
+			return err
+		}
+		if err := b.add(s, p, "", t); err != nil {
+			return err
+		}
+		if !haveFloor {
+			b.missing("%s: no floor to compare with (the runs were not calibrated: drop --no-calibrate)", k)
+			continue
+		}
+		p, err = barChart(k+": median as a multiple of the floor", "× HTTP round trip", stacks, floors, colours{})
+		if err != nil {
+			return err
+		}
+		if err := b.add(s, p, "", t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// index finds a case by stack and payload.
+func index(cases []*measured) map[string]*measured {
+	m := map[string]*measured{}
+	for _, c := range cases {
+		m[c.Stack+"\x00"+c.payload()] = c
+	}
+	return m
+}
+
+// seconds draws each scenario's throughput second by second.
+func (b *builder) seconds() error {
+	s := b.section("seconds", "Throughput second by second",
+		"Requests completed in each second of the measured window (first repetition), to show warm-up, drift and stalls that an average hides.")
+	keys, by := groups(measuredOnly(b.cases), (*measured).scenario)
+	for _, k := range keys {
+		var lines []line
+		t := Table{Header: []string{"stack", "seconds", "req/s min", "req/s median", "req/s max", "p99 ms worst second"}}
+		for _, c := range by[k] {
+			if len(c.Series) == 0 {
+				continue
+			}
+			var xys plotter.XYs
+			var rps []float64
+			var worst int64
+			for _, sec := range c.Series {
+				xys = append(xys, plotter.XY{X: float64(sec.T), Y: float64(sec.Requests)})
+				rps = append(rps, float64(sec.Requests))
+				worst = max(worst, sec.P99Us)
+			}
+			lines = append(lines, line{Name: c.Stack, XYs: xys})
+			sp := results.SpreadOf(rps)
+			t.Rows = append(t.Rows, []string{c.Stack, strconv.Itoa(len(c.Series)), num(sp.Min, 0), num(sp.Median, 0), num(sp.Max, 0), ms(float64(worst))})
+		}
+		if len(lines) == 0 {
+			continue
+		}
+		p := newPlot(k, "second", "requests")
+		if err := linesChart(p, lines, b.stacks); err != nil {
+			return err
+		}
+		if err := b.add(s, p, "", t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ramps draws throughput and success within the SLA against the load in
+// force, for ramp runs.
+func (b *builder) ramps() error {
+	var ramped []*measured
+	for _, c := range measuredOnly(b.cases) {
+		if len(c.Steps) > 0 {
+			ramped = append(ramped, c)
+		}
+	}
+	if len(ramped) == 0 {
+		return nil
+	}
+	s := b.section("ramps", "Ramps: throughput and success within the SLA",
+		"Each step of a ramp (first repetition): requests per second completed, and the share of requests that succeeded within the SLA, against the clients or rate in force.")
+	keys, by := groups(ramped, (*measured).scenario)
+	for _, k := range keys {
+		var rps, ok []line
+		t := Table{Header: []string{"stack", "step", "req/s", "within SLA %", "p99 ms"}}
+		for _, c := range by[k] {
+			var a, w plotter.XYs
+			for _, st := range c.Steps {
+				a, w = append(a, plotter.XY{X: st.Value, Y: st.RPS}), append(w, plotter.XY{X: st.Value, Y: 100 * st.WithinSLA})
+				t.Rows = append(t.Rows, []string{c.Stack, num(st.Value, 0), num(st.RPS, 0), num(100*st.WithinSLA, 1), ms(float64(st.Latency.P99Us))})
+			}
+			rps, ok = append(rps, line{Name: c.Stack, XYs: a}), append(ok, line{Name: c.Stack, XYs: w})
+		}
+		p := newPlot(k+": throughput", "load in force", "req/s")
+		if err := linesChart(p, rps, b.stacks); err != nil {
+			return err
+		}
+		if err := b.add(s, p, "", t); err != nil {
+			return err
+		}
+		p = newPlot(k+": success within the SLA", "load in force", "% of requests")
+		if err := linesChart(p, ok, b.stacks); err != nil {
+			return err
+		}
+		if err := b.add(s, p, "", t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// bytes draws what a request costs in bytes at the client: the body before
+// and after compression, and what crossed the connection each way.
+func (b *builder) bytes() error {
+	s := b.section("bytes", "Bytes per request",
+		"At the load generator, per request (medians). Body: the encoded request; as sent: after the stack's own compression (gRPC compresses inside its library, so only its wire bytes show it). On the wire: every byte the client's connections carried, headers, framing and TLS included, so headers & framing = request on the wire − body as sent. Broker stacks' wire figures are between the client and its broker.")
+	keys, by := groups(measuredOnly(b.cases), func(c *measured) string { return joinNonEmpty(c.Op, c.payload(), c.Options) })
+	for _, k := range keys {
+		cases := firstPerStack(by[k])
+		cats := distinct(cases, stackOf)
+		body, sent, wireOut, wireIn := bars{Name: "body"}, bars{Name: "body as sent"}, bars{Name: "request on the wire"}, bars{Name: "reply on the wire"}
+		t := Table{Header: []string{"stack", "body B", "as sent B", "request wire B", "headers & framing B", "reply wire B"}}
+		for _, c := range cases {
+			body.Values, sent.Values = append(body.Values, c.RawBodyBytes), append(sent.Values, c.BodyBytes)
+			out, in, framing := math.NaN(), math.NaN(), math.NaN()
+			if c.HasWire {
+				out, in, framing = c.WireSent, c.WireReceived, c.WireSent-c.BodyBytes
+			}
+			wireOut.Values, wireIn.Values = append(wireOut.Values, out), append(wireIn.Values, in)
+			t.Rows = append(t.Rows, []string{c.Stack, num(c.RawBodyBytes, 0), num(c.BodyBytes, 0), num(out, 0), num(framing, 0), num(in, 0)})
+		}
+		p, err := barChart(k+": bytes per request", "bytes", cats, []bars{body, sent, wireOut, wireIn}, colours{})
+		if err != nil {
+			return err
+		}
+		if err := b.add(s, p, "Figures from the "+cases[0].Topology+" · "+cases[0].Load+" runs; a client's bytes do not depend on what lies behind the service.", t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// firstPerStack keeps each stack's first case (the bytes a client sends do
+// not change with topology or load).
+func firstPerStack(cases []*measured) []*measured {
+	seen := map[string]bool{}
+	var out []*measured
+	for _, c := range cases {
+		if !seen[c.Stack] {
+			seen[c.Stack] = true
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// resources draws CPU per request and memory for the client, the services
+// and any broker.
+func (b *builder) resources() error {
+	s := b.section("resources", "CPU per request and memory",
+		"CPU per request: the process's CPU time over the measured window divided by the requests the client completed, for the load generator, the services together and the broker. Memory: resident set size at the end of the window, of the largest service and of the broker. Read CPU per request beside the rate it was measured at: a broker's background work weighs more at low rates.")
+	keys, by := groups(measuredOnly(b.cases), (*measured).scenario)
+	for _, k := range keys {
+		cases := by[k]
+		stacks := distinct(cases, stackOf)
+		client, nodes, broker := bars{Name: "load generator"}, bars{Name: "services"}, bars{Name: "broker"}
+		nodeRSS, brokerRSS := bars{Name: "largest service"}, bars{Name: "broker"}
+		t := Table{Header: []string{"stack", "req/s", "client µs/req", "services µs/req", "broker µs/req", "largest service MiB", "broker MiB"}}
+		for _, c := range cases {
+			bc, br := math.NaN(), math.NaN()
+			for _, x := range c.Brokers {
+				bc, br = x.CPU, x.RSS
+			}
+			client.Values, nodes.Values, broker.Values = append(client.Values, c.ClientCPU), append(nodes.Values, c.NodesCPU), append(broker.Values, bc)
+			nodeRSS.Values, brokerRSS.Values = append(nodeRSS.Values, c.NodesRSS/(1<<20)), append(brokerRSS.Values, br/(1<<20))
+			t.Rows = append(t.Rows, []string{c.Stack, num(c.RPS.Median, 0), num(c.ClientCPU, 1), num(c.NodesCPU, 1), num(bc, 1), mib(c.NodesRSS), mib(br)})
+		}
+		p, err := barChart(k+": CPU per request", "µs of CPU per request", stacks, []bars{client, nodes, broker}, colours{})
+		if err != nil {
+			return err
+		}
+		if err := b.add(s, p, "", t); err != nil {
+			return err
+		}
+		p, err = barChart(k+": memory", "RSS (MiB)", stacks, []bars{nodeRSS, brokerRSS}, colours{})
+		if err != nil {
+			return err
+		}
+		if err := b.add(s, p, "", t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// boot draws how long a service takes from spawn to its first good reply.
+func (b *builder) boot() error {
+	byStack := map[string][]float64{}
+	var stacks []string
+	for _, c := range b.cases {
+		if len(c.NodeBootMs) == 0 {
+			continue
+		}
+		if _, ok := byStack[c.Stack]; !ok {
+			stacks = append(stacks, c.Stack)
+		}
+		byStack[c.Stack] = append(byStack[c.Stack], c.NodeBootMs...)
+	}
+	if len(stacks) == 0 {
+		b.missing("boot time: no node boot times in the records")
+		return nil
+	}
+	s := b.section("boot", "Boot time", "From spawning a service's process to its first good reply, over every service of every run.")
+	med := bars{Name: "median"}
+	t := Table{Header: []string{"stack", "services booted", "min ms", "median ms", "max ms"}}
+	for _, st := range stacks {
+		sp := results.SpreadOf(byStack[st])
+		med.Values = append(med.Values, sp.Median)
+		t.Rows = append(t.Rows, []string{st, strconv.Itoa(len(byStack[st])), num(sp.Min, 1), num(sp.Median, 1), num(sp.Max, 1)})
+	}
+	p, err := barChart("Boot time by stack", "ms", stacks, []bars{med}, colours{})
+	if err != nil {
+		return err
+	}
+	return b.add(s, p, fmt.Sprintf("Medians over %d stacks' services.", len(stacks)), t)
+}

@@ -1,0 +1,120 @@
+package report
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"html/template"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+//go:embed templates/report.html.tmpl
+var templates embed.FS
+
+var page = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap{
+	// svg marks a chart gonum/plot drew as safe: it is generated here, and
+	// its only text (titles, stack names) was escaped when drawn.
+	"svg": func(b []byte) template.HTML { return template.HTML(b) },
+}).ParseFS(templates, "templates/report.html.tmpl"))
+
+// Files written into a report directory.
+const (
+	HTMLFile     = "report.html"
+	MarkdownFile = "report.md"
+	ChartsDir    = "charts"
+)
+
+// HTML writes the self-contained page.
+func (r *Report) HTML(w io.Writer) error {
+	if err := page.Execute(w, r); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	return nil
+}
+
+// Markdown writes the report's tables, each under its chart's image.
+func (r *Report) Markdown(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n", r.Title)
+	if len(r.Sources) > 0 {
+		fmt.Fprintf(&b, "From %s.\n\n", "`"+strings.Join(r.Sources, "`, `")+"`")
+	}
+	for _, e := range r.Environment {
+		fmt.Fprintf(&b, "- **%s**: %s\n", e[0], e[1])
+	}
+	b.WriteString("\n## Summary\n\n")
+	writeMarkdownTable(&b, r.Summary)
+	if len(r.Missing) > 0 {
+		b.WriteString("\nNot drawn:\n\n")
+		for _, m := range r.Missing {
+			fmt.Fprintf(&b, "- %s\n", m)
+		}
+	}
+	for _, s := range r.Sections {
+		fmt.Fprintf(&b, "\n## %s\n\n%s\n", s.Title, s.Intro)
+		for _, f := range s.Figures {
+			fmt.Fprintf(&b, "\n### %s\n\n![%s](%s/%s.svg)\n\n", f.Title, f.Title, ChartsDir, f.ID)
+			writeMarkdownTable(&b, f.Table)
+			if f.Caption != "" {
+				fmt.Fprintf(&b, "\n%s\n", f.Caption)
+			}
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeMarkdownTable(b *strings.Builder, t Table) {
+	line := func(cells []string) {
+		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+	}
+	line(t.Header)
+	seps := make([]string, len(t.Header))
+	for i := range seps {
+		seps[i] = "---"
+	}
+	line(seps)
+	for _, r := range t.Rows {
+		line(r)
+	}
+}
+
+// Write writes report.html, report.md and charts/*.svg into dir, each file
+// through a temporary one renamed into place, so an older report is never
+// left half overwritten.
+func (r *Report) Write(dir string) error {
+	if err := os.MkdirAll(filepath.Join(dir, ChartsDir), 0o755); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	for _, s := range r.Sections {
+		for _, f := range s.Figures {
+			if err := writeAtomic(filepath.Join(dir, ChartsDir, f.ID+".svg"), f.SVG); err != nil {
+				return err
+			}
+		}
+	}
+	for name, render := range map[string]func(io.Writer) error{HTMLFile: r.HTML, MarkdownFile: r.Markdown} {
+		var buf bytes.Buffer
+		if err := render(&buf); err != nil {
+			return err
+		}
+		if err := writeAtomic(filepath.Join(dir, name), buf.Bytes()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeAtomic(path string, data []byte) error {
+	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	return nil
+}
