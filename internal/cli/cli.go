@@ -18,6 +18,7 @@ var commands = []func(*app) *cobra.Command{
 	newNodeCommand,
 	newLoadCommand,
 	newRunCommand,
+	newReportCommand,
 	newCalibrateCommand,
 	newBrokersCommand,
 	newBrokerProcessCommand,

@@ -13,6 +13,7 @@ import (
 	"github.com/hopbench/hopbench/internal/calibrate"
 	"github.com/hopbench/hopbench/internal/experiment"
 	"github.com/hopbench/hopbench/internal/load"
+	"github.com/hopbench/hopbench/internal/report"
 	"github.com/hopbench/hopbench/internal/results"
 	"github.com/hopbench/hopbench/presets"
 )
@@ -34,7 +35,8 @@ every stack, direct and chain:5, latency at 1 client and throughput at 32.
 For each run hopbench starts the topology's nodes as child processes, times
 their boot, warms up, measures, reads the nodes' own figures and /proc, and
 stops them. Each run's record is appended to DIR/results.jsonl as it ends;
-DIR/summary.md and summary.csv are written at the end, also when interrupted.`,
+DIR/summary.md, summary.csv and the report (report.html, report.md,
+charts/) are written at the end, also when interrupted.`,
 		Example: `  hopbench run
   hopbench run presets/quick.yaml --out results/mine
   hopbench run my-experiment.yaml`,
@@ -118,6 +120,14 @@ func runExperiment(cmd *cobra.Command, a *app, name string, f runFlags) error {
 	if len(recs) > 0 {
 		results.Markdown(a.stdout, results.Summarize(recs))
 		fmt.Fprintf(a.stdout, "\n%d runs recorded in %s\n", len(recs), filepath.Join(dir, experiment.ResultsFile))
+		// The report is written whatever ended the experiment: what was
+		// measured is shown, and a report that fails never hides the
+		// experiment's own error.
+		if rerr := writeReport(dir, spec.Name, []string{dir}, recs); rerr != nil {
+			fmt.Fprintf(a.stderr, "hopbench run: writing the report: %v (hopbench report %s retries)\n", rerr, dir)
+		} else {
+			fmt.Fprintf(a.stdout, "report: %s\n", filepath.Join(dir, report.HTMLFile))
+		}
 	}
 	return err
 }

@@ -1,0 +1,177 @@
+package report
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hopbench/hopbench/internal/results"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+func fixture(t *testing.T) []results.Record {
+	t.Helper()
+	recs, skipped, err := results.Read("testdata/results.jsonl")
+	if err != nil || skipped != 0 {
+		t.Fatalf("reading the fixture: %v (skipped %d)", err, skipped)
+	}
+	return recs
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test ./internal/report -update writes it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from what the report renders now; if the change is intended, run go test ./internal/report -update and review the diff", path)
+	}
+}
+
+func TestReportMatchesGoldenFiles(t *testing.T) {
+	r, err := Build("fixture", []string{"testdata/results.jsonl"}, fixture(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var html, md bytes.Buffer
+	if err := r.HTML(&html); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "report.html.golden", html.Bytes())
+	golden(t, "report.md.golden", md.Bytes())
+}
+
+// The fixture has 4 stacks, one payload, a closed load and a ramp, two
+// repetitions each, calibrated: every kind of chart has something to draw.
+func TestReportDrawsEveryKindOfChart(t *testing.T) {
+	r, err := Build("fixture", nil, fixture(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"latency": 2, "by-payload": 4, "seconds": 2, "ramps": 2, "bytes": 1, "resources": 4, "boot": 1}
+	got := map[string]int{}
+	for _, s := range r.Sections {
+		got[s.ID] = len(s.Figures)
+		for _, f := range s.Figures {
+			if !bytes.Contains(f.InlineSVG, []byte("<path")) || len(f.Table.Rows) == 0 {
+				t.Errorf("%s: a chart without drawing or a table without rows", f.ID)
+			}
+		}
+	}
+	for id, n := range want {
+		if got[id] != n {
+			t.Errorf("section %s: %d figures, want %d", id, got[id], n)
+		}
+	}
+	if len(r.Missing) != 0 {
+		t.Errorf("missing: %v", r.Missing)
+	}
+	if len(r.Summary.Rows) != 8 {
+		t.Errorf("summary: %d rows, want 8 cases", len(r.Summary.Rows))
+	}
+}
+
+// Figures come only from runs that completed: a failed run is in the
+// summary with its outcome, and in no chart.
+func TestFailedRunsAreSummarizedNotDrawn(t *testing.T) {
+	recs := fixture(t)
+	var kept []results.Record
+	for _, r := range recs {
+		if r.Stack == "nats" {
+			r.Outcome, r.Reason = results.OutcomeFailed, "the broker could not start"
+			r.Figures = results.Figures{}
+			r.Histogram, r.Series, r.Steps, r.Nodes, r.Brokers = "", nil, nil, nil, nil
+		}
+		kept = append(kept, r)
+	}
+	r, err := Build("x", nil, kept)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md bytes.Buffer
+	r.Markdown(&md)
+	if !strings.Contains(md.String(), "| nats | direct | echo | payment×2 | closed:1 |  | 0 |") || !strings.Contains(md.String(), "failed") {
+		t.Errorf("the summary lost the failed runs:\n%s", md.String())
+	}
+	for _, s := range r.Sections {
+		for _, f := range s.Figures {
+			for _, row := range f.Table.Rows {
+				if row[0] == "nats" {
+					t.Errorf("%s draws nats, whose runs failed", f.ID)
+				}
+			}
+		}
+	}
+}
+
+func TestUncalibratedRunsSayWhyThereIsNoFloor(t *testing.T) {
+	recs := fixture(t)
+	for i := range recs {
+		recs[i].Calibration = nil
+	}
+	r, err := Build("x", nil, recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Missing) == 0 || !strings.Contains(r.Missing[0], "--no-calibrate") {
+		t.Errorf("missing = %v, want a note on the floor", r.Missing)
+	}
+	for _, s := range r.Sections {
+		for _, f := range s.Figures {
+			if strings.Contains(f.Title, "floor") {
+				t.Errorf("%s drawn without a floor", f.ID)
+			}
+		}
+	}
+}
+
+func TestNoRecordsIsAnError(t *testing.T) {
+	if _, err := Build("x", nil, nil); err == nil {
+		t.Fatal("no error for no records")
+	}
+}
+
+func TestWriteLeavesHTMLMarkdownAndSVGs(t *testing.T) {
+	r, err := Build("fixture", nil, fixture(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := r.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, s := range r.Sections {
+		for _, f := range s.Figures {
+			n++
+			b, err := os.ReadFile(filepath.Join(dir, ChartsDir, f.ID+".svg"))
+			if err != nil || !bytes.HasPrefix(b, []byte("<?xml")) {
+				t.Errorf("%s.svg: %v", f.ID, err)
+			}
+		}
+	}
+	entries, _ := os.ReadDir(filepath.Join(dir, ChartsDir))
+	if len(entries) != n {
+		t.Errorf("%d files in charts/, want %d", len(entries), n)
+	}
+	for _, name := range []string{HTMLFile, MarkdownFile} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Error(err)
+		}
+	}
+}
