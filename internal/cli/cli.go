@@ -19,6 +19,7 @@ var commands = []func(*app) *cobra.Command{
 	newLoadCommand,
 	newRunCommand,
 	newReportCommand,
+	newCompareCommand,
 	newCalibrateCommand,
 	newBrokersCommand,
 	newBrokerProcessCommand,

@@ -1,0 +1,67 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/hopbench/hopbench/internal/compare"
+)
+
+func newCompareCommand(a *app) *cobra.Command {
+	var format string
+	var alpha float64
+	cmd := &cobra.Command{
+		Use:   "compare A B | compare --format benchfmt RESULTS...",
+		Short: "Compare two sets of results: deltas with confidence intervals and significance",
+		Long: `Compare two sets of results (each a results directory or results.jsonl). Runs
+are matched by configuration (stack, topology, op, payload, load, options);
+a setting with one value in A and another in B, such as the stack when A ran
+rest and B ran grpc, is what is compared and is left out of matching.
+
+For each figure (req/s, p50, p99, client CPU per request) compare shows each
+set's median over repetitions with its 95% confidence interval, and the
+change from A to B, or ~ when a Mann–Whitney U test finds no significant
+difference, as benchstat does. A difference can only be shown with enough
+repetitions: at least 4 in each set at alpha 0.05 (repetitions: in the spec).
+
+--format benchfmt writes the results of any number of sets in Go benchmark
+format instead, one line per repetition, for benchstat and its -col, -row
+and -filter options.`,
+		Example: `  hopbench compare results/before results/after
+  hopbench compare --format benchfmt results/before > before.txt
+  benchstat -col /stack before.txt`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch format {
+			case "benchfmt":
+				recs, _, err := readResults(a, args)
+				if err != nil {
+					return err
+				}
+				return compare.Benchfmt(a.stdout, recs)
+			case "table":
+			default:
+				return usageError{fmt.Errorf("--format %q: want table or benchfmt", format)}
+			}
+			if len(args) != 2 {
+				return usageError{fmt.Errorf("compare takes two sets of results, A and B (got %d); --format benchfmt takes any number", len(args))}
+			}
+			if alpha <= 0 || alpha >= 1 {
+				return usageError{fmt.Errorf("--alpha %v: want a significance level between 0 and 1, such as 0.05", alpha)}
+			}
+			recsA, _, err := readResults(a, args[:1])
+			if err != nil {
+				return err
+			}
+			recsB, _, err := readResults(a, args[1:])
+			if err != nil {
+				return err
+			}
+			return compare.Compare(recsA, recsB, alpha).Write(a.stdout, args[0], args[1])
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "table", "table, or benchfmt (Go benchmark format, for benchstat)")
+	cmd.Flags().Float64Var(&alpha, "alpha", 0.05, "significance level of the test")
+	return cmd
+}

@@ -1,0 +1,169 @@
+// Package compare puts two sets of results side by side: runs matched by
+// their configuration, each figure's change with a 95% confidence interval
+// of the median over repetitions and a Mann–Whitney U test, as benchstat
+// does (golang.org/x/perf/benchmath); and writes results in Go benchmark
+// format so benchstat itself can read them.
+package compare
+
+import (
+	"fmt"
+	"strings"
+
+	"golang.org/x/perf/benchmath"
+
+	"github.com/hopbench/hopbench/internal/results"
+)
+
+// Metric is one figure compared.
+type Metric struct {
+	Name string // as a heading: "req/s", "p50 ms"
+	// HigherIsBetter says which way a change is an improvement.
+	HigherIsBetter bool
+	value          func(*results.Record) float64
+}
+
+// Metrics are the figures compare shows, in order.
+var Metrics = []Metric{
+	{Name: "req/s", HigherIsBetter: true, value: func(r *results.Record) float64 { return r.RPS }},
+	{Name: "p50 ms", value: func(r *results.Record) float64 { return float64(r.P50Us) / 1000 }},
+	{Name: "p99 ms", value: func(r *results.Record) float64 { return float64(r.P99Us) / 1000 }},
+	{Name: "client CPU µs/req", value: func(r *results.Record) float64 { return r.ClientCPUUsPerReq }},
+}
+
+// dims are what a run's configuration is matched on.
+var dims = []struct {
+	name string
+	of   func(*results.Record) string
+}{
+	{"stack", func(r *results.Record) string { return r.Stack }},
+	{"topology", func(r *results.Record) string { return r.Topology }},
+	{"op", func(r *results.Record) string { return r.Op }},
+	{"payload", func(r *results.Record) string { return fmt.Sprintf("%s×%d", r.Model, r.Count) }},
+	{"load", func(r *results.Record) string { return r.Load }},
+	{"options", func(r *results.Record) string { return r.Options }},
+}
+
+// Fixed is a dimension that has one value in each set and differs between
+// them: what the comparison is of (rest in A against grpc in B, say). It
+// is left out of matching.
+type Fixed struct{ Dim, A, B string }
+
+// Row is one matched configuration's figure in both sets.
+type Row struct {
+	Key    string
+	Metric Metric
+	A, B   benchmath.Summary
+	Cmp    benchmath.Comparison
+	// Significant is true when the test rejects "same distribution" at the
+	// comparison's alpha.
+	Significant bool
+}
+
+// Delta is B's centre relative to A's: +0.10 is 10% more.
+func (r Row) Delta() float64 {
+	if r.A.Center == 0 {
+		return 0
+	}
+	return r.B.Center/r.A.Center - 1
+}
+
+// Result is a comparison of two sets.
+type Result struct {
+	Alpha        float64
+	Fixed        []Fixed
+	Rows         []Row // by metric, then in A's order
+	OnlyA, OnlyB []string
+}
+
+// Compare matches a's and b's completed runs by configuration and compares
+// every metric; alpha is the significance level (benchstat's 0.05 when 0).
+func Compare(a, b []results.Record, alpha float64) *Result {
+	if alpha <= 0 {
+		alpha = benchmath.DefaultThresholds.CompareAlpha
+	}
+	a, b = completed(a), completed(b)
+	res := &Result{Alpha: alpha}
+	keep := make([]bool, len(dims))
+	for i, d := range dims {
+		va, vb := values(a, d.of), values(b, d.of)
+		if len(va) == 1 && len(vb) == 1 && va[0] != vb[0] {
+			res.Fixed = append(res.Fixed, Fixed{Dim: d.name, A: va[0], B: vb[0]})
+			continue
+		}
+		keep[i] = true
+	}
+	key := func(r *results.Record) string {
+		var parts []string
+		for i, d := range dims {
+			if v := d.of(r); keep[i] && v != "" {
+				parts = append(parts, v)
+			}
+		}
+		return strings.Join(parts, " ")
+	}
+	keysA, byA := group(a, key)
+	keysB, byB := group(b, key)
+	thresholds := &benchmath.Thresholds{CompareAlpha: alpha}
+	for _, m := range Metrics {
+		for _, k := range keysA {
+			if byB[k] == nil {
+				continue
+			}
+			sa, sb := sample(byA[k], m, thresholds), sample(byB[k], m, thresholds)
+			cmp := benchmath.AssumeNothing.Compare(sa, sb)
+			res.Rows = append(res.Rows, Row{
+				Key: k, Metric: m, Cmp: cmp, Significant: cmp.P <= cmp.Alpha,
+				A: benchmath.AssumeNothing.Summary(sa, 0.95), B: benchmath.AssumeNothing.Summary(sb, 0.95),
+			})
+		}
+	}
+	for _, k := range keysA {
+		if byB[k] == nil {
+			res.OnlyA = append(res.OnlyA, k)
+		}
+	}
+	for _, k := range keysB {
+		if byA[k] == nil {
+			res.OnlyB = append(res.OnlyB, k)
+		}
+	}
+	return res
+}
+
+// completed keeps the runs whose figures stand: a failed or interrupted
+// run measured nothing to compare.
+func completed(recs []results.Record) []results.Record {
+	var out []results.Record
+	for _, r := range recs {
+		if r.Outcome == results.OutcomeOK || r.Outcome == results.OutcomeErrors {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func values(recs []results.Record, of func(*results.Record) string) []string {
+	keys, _ := group(recs, of)
+	return keys
+}
+
+func group(recs []results.Record, key func(*results.Record) string) ([]string, map[string][]*results.Record) {
+	var keys []string
+	by := map[string][]*results.Record{}
+	for i := range recs {
+		k := key(&recs[i])
+		if by[k] == nil {
+			keys = append(keys, k)
+		}
+		by[k] = append(by[k], &recs[i])
+	}
+	return keys, by
+}
+
+func sample(recs []*results.Record, m Metric, t *benchmath.Thresholds) *benchmath.Sample {
+	vs := make([]float64, len(recs))
+	for i, r := range recs {
+		vs[i] = m.value(r)
+	}
+	return benchmath.NewSample(vs, t)
+}

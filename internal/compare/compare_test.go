@@ -1,0 +1,147 @@
+package compare
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"golang.org/x/perf/benchfmt"
+
+	"github.com/hopbench/hopbench/internal/results"
+)
+
+func read(t *testing.T, path string) []results.Record {
+	t.Helper()
+	recs, _, err := results.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+func only(recs []results.Record, stack string) []results.Record {
+	var out []results.Record
+	for _, r := range recs {
+		if r.Stack == stack {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// a.jsonl and b.jsonl are two runs of testdata/same.yaml, one after the
+// other: six repetitions of each case, nothing changed between them.
+func TestTheSameSpecRunTwiceShowsNoSignificantDifference(t *testing.T) {
+	res := Compare(read(t, "testdata/a.jsonl"), read(t, "testdata/b.jsonl"), 0)
+	if len(res.Rows) != 2*len(Metrics) || len(res.Fixed) != 0 || len(res.OnlyA)+len(res.OnlyB) != 0 {
+		t.Fatalf("rows %d, fixed %v, only %v %v", len(res.Rows), res.Fixed, res.OnlyA, res.OnlyB)
+	}
+	for _, r := range res.Rows {
+		if r.Significant || r.Cmp.N1 != 6 || r.Cmp.N2 != 6 {
+			t.Errorf("%s %s: significant=%v (%s)", r.Key, r.Metric.Name, r.Significant, r.Cmp)
+		}
+	}
+	var out bytes.Buffer
+	res.Write(&out, "a", "b")
+	if strings.Count(out.String(), "~ (p=") != len(res.Rows) {
+		t.Errorf("every row should read ~:\n%s", out.String())
+	}
+}
+
+// GraphQL echoing five payments is several times slower than REST with
+// Protobuf bodies: A ran one stack, B the other, and the stack is what
+// is compared.
+func TestAClearlySlowerStackIsSignificant(t *testing.T) {
+	a := read(t, "testdata/a.jsonl")
+	res := Compare(only(a, "rest+proto"), only(a, "graphql"), 0)
+	if len(res.Fixed) != 1 || res.Fixed[0] != (Fixed{Dim: "stack", A: "rest+proto", B: "graphql"}) {
+		t.Fatalf("fixed = %v, want the stack", res.Fixed)
+	}
+	want := map[string]bool{"req/s": true, "p50 ms": true, "p99 ms": true}
+	for _, r := range res.Rows {
+		if !want[r.Metric.Name] {
+			continue
+		}
+		slower := (r.Delta() < 0) == r.Metric.HigherIsBetter
+		if !r.Significant || !slower {
+			t.Errorf("%s: significant=%v delta=%+.2f (%s), want significantly worse", r.Metric.Name, r.Significant, r.Delta(), r.Cmp)
+		}
+	}
+	var out bytes.Buffer
+	res.Write(&out, "rest+proto", "graphql")
+	if !strings.Contains(out.String(), "compared: stack rest+proto (A) with graphql (B)") || !strings.Contains(out.String(), "(worse)") {
+		t.Errorf("output:\n%s", out.String())
+	}
+}
+
+func TestTooFewRepetitionsAreFlagged(t *testing.T) {
+	a, b := read(t, "testdata/a.jsonl")[:4], read(t, "testdata/b.jsonl")[:4] // 2 repetitions of each case
+	res := Compare(a, b, 0)
+	var out bytes.Buffer
+	res.Write(&out, "a", "b")
+	if !strings.Contains(out.String(), "need >= 4 samples") {
+		t.Errorf("no word on the repetitions needed:\n%s", out.String())
+	}
+}
+
+func TestUnmatchedRunsAreListed(t *testing.T) {
+	a := read(t, "testdata/a.jsonl")
+	other := only(read(t, "testdata/b.jsonl"), "rest+proto")
+	for i := range other {
+		other[i].Load = "closed:8"
+	}
+	b := append(only(read(t, "testdata/b.jsonl"), "graphql"), other...)
+	res := Compare(a, b, 0)
+	if len(res.OnlyA) != 1 || !strings.HasSuffix(res.OnlyA[0], "closed:1") || len(res.OnlyB) != 1 || !strings.HasSuffix(res.OnlyB[0], "closed:8") {
+		t.Errorf("only in A = %v, only in B = %v", res.OnlyA, res.OnlyB)
+	}
+	var out bytes.Buffer
+	res.Write(&out, "a", "b")
+	if !strings.Contains(out.String(), "only in A: rest+proto direct echo payment×5 closed:1") {
+		t.Errorf("output:\n%s", out.String())
+	}
+}
+
+func TestFailedRunsAreNotCompared(t *testing.T) {
+	a := read(t, "testdata/a.jsonl")
+	for i := range a {
+		if a[i].Stack == "graphql" {
+			a[i].Outcome = results.OutcomeFailed
+		}
+	}
+	res := Compare(a, read(t, "testdata/b.jsonl"), 0)
+	if len(res.OnlyB) != 1 || !strings.HasPrefix(res.OnlyB[0], "graphql") {
+		t.Errorf("only in B = %v, want graphql (A's runs failed)", res.OnlyB)
+	}
+}
+
+// benchstat reads its input with x/perf/benchfmt: so does this test.
+func TestBenchfmtIsReadableByBenchstatsReader(t *testing.T) {
+	var out bytes.Buffer
+	if err := Benchfmt(&out, read(t, "testdata/a.jsonl")); err != nil {
+		t.Fatal(err)
+	}
+	r := benchfmt.NewReader(&out, "a.txt")
+	n := 0
+	for r.Scan() {
+		switch rec := r.Result().(type) {
+		case *benchfmt.Result:
+			n++
+			name := string(rec.Name.Full())
+			if !strings.HasPrefix(name, "Hopbench/stack=") || !strings.Contains(name, "/load=closed:1") {
+				t.Errorf("name %q", name)
+			}
+			if v, ok := rec.Value("req/s"); !ok || v <= 0 {
+				t.Errorf("%s: req/s %v", name, v)
+			}
+			if string(rec.GetConfig("experiment")) != "same" {
+				t.Errorf("experiment config %q", rec.GetConfig("experiment"))
+			}
+		case *benchfmt.SyntaxError:
+			t.Errorf("benchfmt: %v", rec)
+		}
+	}
+	if n != 12 {
+		t.Errorf("%d results, want 12 (2 cases × 6 repetitions)", n)
+	}
+}
