@@ -97,7 +97,7 @@ pin: split
 			}
 		}
 	}
-	for _, f := range []string{"summary.md", "summary.csv", "spec.yaml"} {
+	for _, f := range []string{"summary.md", "summary.csv", "spec.yaml", "report.html", "report.md"} {
 		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
 			t.Error(err)
 		}

@@ -20,6 +20,7 @@ var commands = []func(*app) *cobra.Command{
 	newRunCommand,
 	newReportCommand,
 	newCompareCommand,
+	newAdviseCommand,
 	newCalibrateCommand,
 	newBrokersCommand,
 	newBrokerProcessCommand,

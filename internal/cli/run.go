@@ -46,7 +46,12 @@ charts/) are written at the end, also when interrupted.`,
 			if len(args) == 1 {
 				name = args[0]
 			}
-			return runExperiment(cmd, a, name, f)
+			spec, data, err := loadSpec(name)
+			if err != nil {
+				return err
+			}
+			_, err = runExperiment(cmd, a, spec, data, f)
+			return err
 		},
 	}
 	cmd.Flags().StringVar(&f.out, "out", "", "results directory (default results/<name>-<timestamp>)")
@@ -71,28 +76,26 @@ func loadSpec(name string) (*experiment.Spec, []byte, error) {
 	return s, data, nil
 }
 
-func runExperiment(cmd *cobra.Command, a *app, name string, f runFlags) error {
-	spec, data, err := loadSpec(name)
-	if err != nil {
-		return err
-	}
+// runExperiment runs spec (data is its YAML, kept beside the results) and
+// returns the records and the results directory.
+func runExperiment(cmd *cobra.Command, a *app, spec *experiment.Spec, data []byte, f runFlags) ([]results.Record, error) {
 	bin, err := os.Executable()
 	if err != nil {
-		return fmt.Errorf("finding the hopbench binary for the nodes: %w", err)
+		return nil, fmt.Errorf("finding the hopbench binary for the nodes: %w", err)
 	}
 	dir := f.out
 	if dir == "" {
 		dir = filepath.Join("results", spec.Name+"-"+time.Now().Format("20060102-150405"))
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("--out: %w", err)
+		return nil, fmt.Errorf("--out: %w", err)
 	}
 	if err := writeFileAtomic(filepath.Join(dir, "spec.yaml"), func(f *os.File) error { _, err := f.Write(data); return err }); err != nil {
-		return err
+		return nil, err
 	}
 	nodeLog, err := os.Create(filepath.Join(dir, "nodes.log"))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer nodeLog.Close()
 	ctx := cmd.Context()
@@ -101,7 +104,7 @@ func runExperiment(cmd *cobra.Command, a *app, name string, f runFlags) error {
 	x := &experiment.Runner{Bin: bin, Dir: dir, NodeStderr: nodeLog, Env: []string{fmt.Sprintf("HOPBENCH_PARENT=%d", os.Getpid())}}
 	if !f.noCalibrate {
 		if x.Calibration, err = calibrate.Measure(ctx, 2000); err != nil {
-			return err
+			return nil, err
 		}
 		c := x.Calibration
 		fmt.Fprintf(a.stderr, "floor: TCP round trip %.1fµs, HTTP %.1fµs, generator %.2fµs CPU per request\n",
@@ -129,7 +132,7 @@ func runExperiment(cmd *cobra.Command, a *app, name string, f runFlags) error {
 			fmt.Fprintf(a.stdout, "report: %s\n", filepath.Join(dir, report.HTMLFile))
 		}
 	}
-	return err
+	return recs, err
 }
 
 // runReporter shows each run as it starts, a live line while it measures,

@@ -68,6 +68,10 @@ func newAvroCodec() *avroCodec {
 
 func (*avroCodec) Name() string { return "avro" }
 
+func (*avroCodec) SchemaEvolution() string {
+	return "Avro: the reader resolves the writer's schema against its own; fields added with defaults keep old and new peers compatible"
+}
+
 // ContentType is the media type Avro's own HTTP transport uses.
 func (*avroCodec) ContentType() string { return "avro/binary" }
 

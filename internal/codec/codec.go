@@ -28,6 +28,10 @@ type Codec interface {
 	Unmarshal(data []byte, m proto.Message) error
 }
 
+// Evolving is implemented by codecs with a schema that says how messages
+// may change: SchemaEvolution says how, for hopbench advise.
+type Evolving interface{ SchemaEvolution() string }
+
 // ErrTooLarge is returned (wrapped) when a message exceeds its size limit.
 var ErrTooLarge = errors.New("message too large")
 

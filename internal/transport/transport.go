@@ -266,6 +266,35 @@ func ResolveOptions(t Transport, given map[string]string) (map[string]string, er
 	return out, nil
 }
 
+// Traits are what a technology offers that no run measures, as the studies
+// name them; hopbench advise weighs them against a user's requirements.
+type Traits struct {
+	// Decoupled: callers and services meet at a broker, so either can be
+	// slow or away for a while without the other failing at once.
+	Decoupled bool
+	// Durable says how requests can survive a restart; empty if they cannot.
+	Durable string
+	// Browser says what a browser or third-party client needs to call the
+	// service; empty when a plain HTTP client does.
+	Browser string
+	// Schema says how the API's schema evolves, for technologies that fix
+	// one themselves (otherwise the body codec's says).
+	Schema string
+	// Notes are further trade-offs worth knowing.
+	Notes []string
+}
+
+// Characterized is implemented by transports that declare their Traits.
+type Characterized interface{ Traits() Traits }
+
+// TraitsOf returns t's traits (none declared: the zero Traits).
+func TraitsOf(t Transport) Traits {
+	if c, ok := t.(Characterized); ok {
+		return c.Traits()
+	}
+	return Traits{}
+}
+
 // Brokered is implemented by transports that talk through a broker. Their
 // addresses are URLs naming the broker and the service's queue, topic or
 // subject, e.g. amqp://127.0.0.1:5672/hopbench; a server given no name

@@ -27,7 +27,18 @@ func init() { transport.Register(Transport{}) }
 // Transport is the amqp stack.
 type Transport struct{}
 
-func (Transport) Name() string     { return "amqp" }
+func (Transport) Name() string { return "amqp" }
+
+// Traits are what amqp offers beyond its figures.
+func (Transport) Traits() transport.Traits {
+	return transport.Traits{
+		Decoupled: true,
+		Durable:   "option persistent=true (durable queues, persistent messages) and confirm=true (publisher confirms)",
+		Browser:   "browsers do not speak AMQP: an HTTP gateway (or RabbitMQ's Web-STOMP plugin) goes in front",
+		Notes:     []string{"a broker to run and monitor: one more component between services", "routing by exchanges and bindings; messages wait in queues while a service is down"},
+	}
+}
+
 func (Transport) Codecs() []string { return codec.Names() }
 func (Transport) Broker() string   { return "rabbitmq" }
 func (Transport) Scheme() string   { return "amqp" }

@@ -36,7 +36,16 @@ func init() { transport.Register(Transport{}) }
 // Transport is the graphql stack.
 type Transport struct{}
 
-func (Transport) Name() string     { return "graphql" }
+func (Transport) Name() string { return "graphql" }
+
+// Traits are what graphql offers beyond its figures.
+func (Transport) Traits() transport.Traits {
+	return transport.Traits{
+		Schema: "a typed schema the client queries: fields are added and deprecated in place, and clients ask only for what they read",
+		Notes:  []string{"one query gathers data that would take several REST calls, shaped as the client needs it", "resolving and serializing each field costs CPU on every call"},
+	}
+}
+
 func (Transport) Codecs() []string { return []string{"json"} }
 
 func check(cfg transport.Config) error {

@@ -33,7 +33,18 @@ func init() { transport.Register(Transport{}) }
 // Transport is the kafka stack.
 type Transport struct{}
 
-func (Transport) Name() string     { return "kafka" }
+func (Transport) Name() string { return "kafka" }
+
+// Traits are what kafka offers beyond its figures.
+func (Transport) Traits() transport.Traits {
+	return transport.Traits{
+		Decoupled: true,
+		Durable:   "always: every record is written to the topic's log and kept for its retention (acks=all waits for the in-sync replicas)",
+		Browser:   "browsers do not speak Kafka's protocol: a REST proxy goes in front",
+		Notes:     []string{"a broker cluster to run (a JVM, hundreds of MiB)", "requests stay in the log: they can be replayed, and new consumers can read history", "consumers poll, which sets a latency floor for request/reply"},
+	}
+}
+
 func (Transport) Codecs() []string { return codec.Names() }
 func (Transport) Broker() string   { return "kafka" }
 func (Transport) Scheme() string   { return "kafka" }

@@ -24,7 +24,17 @@ func init() { transport.Register(Transport{}) }
 // Transport is the nats stack.
 type Transport struct{}
 
-func (Transport) Name() string     { return "nats" }
+func (Transport) Name() string { return "nats" }
+
+// Traits are what nats offers beyond its figures.
+func (Transport) Traits() transport.Traits {
+	return transport.Traits{
+		Decoupled: true,
+		Browser:   "browsers reach NATS only over its WebSocket listener (not enabled here)",
+		Notes:     []string{"a small broker (one Go binary, tens of MiB)", "core NATS keeps no messages: a request with no service listening fails at once (JetStream adds persistence)"},
+	}
+}
+
 func (Transport) Codecs() []string { return codec.Names() }
 func (Transport) Broker() string   { return "nats" }
 func (Transport) Scheme() string   { return "nats" }

@@ -29,6 +29,13 @@ type Transport struct{}
 
 func (Transport) Name() string { return "rest" }
 
+// Traits are what rest offers beyond its figures.
+func (Transport) Traits() transport.Traits {
+	return transport.Traits{
+		Notes: []string{"any HTTP client, browser or curl calls it; caching proxies and tooling understand it"},
+	}
+}
+
 func (Transport) Codecs() []string { return codec.Names() }
 
 // Protocols returns the HTTP versions a Config asks for: HTTP/1.1, or with

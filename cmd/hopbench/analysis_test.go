@@ -1,0 +1,114 @@
+package main_test
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// One stack per results set, five repetitions each: GraphQL echoing
+// payments is several times slower than REST with Protobuf bodies, and
+// compare says so; report draws both; advise ranks them.
+func TestReportCompareAndAdviseOnFreshRuns(t *testing.T) {
+	dirs := map[string]string{}
+	for _, stack := range []string{"rest+proto", "graphql"} {
+		spec := writeSpec(t, `
+name: cmp
+stacks: [`+stack+`]
+payloads: [{model: payment, counts: [5]}]
+loads: [{closed: {clients: 1}}]
+duration: 300ms
+warmup: 100ms
+repetitions: 5
+`)
+		dirs[stack] = filepath.Join(t.TempDir(), "results")
+		if out, code := hopbench(t, "run", spec, "--out", dirs[stack], "--no-calibrate"); code != 0 {
+			t.Fatalf("run %s: exit %d\n%s", stack, code, out)
+		}
+	}
+
+	out, code := hopbench(t, "compare", dirs["rest+proto"], dirs["graphql"])
+	if code != 0 {
+		t.Fatalf("compare: exit %d\n%s", code, out)
+	}
+	if !strings.Contains(out, "compared: stack rest+proto (A) with graphql (B)") {
+		t.Errorf("compare did not find what differs:\n%s", out)
+	}
+	for _, metric := range []string{"\nreq/s", "\np50 ms"} {
+		block := out[strings.Index(out, metric):]
+		line := strings.SplitN(block, "\n", 4)[2]
+		if !strings.Contains(line, "(worse)") || strings.Contains(line, "~") {
+			t.Errorf("%s: want a significant slowdown: %q", metric, line)
+		}
+	}
+
+	report := filepath.Join(t.TempDir(), "report")
+	if out, code := hopbench(t, "report", dirs["rest+proto"], dirs["graphql"], "-o", report); code != 0 {
+		t.Fatalf("report: exit %d\n%s", code, out)
+	}
+	html, err := os.ReadFile(filepath.Join(report, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(string(html), `<svg class="chart"`) < 5 || !strings.Contains(string(html), "graphql") {
+		t.Errorf("report.html lacks charts or a stack")
+	}
+
+	out, code = hopbench(t, "advise", dirs["rest+proto"], dirs["graphql"], "--model", "payment", "--count", "5", "--sla", "2ms")
+	if code != 0 {
+		t.Fatalf("advise: exit %d\n%s", code, out)
+	}
+	first, second := strings.Index(out, "1. rest+proto: fits"), strings.Index(out, "2. graphql: does not fit")
+	if first < 0 || second < first || !strings.Contains(out, "over the 2ms SLA") || !strings.Contains(out, "measured: p99 ") {
+		t.Errorf("advise:\n%s", out)
+	}
+}
+
+func TestAdviseMeasuresWhatIsMissing(t *testing.T) {
+	dir := t.TempDir()
+	req := filepath.Join(dir, "needs.yaml")
+	os.WriteFile(req, []byte("model: user\ncount: 3\nschema_evolution: true\nstacks: [rest, grpc]\n"), 0o644)
+	// No results at all here: advise says what is missing.
+	cmd := hopbenchIn(t, dir, "advise", "--requirements", req)
+	if !strings.Contains(cmd, "Missing: no completed echo run of user through direct") {
+		t.Errorf("advise without results:\n%s", cmd)
+	}
+	out := hopbenchIn(t, dir, "advise", "--requirements", req, "--measure", "--count", "2")
+	if !strings.Contains(out, "Compared on: user×2 through direct") || !strings.Contains(out, "1. grpc: fits") ||
+		!strings.Contains(out, "2. rest: does not fit") || !strings.Contains(out, "schema evolution: json bodies carry no schema") {
+		t.Errorf("advise --measure:\n%s", out)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "results", "advise-*", "results.jsonl")); len(m) != 1 {
+		t.Errorf("the measurement's results were not kept: %v", m)
+	}
+}
+
+func TestAdviseRefusesBadRequirements(t *testing.T) {
+	for _, args := range [][]string{
+		{"advise", "--count", "3"},
+		{"advise", "--model", "nope", "--count", "3"},
+		{"advise", "--model", "user", "--count", "3", "--percentile", "100"},
+		{"advise", "--model", "user", "--count", "3", "--stacks", "carrier-pigeon"},
+		{"compare", "only-one"},
+		{"report", "/no/such/results"},
+	} {
+		stderr, code := hopbenchStderr(t, args...)
+		if code != 2 || stderr == "" {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr)
+		}
+	}
+}
+
+// hopbenchIn runs hopbench in dir and returns its stdout and stderr.
+func hopbenchIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("hopbench %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}

@@ -1,0 +1,370 @@
+// Package advise ranks stacks for a user's stated requirements from
+// measured results, and explains each rank with the figures behind it and
+// the trade-offs the technologies declare. It never ranks a stack it has
+// no measurement for: it says what is missing instead.
+package advise
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hopbench/hopbench/internal/codec"
+	"github.com/hopbench/hopbench/internal/payload"
+	"github.com/hopbench/hopbench/internal/results"
+	"github.com/hopbench/hopbench/internal/stats"
+	"github.com/hopbench/hopbench/internal/topology"
+	"github.com/hopbench/hopbench/internal/transport"
+)
+
+// Requirements are what the user needs; zero values mean "no requirement".
+type Requirements struct {
+	Model string `yaml:"model"` // payload model (payload.Names)
+	Count int    `yaml:"count"` // items per message
+	// Rate is the calls per second the service must carry.
+	Rate float64 `yaml:"rate"`
+	// SLA is the latency the Percentile of calls must stay within.
+	SLA        time.Duration `yaml:"sla"`
+	Percentile float64       `yaml:"percentile"`
+	Topology   string        `yaml:"topology"` // direct, chain:N, ...
+	// Async asks for callers and services decoupled by a broker; Durable
+	// for requests that survive a restart.
+	Async   bool `yaml:"async"`
+	Durable bool `yaml:"durable"`
+	// Browser asks for browsers or third parties to call the service.
+	Browser bool `yaml:"browser"`
+	// SchemaEvolution asks for a schema that can change safely.
+	SchemaEvolution bool `yaml:"schema_evolution"`
+	// MemoryMiB is the memory budget of one service, a broker included.
+	MemoryMiB float64 `yaml:"memory_mib"`
+	// Stacks limits the stacks considered; empty for all measured.
+	Stacks []string `yaml:"stacks"`
+}
+
+// Defaults fills what the user left out: the p99, a direct call.
+func (r *Requirements) Defaults() {
+	if r.Percentile == 0 {
+		r.Percentile = 99
+	}
+	if r.Topology == "" {
+		r.Topology = "direct"
+	}
+}
+
+// Validate names the first field that cannot be met as given.
+func (r *Requirements) Validate() error {
+	if r.Model == "" {
+		return fmt.Errorf("model: required, the payload your services exchange (one of %s)", strings.Join(payload.Names(), ", "))
+	}
+	m, err := payload.Lookup(r.Model)
+	if err != nil {
+		return fmt.Errorf("model: %w", err)
+	}
+	if r.Count == 0 {
+		return fmt.Errorf("count: required, how many %s items a message carries", r.Model)
+	}
+	if err := m.CheckCount(r.Count); err != nil {
+		return fmt.Errorf("count: %w", err)
+	}
+	if r.Rate < 0 || r.SLA < 0 || r.MemoryMiB < 0 {
+		return fmt.Errorf("rate, sla and memory_mib cannot be negative")
+	}
+	if r.Percentile <= 0 || r.Percentile >= 100 {
+		return fmt.Errorf("percentile %v: want one between 0 and 100, such as 99", r.Percentile)
+	}
+	if _, err := topology.Parse(r.Topology); err != nil {
+		return fmt.Errorf("topology: %w", err)
+	}
+	for i, name := range r.Stacks {
+		st, err := transport.ParseStack(name)
+		if err != nil {
+			return fmt.Errorf("stacks: %w", err)
+		}
+		r.Stacks[i] = st.String()
+	}
+	return nil
+}
+
+// Stack is one stack's place in the advice.
+type Stack struct {
+	Name string
+	// Fits is true when every requirement is met by the figures and the
+	// technology's traits.
+	Fits bool
+	// LatencyUs is the latency at the required percentile in the run judged.
+	LatencyUs float64
+	// Evidence are the figures used, each naming the run it came from.
+	Evidence []string
+	// Unmet says which requirements it fails and by how much.
+	Unmet []string
+	// TradeOffs are what the technology brings that no run measures.
+	TradeOffs []string
+}
+
+// Advice is the ranked stacks and what the ranking could not use.
+type Advice struct {
+	Requirements Requirements
+	// Basis says which measurements were compared.
+	Basis   string
+	Ranked  []Stack
+	Missing []string
+}
+
+// Advise ranks the stacks measured in recs for req (which must be valid
+// and have its defaults). Stacks that meet every requirement come first,
+// lowest latency at the percentile first; then the rest, fewest unmet
+// requirements first.
+func Advise(req Requirements, recs []results.Record) (*Advice, error) {
+	a := &Advice{Requirements: req}
+	cases, count := matching(req, recs)
+	if len(cases) == 0 {
+		a.Missing = append(a.Missing, missingFor(req, recs))
+		return a, nil
+	}
+	a.Basis = fmt.Sprintf("%s×%d through %s", req.Model, count, req.Topology)
+	if count != req.Count {
+		a.Basis += fmt.Sprintf(" (the measured count nearest the %d asked for)", req.Count)
+		a.Missing = append(a.Missing, fmt.Sprintf("no run measured %s×%d: the figures are for ×%d; measure the size you need for figures that fit it", req.Model, req.Count, count))
+	}
+	for _, name := range stackOrder(cases) {
+		s, err := judge(req, name, cases[name])
+		if err != nil {
+			return nil, err
+		}
+		a.Ranked = append(a.Ranked, s)
+	}
+	slices.SortStableFunc(a.Ranked, func(x, y Stack) int {
+		if x.Fits != y.Fits {
+			if x.Fits {
+				return -1
+			}
+			return 1
+		}
+		if len(x.Unmet) != len(y.Unmet) {
+			return len(x.Unmet) - len(y.Unmet)
+		}
+		return cmp.Compare(x.LatencyUs, y.LatencyUs)
+	})
+	return a, nil
+}
+
+// A candidate is one case (all repetitions of a configuration) of a stack.
+type candidate struct {
+	row  results.Row
+	recs []*results.Record
+}
+
+// matching keeps completed echo runs of the required model and topology at
+// the measured count nearest the one asked for, grouped by stack.
+func matching(req Requirements, recs []results.Record) (map[string][]*candidate, int) {
+	best, bestDist := 0, math.Inf(1)
+	for _, r := range recs {
+		if usable(req, &r) {
+			if d := math.Abs(math.Log(float64(r.Count) / float64(req.Count))); d < bestDist {
+				best, bestDist = r.Count, d
+			}
+		}
+	}
+	var kept []results.Record
+	for _, r := range recs {
+		if usable(req, &r) && r.Count == best {
+			kept = append(kept, r)
+		}
+	}
+	byCase := map[string]*candidate{}
+	out := map[string][]*candidate{}
+	for _, row := range results.Summarize(kept) {
+		c := &candidate{row: row}
+		byCase[row.Case] = c
+		out[row.Stack] = append(out[row.Stack], c)
+	}
+	for i := range kept {
+		c := byCase[kept[i].Case]
+		c.recs = append(c.recs, &kept[i])
+	}
+	return out, best
+}
+
+func usable(req Requirements, r *results.Record) bool {
+	if len(req.Stacks) > 0 && !slices.Contains(req.Stacks, r.Stack) {
+		return false
+	}
+	return (r.Outcome == results.OutcomeOK || r.Outcome == results.OutcomeErrors) &&
+		r.Model == req.Model && r.Topology == req.Topology && r.Op == string(transport.OpEcho) && r.Count > 0
+}
+
+func stackOrder(cases map[string][]*candidate) []string {
+	var names []string
+	for n := range cases {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// missingFor says what the records hold instead of what was asked.
+func missingFor(req Requirements, recs []results.Record) string {
+	seen := map[string]bool{}
+	var have []string
+	for _, r := range recs {
+		k := fmt.Sprintf("%s×%d through %s", r.Model, r.Count, r.Topology)
+		if (r.Outcome == results.OutcomeOK || r.Outcome == results.OutcomeErrors) && r.Op == string(transport.OpEcho) && !seen[k] {
+			seen[k] = true
+			have = append(have, k)
+		}
+	}
+	msg := fmt.Sprintf("no completed echo run of %s through %s in these results", req.Model, req.Topology)
+	if len(have) > 0 {
+		msg += " (they measured " + strings.Join(have, "; ") + ")"
+	}
+	return msg + ": measure it with --measure, or run a spec with that payload and topology and pass its results"
+}
+
+// judge picks the run that answers the requirements for one stack and
+// checks each requirement against it and the stack's traits.
+func judge(req Requirements, name string, cases []*candidate) (Stack, error) {
+	s := Stack{Name: name}
+	st, err := transport.ParseStack(name)
+	if err != nil {
+		return s, err
+	}
+	tr, err := transport.Lookup(st.Transport)
+	if err != nil {
+		return s, err
+	}
+	c, sustained := pick(req, cases)
+	lat, err := latencyAt(c, req.Percentile)
+	if err != nil {
+		return s, fmt.Errorf("%s: %w", c.row.Case, err)
+	}
+	s.LatencyUs = lat
+	best := cases[0]
+	for _, x := range cases {
+		if x.row.RPS.Median > best.row.RPS.Median {
+			best = x
+		}
+	}
+	s.Evidence = append(s.Evidence,
+		fmt.Sprintf("p%s %s at %.0f req/s (%s, %s)", pct(req.Percentile), msStr(lat), c.row.RPS.Median, c.row.Load, plural(c.row.Reps, "repetition")),
+		fmt.Sprintf("peak %.0f req/s (%s)", best.row.RPS.Median, best.row.Load))
+	if req.Rate > 0 && !sustained {
+		s.Unmet = append(s.Unmet, fmt.Sprintf("rate: %.0f req/s needed, %.0f req/s at most in these runs", req.Rate, best.row.RPS.Median))
+	}
+	if req.SLA > 0 && lat > float64(req.SLA.Microseconds()) {
+		s.Unmet = append(s.Unmet, fmt.Sprintf("latency: p%s %s, over the %s SLA", pct(req.Percentile), msStr(lat), req.SLA))
+	}
+	s.Evidence = append(s.Evidence, resources(req, c, &s)...)
+	traits(req, st, transport.TraitsOf(tr), &s)
+	s.Fits = len(s.Unmet) == 0
+	return s, nil
+}
+
+// pick is the case to judge a stack by: with a rate, the least loaded run
+// that carried it (its latency is the one closest to that rate's); without
+// one, the least loaded run.
+func pick(req Requirements, cases []*candidate) (*candidate, bool) {
+	byLoad := slices.Clone(cases)
+	slices.SortStableFunc(byLoad, func(x, y *candidate) int { return cmp.Compare(x.row.RPS.Median, y.row.RPS.Median) })
+	if req.Rate > 0 {
+		for _, c := range byLoad {
+			if c.row.RPS.Median >= req.Rate {
+				return c, true
+			}
+		}
+		return byLoad[len(byLoad)-1], false
+	}
+	return byLoad[0], true
+}
+
+// latencyAt reads the percentile from every repetition's histogram merged.
+func latencyAt(c *candidate, p float64) (float64, error) {
+	h := stats.NewHistogram()
+	for _, r := range c.recs {
+		if r.Histogram == "" {
+			continue
+		}
+		x, err := stats.Decode(r.Histogram)
+		if err != nil {
+			return 0, err
+		}
+		h.Merge(x)
+	}
+	if h.TotalCount() == 0 {
+		return c.row.P99Us.Median, nil
+	}
+	return float64(h.ValueAtQuantile(p)), nil
+}
+
+func resources(req Requirements, c *candidate, s *Stack) []string {
+	var cpu, rss, brokerRSS []float64
+	for _, r := range c.recs {
+		var nodes float64
+		var largest int64
+		for _, n := range r.Nodes {
+			nodes += n.CPUUsPerReq
+			largest = max(largest, n.RSSBytes)
+		}
+		cpu, rss = append(cpu, nodes), append(rss, float64(largest))
+		for _, b := range r.Brokers {
+			brokerRSS = append(brokerRSS, float64(b.RSSBytes))
+		}
+	}
+	med := func(v []float64) float64 { return results.SpreadOf(v).Median }
+	mem := (med(rss) + med(brokerRSS)) / (1 << 20)
+	ev := []string{fmt.Sprintf("services' CPU %.0f µs per request; largest service %.0f MiB", med(cpu), med(rss)/(1<<20))}
+	if len(brokerRSS) > 0 {
+		ev[0] += fmt.Sprintf(", broker %.0f MiB", med(brokerRSS)/(1<<20))
+	}
+	if req.MemoryMiB > 0 && mem > req.MemoryMiB {
+		s.Unmet = append(s.Unmet, fmt.Sprintf("memory: %.0f MiB (service and broker), over the %.0f MiB budget", mem, req.MemoryMiB))
+	}
+	return ev
+}
+
+// traits checks the requirements no run measures against what the
+// technology and its body codec declare.
+func traits(req Requirements, st transport.Stack, t transport.Traits, s *Stack) {
+	if (req.Async || req.Durable) && !t.Decoupled {
+		s.Unmet = append(s.Unmet, "asynchronous decoupling: callers and services talk directly, with no broker between them")
+	}
+	if req.Durable && t.Decoupled && t.Durable == "" {
+		s.Unmet = append(s.Unmet, "durability: requests are not kept; none survives a broker restart")
+	}
+	if req.Durable && t.Durable != "" {
+		s.TradeOffs = append(s.TradeOffs, "durable: "+t.Durable)
+	}
+	if req.Browser && t.Browser != "" {
+		s.Unmet = append(s.Unmet, "browser clients: "+t.Browser)
+	}
+	schema := t.Schema
+	if schema == "" {
+		if c, err := codec.Lookup(st.Codec); err == nil {
+			if e, ok := c.(codec.Evolving); ok {
+				schema = e.SchemaEvolution()
+			}
+		}
+	}
+	switch {
+	case req.SchemaEvolution && schema == "":
+		s.Unmet = append(s.Unmet, "schema evolution: "+st.Codec+" bodies carry no schema; compatibility rests on every reader tolerating unknown and missing fields")
+	case schema != "":
+		s.TradeOffs = append(s.TradeOffs, "schema: "+schema)
+	}
+	s.TradeOffs = append(s.TradeOffs, t.Notes...)
+}
+
+func pct(p float64) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.3f", p), "0"), ".")
+}
+
+func msStr(us float64) string { return fmt.Sprintf("%.3f ms", us/1000) }
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}

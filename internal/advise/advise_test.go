@@ -1,0 +1,149 @@
+package advise
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hopbench/hopbench/internal/results"
+	"github.com/hopbench/hopbench/internal/stats"
+	_ "github.com/hopbench/hopbench/internal/transport/all"
+)
+
+// testdata/quick.jsonl is one `make run` of the quick preset on the
+// development machine (2026-11-22): 8 stacks, text×100 and payment×5,
+// direct and chain:5, closed:1 and closed:32.
+func quick(t *testing.T) []results.Record {
+	t.Helper()
+	recs, _, err := results.Read("testdata/quick.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+func advise(t *testing.T, req Requirements, recs []results.Record) *Advice {
+	t.Helper()
+	req.Defaults()
+	if err := req.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	a, err := Advise(req, recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func byName(a *Advice) map[string]Stack {
+	m := map[string]Stack{}
+	for _, s := range a.Ranked {
+		m[s.Name] = s
+	}
+	return m
+}
+
+func TestRanksEveryMeasuredStackCitingItsFigures(t *testing.T) {
+	recs := quick(t)
+	a := advise(t, Requirements{Model: "payment", Count: 5, Rate: 2000, SLA: 20 * time.Millisecond}, recs)
+	if len(a.Ranked) != 8 || a.Basis != "payment×5 through direct" {
+		t.Fatalf("%d ranked on %q", len(a.Ranked), a.Basis)
+	}
+	fitting := true
+	for i, s := range a.Ranked {
+		if s.Fits && !fitting {
+			t.Errorf("%s fits but ranks below a stack that does not", s.Name)
+		}
+		fitting = s.Fits
+		if i > 0 && s.Fits && a.Ranked[i-1].LatencyUs > s.LatencyUs {
+			t.Errorf("%s ranks below a slower stack", s.Name)
+		}
+		if len(s.Evidence) < 3 || !strings.Contains(s.Evidence[0], "req/s (closed:") {
+			t.Errorf("%s: evidence %q", s.Name, s.Evidence)
+		}
+	}
+	// The latency cited is the one in the records: the p99 of the least
+	// loaded run that carried 2000 req/s.
+	for _, r := range recs {
+		if r.Stack == "grpc" && r.Topology == "direct" && r.Model == "payment" && r.Load == "closed:1" {
+			h, _ := stats.Decode(r.Histogram)
+			if got, want := byName(a)["grpc"].LatencyUs, float64(h.ValueAtQuantile(99)); got != want || r.RPS < 2000 {
+				t.Errorf("grpc p99 %v, record says %v at %v req/s", got, want, r.RPS)
+			}
+		}
+	}
+	g := byName(a)["graphql"]
+	if g.Fits || !strings.Contains(strings.Join(g.Unmet, "\n"), "rate: 2000 req/s needed, 580 req/s at most") {
+		t.Errorf("graphql: %v", g.Unmet)
+	}
+	var out bytes.Buffer
+	a.Write(&out)
+	if !strings.Contains(out.String(), "1. grpc: fits") || !strings.Contains(out.String(), "measured: p99 ") {
+		t.Errorf("output:\n%s", out.String())
+	}
+}
+
+func TestTraitRequirementsNeedTheTechnology(t *testing.T) {
+	recs := quick(t)
+	a := byName(advise(t, Requirements{Model: "text", Count: 100, Async: true, Durable: true}, recs))
+	for _, s := range []string{"rest", "rest+proto", "grpc", "graphql"} {
+		if a[s].Fits || !strings.Contains(a[s].Unmet[0], "no broker") {
+			t.Errorf("%s: %v", s, a[s].Unmet)
+		}
+	}
+	if !a["amqp"].Fits || !a["kafka"].Fits {
+		t.Errorf("amqp %v, kafka %v", a["amqp"].Unmet, a["kafka"].Unmet)
+	}
+	if a["nats"].Fits || !strings.Contains(strings.Join(a["nats"].Unmet, ""), "durability") {
+		t.Errorf("nats: %v", a["nats"].Unmet)
+	}
+	b := byName(advise(t, Requirements{Model: "text", Count: 100, Browser: true, SchemaEvolution: true}, recs))
+	if b["grpc"].Fits || !strings.Contains(strings.Join(b["grpc"].Unmet, ""), "gRPC-Web") {
+		t.Errorf("grpc for browsers: %v", b["grpc"].Unmet)
+	}
+	if !b["rest+proto"].Fits || !b["graphql"].Fits || b["rest"].Fits {
+		t.Errorf("rest+proto %v, graphql %v, rest %v", b["rest+proto"].Unmet, b["graphql"].Unmet, b["rest"].Unmet)
+	}
+}
+
+func TestMemoryBudgetCountsTheBroker(t *testing.T) {
+	a := byName(advise(t, Requirements{Model: "text", Count: 100, MemoryMiB: 200}, quick(t)))
+	if a["kafka"].Fits || !strings.Contains(a["kafka"].Unmet[0], "memory") {
+		t.Errorf("kafka (a JVM broker) within 200 MiB: %v", a["kafka"].Unmet)
+	}
+	if !a["nats"].Fits || !a["grpc"].Fits {
+		t.Errorf("nats %v, grpc %v", a["nats"].Unmet, a["grpc"].Unmet)
+	}
+}
+
+func TestNothingMeasuredSaysWhatIsMissing(t *testing.T) {
+	a := advise(t, Requirements{Model: "user", Count: 1000, Topology: "chain:5"}, quick(t))
+	if len(a.Ranked) != 0 || len(a.Missing) != 1 || !strings.Contains(a.Missing[0], "they measured text×100 through direct") {
+		t.Errorf("ranked %d, missing %q", len(a.Ranked), a.Missing)
+	}
+	b := advise(t, Requirements{Model: "payment", Count: 7}, quick(t))
+	if !strings.Contains(b.Basis, "nearest") || len(b.Missing) != 1 || !strings.Contains(b.Missing[0], "payment×7") {
+		t.Errorf("basis %q, missing %q", b.Basis, b.Missing)
+	}
+}
+
+func TestValidateNamesTheField(t *testing.T) {
+	for _, c := range []struct {
+		req  Requirements
+		want string
+	}{
+		{Requirements{Count: 1}, "model"},
+		{Requirements{Model: "nope", Count: 1}, "model"},
+		{Requirements{Model: "user"}, "count"},
+		{Requirements{Model: "user", Count: 1, Percentile: 100}, "percentile"},
+		{Requirements{Model: "user", Count: 1, Topology: "ring"}, "topology"},
+		{Requirements{Model: "user", Count: 1, Stacks: []string{"smoke-signals"}}, "stacks"},
+		{Requirements{Model: "user", Count: 1, Rate: -1}, "negative"},
+	} {
+		c.req.Defaults()
+		if err := c.req.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want an error naming %s", c.req, err, c.want)
+		}
+	}
+}

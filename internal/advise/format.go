@@ -1,0 +1,69 @@
+package advise
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Write prints the advice: the requirements as understood, then each stack
+// in rank order with the figures and trade-offs behind its place.
+func (a *Advice) Write(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Requirements: %s\n", a.Requirements.describe())
+	if a.Basis != "" {
+		fmt.Fprintf(&b, "Compared on: %s\n", a.Basis)
+	}
+	if len(a.Ranked) > 0 {
+		fmt.Fprintf(&b, "Ranked: stacks that meet every requirement first, by latency at p%s; then the rest, fewest unmet first.\n", pct(a.Requirements.Percentile))
+	}
+	for i, s := range a.Ranked {
+		verdict := "fits"
+		if !s.Fits {
+			verdict = fmt.Sprintf("does not fit (%d unmet)", len(s.Unmet))
+		}
+		fmt.Fprintf(&b, "\n%d. %s: %s\n", i+1, s.Name, verdict)
+		for _, u := range s.Unmet {
+			fmt.Fprintf(&b, "   ✗ %s\n", u)
+		}
+		for _, e := range s.Evidence {
+			fmt.Fprintf(&b, "   measured: %s\n", e)
+		}
+		for _, t := range s.TradeOffs {
+			fmt.Fprintf(&b, "   trade-off: %s\n", t)
+		}
+	}
+	if len(a.Missing) > 0 {
+		b.WriteString("\n")
+		for _, m := range a.Missing {
+			fmt.Fprintf(&b, "Missing: %s\n", m)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func (r Requirements) describe() string {
+	parts := []string{fmt.Sprintf("%s×%d through %s", r.Model, r.Count, r.Topology)}
+	if r.Rate > 0 {
+		parts = append(parts, fmt.Sprintf("%.0f calls/s", r.Rate))
+	}
+	if r.SLA > 0 {
+		parts = append(parts, fmt.Sprintf("p%s within %s", pct(r.Percentile), r.SLA))
+	}
+	for _, f := range []struct {
+		on   bool
+		name string
+	}{{r.Async, "asynchronous decoupling"}, {r.Durable, "durable requests"}, {r.Browser, "browser or third-party clients"}, {r.SchemaEvolution, "safe schema evolution"}} {
+		if f.on {
+			parts = append(parts, f.name)
+		}
+	}
+	if len(r.Stacks) > 0 {
+		parts = append(parts, "among "+strings.Join(r.Stacks, ", "))
+	}
+	if r.MemoryMiB > 0 {
+		parts = append(parts, fmt.Sprintf("%.0f MiB per service", r.MemoryMiB))
+	}
+	return strings.Join(parts, "; ")
+}

@@ -1,0 +1,191 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/hopbench/hopbench/internal/advise"
+	"github.com/hopbench/hopbench/internal/experiment"
+	"github.com/hopbench/hopbench/internal/results"
+	"github.com/hopbench/hopbench/presets"
+)
+
+func newAdviseCommand(a *app) *cobra.Command {
+	var req advise.Requirements
+	var file string
+	var measure bool
+	cmd := &cobra.Command{
+		Use:   "advise [RESULTS...] --model M --count N [requirements]",
+		Short: "Rank the stacks for your requirements, from measured results",
+		Long: `Rank the stacks for stated requirements, from measured results: the results
+directories given, or else the newest under results/. Each stack's place is
+explained by the figures it rests on (which run, which percentile, what
+rate) and by the trade-offs its technology brings that no run measures
+(a broker to operate, browser reach, schema evolution, durability).
+
+Requirements come as flags or a YAML file (--requirements) with the same
+names (model, count, rate, sla, percentile, topology, async, durable,
+browser, schema_evolution, memory_mib); flags override the file.
+
+No stack is ranked without a measurement behind it. When the results hold
+no run of the payload and topology asked for, advise says what they hold;
+with --measure it then runs a short experiment of every stack for exactly
+that (about 4 minutes; brokers are started and stopped) and advises from it.`,
+		Example: `  hopbench advise --model payment --count 5 --rate 2000 --sla 20ms
+  hopbench advise results/quick-20261122-210550 --model text --count 100 --async --durable
+  hopbench advise --requirements needs.yaml --measure`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if file != "" {
+				if err := readRequirements(file, cmd, &req); err != nil {
+					return err
+				}
+			}
+			req.Defaults()
+			if err := req.Validate(); err != nil {
+				return usageError{fmt.Errorf("advise: %w", err)}
+			}
+			recs, err := adviseResults(a, args)
+			if err != nil {
+				return err
+			}
+			adv, err := advise.Advise(req, recs)
+			if err != nil {
+				return err
+			}
+			if len(adv.Ranked) == 0 && measure {
+				fmt.Fprintf(a.stderr, "advise: nothing measured for %s×%d through %s; measuring it now\n", req.Model, req.Count, req.Topology)
+				spec, data, err := adviseSpec(req)
+				if err != nil {
+					return err
+				}
+				if recs, err = runExperiment(cmd, a, spec, data, runFlags{}); err != nil {
+					return err
+				}
+				if adv, err = advise.Advise(req, recs); err != nil {
+					return err
+				}
+				fmt.Fprintln(a.stdout)
+			}
+			return adv.Write(a.stdout)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&file, "requirements", "", "a YAML file of requirements (flags override it)")
+	fl.StringVar(&req.Model, "model", "", "payload model your services exchange (text, user, payment, recipe, alltypes, ...)")
+	fl.IntVar(&req.Count, "count", 0, "items per message (its size)")
+	fl.Float64Var(&req.Rate, "rate", 0, "calls per second a service must carry")
+	fl.DurationVar(&req.SLA, "sla", 0, "latency the percentile's calls must stay within, e.g. 20ms")
+	fl.Float64Var(&req.Percentile, "percentile", 99, "the SLA's percentile")
+	fl.StringVar(&req.Topology, "topology", "direct", "how the services call each other: direct, chain:N, tree:D:F, star:N")
+	fl.BoolVar(&req.Async, "async", false, "callers and services must be decoupled by a broker")
+	fl.BoolVar(&req.Durable, "durable", false, "requests must survive a restart")
+	fl.BoolVar(&req.Browser, "browser", false, "browsers or third parties call the service")
+	fl.BoolVar(&req.SchemaEvolution, "schema-evolution", false, "the schema must be able to change safely")
+	fl.Float64Var(&req.MemoryMiB, "memory-mib", 0, "memory budget of one service, its broker included (MiB)")
+	fl.StringSliceVar(&req.Stacks, "stacks", nil, "consider (and measure) only these stacks, e.g. rest+proto,grpc")
+	fl.BoolVar(&measure, "measure", false, "when nothing matches, run a short experiment for exactly these requirements")
+	return cmd
+}
+
+// readRequirements reads file into req, then lets the flags the user set
+// win.
+func readRequirements(file string, cmd *cobra.Command, req *advise.Requirements) error {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return usageError{fmt.Errorf("--requirements: %w", err)}
+	}
+	var fromFile advise.Requirements
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&fromFile); err != nil {
+		return usageError{fmt.Errorf("--requirements %s: %w", file, err)}
+	}
+	flags := *req
+	*req = fromFile
+	set := func(name string, apply func()) {
+		if cmd.Flags().Changed(name) {
+			apply()
+		}
+	}
+	set("model", func() { req.Model = flags.Model })
+	set("count", func() { req.Count = flags.Count })
+	set("rate", func() { req.Rate = flags.Rate })
+	set("sla", func() { req.SLA = flags.SLA })
+	set("percentile", func() { req.Percentile = flags.Percentile })
+	set("topology", func() { req.Topology = flags.Topology })
+	set("async", func() { req.Async = flags.Async })
+	set("durable", func() { req.Durable = flags.Durable })
+	set("browser", func() { req.Browser = flags.Browser })
+	set("schema-evolution", func() { req.SchemaEvolution = flags.SchemaEvolution })
+	set("memory-mib", func() { req.MemoryMiB = flags.MemoryMiB })
+	set("stacks", func() { req.Stacks = flags.Stacks })
+	return nil
+}
+
+// adviseResults reads the results given, or the newest under results/;
+// none at all is no error: advise says so.
+func adviseResults(a *app, args []string) ([]results.Record, error) {
+	if len(args) > 0 {
+		recs, _, err := readResults(a, args)
+		return recs, err
+	}
+	dirs, _ := filepath.Glob(filepath.Join("results", "*", experiment.ResultsFile))
+	slices.SortFunc(dirs, func(x, y string) int { return modTime(y).Compare(modTime(x)) })
+	for _, f := range dirs {
+		if recs, _, err := results.Read(f); err == nil && len(recs) > 0 {
+			fmt.Fprintf(a.stderr, "advise: using %s (the newest results; name others to use them)\n", filepath.Dir(f))
+			return recs, nil
+		}
+	}
+	return nil, nil
+}
+
+// adviseSpec is a short experiment of every stack of the quick preset (or
+// those asked for) for exactly the payload and topology asked for.
+func adviseSpec(req advise.Requirements) (*experiment.Spec, []byte, error) {
+	quick, _ := presets.Read("quick")
+	var q struct {
+		Stacks []string `yaml:"stacks"`
+	}
+	if err := yaml.Unmarshal(quick, &q); err != nil {
+		return nil, nil, fmt.Errorf("reading the quick preset's stacks: %w", err)
+	}
+	if len(req.Stacks) > 0 {
+		q.Stacks = req.Stacks
+	}
+	data := []byte(fmt.Sprintf(`# written by hopbench advise --measure
+name: advise
+stacks: [%s]
+payloads:
+  - model: %s
+    counts: [%d]
+ops: [echo]
+topologies: [%q]
+loads:
+  - closed: {clients: 1}
+  - closed: {clients: 32}
+warmup: 1s
+duration: 3s
+`, strings.Join(q.Stacks, ", "), req.Model, req.Count, req.Topology))
+	spec, err := experiment.Parse(data)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the experiment advise would run: %w", err)
+	}
+	return spec, data, nil
+}
+
+func modTime(path string) time.Time {
+	st, err := os.Stat(path)
+	if err != nil {
+		return time.Time{}
+	}
+	return st.ModTime()
+}
