@@ -19,10 +19,10 @@ func TestBrokerStacksByHandWithDefaults(t *testing.T) {
 		t.Skip("starts brokers")
 	}
 	dir := t.TempDir()
-	out, code := hopbench(t, "brokers", "up", "--dir", dir)
+	upOut, err := exec.Command(bin, "brokers", "up", "--dir", dir).CombinedOutput()
 	t.Cleanup(func() { hopbench(t, "brokers", "down", "--dir", dir) })
-	if code != 0 {
-		t.Fatalf("brokers up: exit %d: %s", code, out)
+	if err != nil {
+		t.Fatalf("brokers up: %v: %s", err, upOut)
 	}
 	for _, stack := range []string{"amqp", "kafka", "nats"} {
 		t.Run(stack, func(t *testing.T) {
@@ -49,7 +49,7 @@ func TestBrokerStacksByHandWithDefaults(t *testing.T) {
 			}
 		})
 	}
-	out, code = hopbench(t, "brokers", "status", "--dir", dir, "--format", "json")
+	out, code := hopbench(t, "brokers", "status", "--dir", dir, "--format", "json")
 	var status []struct {
 		Name, Addr, Version string
 		PID                 int
