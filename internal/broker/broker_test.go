@@ -153,3 +153,11 @@ func TestDownLeavesForeignBrokersAlone(t *testing.T) {
 		t.Fatalf("Down stopped a broker it had not started: %v", err)
 	}
 }
+
+func TestKafkaClusterIDsNeverLookLikeAnOption(t *testing.T) {
+	for range 10000 {
+		if id := broker.ClusterID(); len(id) != 22 || id[0] == '-' {
+			t.Fatalf("cluster id %q", id)
+		}
+	}
+}

@@ -130,10 +130,8 @@ logger.server.level = INFO
 	jvm := append([]string{java}, kafkaJVMOptions...)
 	jvm = append(jvm, "-Dlog4j2.configurationFile="+log4j, "-cp", classpath)
 	if _, err := os.Stat(filepath.Join(data, "meta.properties")); err != nil {
-		id := make([]byte, 16)
-		rand.Read(id)
 		format := exec.Command(jvm[0], append(jvm[1:], "kafka.tools.StorageTool", "format",
-			"-t", base64.RawURLEncoding.EncodeToString(id), "-c", props)...)
+			"-t", clusterID(), "-c", props)...)
 		if out, err := format.CombinedOutput(); err != nil {
 			return fmt.Errorf("formatting its storage: %v: %s", err, out)
 		}
@@ -144,4 +142,17 @@ logger.server.level = INFO
 	}
 	b.proc = p
 	return nil
+}
+
+// clusterID is a random Kafka cluster id: 16 bytes, base64url. Like
+// Kafka's own Uuid.randomUuid it never starts with '-', which the storage
+// tool's argument parser would take for an option (1 start in 64 failed).
+func clusterID() string {
+	for {
+		id := make([]byte, 16)
+		rand.Read(id)
+		if s := base64.RawURLEncoding.EncodeToString(id); s[0] != '-' {
+			return s
+		}
+	}
 }

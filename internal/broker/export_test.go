@@ -1,0 +1,4 @@
+package broker
+
+// ClusterID exposes clusterID to the external tests.
+var ClusterID = clusterID
