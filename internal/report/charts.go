@@ -79,7 +79,13 @@ type line struct {
 	XYs  plotter.XYs
 }
 
-func linesChart(p *chart, lines []line, col colours) error {
+// linesChart draws a curve per line.
+func linesChart(title, x, y string, lines []line, col colours) (*chart, error) {
+	p := newPlot(title, x, y)
+	return p, addLines(p, lines, col)
+}
+
+func addLines(p *chart, lines []line, col colours) error {
 	for _, l := range lines {
 		if len(l.XYs) == 0 {
 			continue
@@ -122,7 +128,7 @@ func spectrumChart(title string, lines []line, col colours) (*chart, error) {
 		{Value: 0, Label: "0"}, {Value: math.Log10(2), Label: "50"}, {Value: 1, Label: "90"},
 		{Value: 2, Label: "99"}, {Value: 3, Label: "99.9"}, {Value: 4, Label: "99.99"}, {Value: 5, Label: "99.999"},
 	})
-	return p, linesChart(p, lines, col)
+	return p, addLines(p, lines, col)
 }
 
 // bars is one series of a grouped bar chart, a value per category.

@@ -76,8 +76,18 @@ func (b *builder) section(id, title, intro string) *Section {
 	return s
 }
 
-// add draws p into a figure of s.
-func (b *builder) add(s *Section, p *chart, caption string, t Table) error {
+// add returns what adds a chart, as a chart constructor returns it, to s
+// as a figure with its table: b.add(s, caption, t)(barChart(...)).
+func (b *builder) add(s *Section, caption string, t Table) func(*chart, error) error {
+	return func(p *chart, err error) error {
+		if err != nil {
+			return err
+		}
+		return b.addFigure(s, p, caption, t)
+	}
+}
+
+func (b *builder) addFigure(s *Section, p *chart, caption string, t Table) error {
 	f := &Figure{ID: b.id(s.ID + "-" + p.Title.Text), Title: p.Title.Text, Caption: caption, Table: t}
 	var err error
 	if f.SVG, f.InlineSVG, err = svgOf(p); err != nil {

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 
@@ -36,11 +35,7 @@ func (b *builder) latency() error {
 			b.missing("%s: no latency histogram in the records", k)
 			continue
 		}
-		p, err := spectrumChart(k, lines, b.stacks)
-		if err != nil {
-			return err
-		}
-		if err := b.add(s, p, "", t); err != nil {
+		if err := b.add(s, "", t)(spectrumChart(k, lines, b.stacks)); err != nil {
 			return err
 		}
 	}
@@ -85,22 +80,14 @@ func (b *builder) latencyByPayload() error {
 			}
 			lat, floors = append(lat, p50, p99), append(floors, fl)
 		}
-		p, err := barChart(k+": p50 and p99", "latency (ms)", stacks, lat, colours{})
-		if err != nil {
-			return err
-		}
-		if err := b.add(s, p, "", t); err != nil {
+		if err := b.add(s, "", t)(barChart(k+": p50 and p99", "latency (ms)", stacks, lat, colours{})); err != nil {
 			return err
 		}
 		if !haveFloor {
 			b.missing("%s: no floor to compare with (the runs were not calibrated: drop --no-calibrate)", k)
 			continue
 		}
-		p, err = barChart(k+": median as a multiple of the floor", "× HTTP round trip", stacks, floors, colours{})
-		if err != nil {
-			return err
-		}
-		if err := b.add(s, p, "", t); err != nil {
+		if err := b.add(s, "", t)(barChart(k+": median as a multiple of the floor", "× HTTP round trip", stacks, floors, colours{})); err != nil {
 			return err
 		}
 	}
@@ -143,11 +130,7 @@ func (b *builder) seconds() error {
 		if len(lines) == 0 {
 			continue
 		}
-		p := newPlot(k, "second", "requests")
-		if err := linesChart(p, lines, b.stacks); err != nil {
-			return err
-		}
-		if err := b.add(s, p, "", t); err != nil {
+		if err := b.add(s, "", t)(linesChart(k, "second", "requests", lines, b.stacks)); err != nil {
 			return err
 		}
 	}
@@ -180,18 +163,10 @@ func (b *builder) ramps() error {
 			}
 			rps, ok = append(rps, line{Name: c.Stack, XYs: a}), append(ok, line{Name: c.Stack, XYs: w})
 		}
-		p := newPlot(k+": throughput", "load in force", "req/s")
-		if err := linesChart(p, rps, b.stacks); err != nil {
+		if err := b.add(s, "", t)(linesChart(k+": throughput", "load in force", "req/s", rps, b.stacks)); err != nil {
 			return err
 		}
-		if err := b.add(s, p, "", t); err != nil {
-			return err
-		}
-		p = newPlot(k+": success within the SLA", "load in force", "% of requests")
-		if err := linesChart(p, ok, b.stacks); err != nil {
-			return err
-		}
-		if err := b.add(s, p, "", t); err != nil {
+		if err := b.add(s, "", t)(linesChart(k+": success within the SLA", "load in force", "% of requests", ok, b.stacks)); err != nil {
 			return err
 		}
 	}
@@ -218,11 +193,8 @@ func (b *builder) bytes() error {
 			wireOut.Values, wireIn.Values = append(wireOut.Values, out), append(wireIn.Values, in)
 			t.Rows = append(t.Rows, []string{c.Stack, num(c.RawBodyBytes, 0), num(c.BodyBytes, 0), num(out, 0), num(framing, 0), num(in, 0)})
 		}
-		p, err := barChart(k+": bytes per request", "bytes", cats, []bars{body, sent, wireOut, wireIn}, colours{})
-		if err != nil {
-			return err
-		}
-		if err := b.add(s, p, "Figures from the "+cases[0].Topology+" · "+cases[0].Load+" runs; a client's bytes do not depend on what lies behind the service.", t); err != nil {
+		caption := "Figures from the " + cases[0].Topology + " · " + cases[0].Load + " runs; a client's bytes do not depend on what lies behind the service."
+		if err := b.add(s, caption, t)(barChart(k+": bytes per request", "bytes", cats, []bars{body, sent, wireOut, wireIn}, colours{})); err != nil {
 			return err
 		}
 	}
@@ -264,18 +236,10 @@ func (b *builder) resources() error {
 			nodeRSS.Values, brokerRSS.Values = append(nodeRSS.Values, c.NodesRSS/(1<<20)), append(brokerRSS.Values, br/(1<<20))
 			t.Rows = append(t.Rows, []string{c.Stack, num(c.RPS.Median, 0), num(c.ClientCPU, 1), num(c.NodesCPU, 1), num(bc, 1), mib(c.NodesRSS), mib(br)})
 		}
-		p, err := barChart(k+": CPU per request", "µs of CPU per request", stacks, []bars{client, nodes, broker}, colours{})
-		if err != nil {
+		if err := b.add(s, "", t)(barChart(k+": CPU per request", "µs of CPU per request", stacks, []bars{client, nodes, broker}, colours{})); err != nil {
 			return err
 		}
-		if err := b.add(s, p, "", t); err != nil {
-			return err
-		}
-		p, err = barChart(k+": memory", "RSS (MiB)", stacks, []bars{nodeRSS, brokerRSS}, colours{})
-		if err != nil {
-			return err
-		}
-		if err := b.add(s, p, "", t); err != nil {
+		if err := b.add(s, "", t)(barChart(k+": memory", "RSS (MiB)", stacks, []bars{nodeRSS, brokerRSS}, colours{})); err != nil {
 			return err
 		}
 	}
@@ -307,9 +271,5 @@ func (b *builder) boot() error {
 		med.Values = append(med.Values, sp.Median)
 		t.Rows = append(t.Rows, []string{st, strconv.Itoa(len(byStack[st])), num(sp.Min, 1), num(sp.Median, 1), num(sp.Max, 1)})
 	}
-	p, err := barChart("Boot time by stack", "ms", stacks, []bars{med}, colours{})
-	if err != nil {
-		return err
-	}
-	return b.add(s, p, fmt.Sprintf("Medians over %d stacks' services.", len(stacks)), t)
+	return b.add(s, "", t)(barChart("Boot time by stack", "ms", stacks, []bars{med}, colours{}))
 }
