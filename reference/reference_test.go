@@ -80,3 +80,19 @@ func TestValidateRefusesBrokenData(t *testing.T) {
 		}
 	}
 }
+
+// Seven tasks, each without and with TLS, REST against gRPC: fourteen
+// medians each, and a finding for each pair saying which was faster.
+func TestRestGrpcHasEveryTaskWithAndWithoutTLS(t *testing.T) {
+	studies, _ := Load()
+	for _, s := range studies {
+		if s.Study != "rest-grpc" {
+			continue
+		}
+		if len(s.Findings) != 14 || len(s.Figures) != 30 {
+			t.Errorf("%d findings, %d figures; want 14 and 28 medians + 2 IxLoad checks", len(s.Findings), len(s.Figures))
+		}
+		return
+	}
+	t.Fatal("no rest-grpc study")
+}
