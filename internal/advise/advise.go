@@ -192,8 +192,7 @@ func usable(req Requirements, r *results.Record) bool {
 	if len(req.Stacks) > 0 && !slices.Contains(req.Stacks, r.Stack) {
 		return false
 	}
-	return (r.Outcome == results.OutcomeOK || r.Outcome == results.OutcomeErrors) &&
-		r.Model == req.Model && r.Topology == req.Topology && r.Op == string(transport.OpEcho) && r.Count > 0
+	return r.Completed() && r.Model == req.Model && r.Topology == req.Topology && r.Op == string(transport.OpEcho) && r.Count > 0
 }
 
 func stackOrder(cases map[string][]*candidate) []string {
@@ -211,7 +210,7 @@ func missingFor(req Requirements, recs []results.Record) string {
 	var have []string
 	for _, r := range recs {
 		k := fmt.Sprintf("%s×%d through %s", r.Model, r.Count, r.Topology)
-		if (r.Outcome == results.OutcomeOK || r.Outcome == results.OutcomeErrors) && r.Op == string(transport.OpEcho) && !seen[k] {
+		if r.Completed() && r.Op == string(transport.OpEcho) && !seen[k] {
 			seen[k] = true
 			have = append(have, k)
 		}
@@ -301,12 +300,7 @@ func latencyAt(c *candidate, p float64) (float64, error) {
 func resources(req Requirements, c *candidate, s *Stack) []string {
 	var cpu, rss, brokerRSS []float64
 	for _, r := range c.recs {
-		var nodes float64
-		var largest int64
-		for _, n := range r.Nodes {
-			nodes += n.CPUUsPerReq
-			largest = max(largest, n.RSSBytes)
-		}
+		nodes, largest := r.Services()
 		cpu, rss = append(cpu, nodes), append(rss, float64(largest))
 		for _, b := range r.Brokers {
 			brokerRSS = append(brokerRSS, float64(b.RSSBytes))

@@ -77,7 +77,7 @@ func loadSpec(name string) (*experiment.Spec, []byte, error) {
 }
 
 // runExperiment runs spec (data is its YAML, kept beside the results) and
-// returns the records and the results directory.
+// returns its records.
 func runExperiment(cmd *cobra.Command, a *app, spec *experiment.Spec, data []byte, f runFlags) ([]results.Record, error) {
 	bin, err := os.Executable()
 	if err != nil {

@@ -135,7 +135,7 @@ func Compare(a, b []results.Record, alpha float64) *Result {
 func completed(recs []results.Record) []results.Record {
 	var out []results.Record
 	for _, r := range recs {
-		if r.Outcome == results.OutcomeOK || r.Outcome == results.OutcomeErrors {
+		if r.Completed() {
 			out = append(out, r)
 		}
 	}

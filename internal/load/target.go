@@ -75,14 +75,14 @@ func DialTarget(ctx context.Context, cfg TargetConfig) (*Target, error) {
 		if err != nil {
 			return nil, err
 		}
-		if t.req.Body, err = t.cc.Marshal(msg); err != nil {
-			return nil, fmt.Errorf("encoding the request: %w", err)
-		}
 		raw, err := c.Marshal(msg)
 		if err != nil {
 			return nil, fmt.Errorf("encoding the request: %w", err)
 		}
 		t.rawSize = len(raw)
+		if t.req.Body, err = z.Compress(raw); err != nil {
+			return nil, fmt.Errorf("compressing the request: %w", err)
+		}
 	}
 	for range max(cfg.Connections, 1) {
 		cl, err := tr.Dial(ctx, cfg.Addr, tcfg)

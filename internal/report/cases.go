@@ -78,7 +78,7 @@ func measure(recs []results.Record) ([]*measured, error) {
 	acc := map[string]*accumulator{}
 	for i := range recs {
 		r := &recs[i]
-		if r.Outcome != results.OutcomeOK && r.Outcome != results.OutcomeErrors {
+		if !r.Completed() {
 			continue
 		}
 		a := acc[r.Case]
@@ -126,16 +126,13 @@ func (a *accumulator) add(m *measured, r *results.Record) error {
 		a.sent, a.recv = append(a.sent, r.Wire.Sent), append(a.recv, r.Wire.Received)
 	}
 	a.client = append(a.client, r.ClientCPUUsPerReq)
-	var cpu float64
-	var rss int64
 	for _, n := range r.Nodes {
-		cpu += n.CPUUsPerReq
-		rss = max(rss, n.RSSBytes)
 		if n.BootMs > 0 {
 			m.NodeBootMs = append(m.NodeBootMs, n.BootMs)
 		}
 	}
 	if len(r.Nodes) > 0 {
+		cpu, rss := r.Services()
 		a.nodes, a.rss = append(a.nodes, cpu), append(a.rss, float64(rss))
 	}
 	for _, b := range r.Brokers {

@@ -3,11 +3,11 @@ package report
 import (
 	"bytes"
 	"fmt"
+	"html"
 	"image/color"
 	"math"
 	"regexp"
 	"strconv"
-	"strings"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 	"gonum.org/v1/plot"
@@ -182,13 +182,8 @@ func svgOf(c *chart) (file, inline []byte, err error) {
 	}
 	file = bytes.ReplaceAll(b.Bytes(), []byte("font-family:Liberation Sans"), []byte("font-family:'Liberation Sans',Arial,Helvetica,sans-serif"))
 	in := svgPreamble.ReplaceAll(file, nil)
-	in = svgSize.ReplaceAll(in, []byte(`<svg class="chart" role="img" aria-label="`+htmlAttr(c.Title.Text)+`"`))
+	in = svgSize.ReplaceAll(in, []byte(`<svg class="chart" role="img" aria-label="`+html.EscapeString(c.Title.Text)+`"`))
 	return file, in, nil
-}
-
-func htmlAttr(s string) string {
-	r := strings.NewReplacer(`&`, "&amp;", `"`, "&quot;", `<`, "&lt;", `>`, "&gt;")
-	return r.Replace(s)
 }
 
 // Formatting of table cells.

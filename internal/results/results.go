@@ -124,6 +124,20 @@ func FiguresOf(r *load.Result, w wire.Totals) Figures {
 	return f
 }
 
+// Completed reports whether the run measured to its end (its outcome is ok
+// or errors): only then do its figures stand for its configuration.
+func (r *Record) Completed() bool { return r.Outcome == OutcomeOK || r.Outcome == OutcomeErrors }
+
+// Services sums the services' CPU per request and finds the largest
+// service's RSS: what the topology behind the entry costs.
+func (r *Record) Services() (cpuUsPerReq float64, largestRSS int64) {
+	for _, n := range r.Nodes {
+		cpuUsPerReq += n.CPUUsPerReq
+		largestRSS = max(largestRSS, n.RSSBytes)
+	}
+	return cpuUsPerReq, largestRSS
+}
+
 // Node is one service's figures over the measured window.
 type Node struct {
 	Index  int     `json:"index"`

@@ -67,7 +67,7 @@ func Summarize(recs []Record) []Row {
 		if !slices.Contains(row.Outcomes, r.Outcome) {
 			row.Outcomes = append(row.Outcomes, r.Outcome)
 		}
-		if r.Outcome != OutcomeOK && r.Outcome != OutcomeErrors {
+		if !r.Completed() {
 			continue
 		}
 		row.Reps++

@@ -40,7 +40,6 @@ func (Transport) Name() string { return "grpc" }
 func (Transport) Traits() transport.Traits {
 	return transport.Traits{
 		Browser: "browsers cannot speak gRPC's HTTP/2 trailers: they need gRPC-Web and a proxy (Envoy) in front",
-		Schema:  "Protobuf: fields are numbered; add fields freely, reserve the numbers and names of removed ones, and old and new peers still read each other",
 		Notes:   []string{"generated clients in every major language from one .proto", "HTTP/2 streams many calls over one connection"},
 	}
 }
