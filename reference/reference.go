@@ -81,6 +81,22 @@ func Load() ([]Study, error) {
 	return studies, nil
 }
 
+// Lookup returns the study called name.
+func Lookup(name string) (*Study, error) {
+	studies, err := Load()
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for i := range studies {
+		if studies[i].Study == name {
+			return &studies[i], nil
+		}
+		names = append(names, studies[i].Study)
+	}
+	return nil, fmt.Errorf("no study %q in reference/ (known: %s)", name, strings.Join(names, ", "))
+}
+
 // Figure returns the figure called id.
 func (s *Study) Figure(id string) (Figure, bool) {
 	for _, f := range s.Figures {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hopbench/hopbench/internal/broker"
 	"github.com/hopbench/hopbench/internal/calibrate"
+	"github.com/hopbench/hopbench/internal/codecbench"
 	"github.com/hopbench/hopbench/internal/experiment"
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/report"
@@ -19,7 +20,7 @@ import (
 )
 
 type runFlags struct {
-	out         string
+	out, scale  string
 	noCalibrate bool
 }
 
@@ -39,6 +40,7 @@ DIR/summary.md, summary.csv and the report (report.html, report.md,
 charts/) are written at the end, also when interrupted.`,
 		Example: `  hopbench run
   hopbench run presets/quick.yaml --out results/mine
+  hopbench run ensor --scale quick
   hopbench run my-experiment.yaml`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -46,7 +48,7 @@ charts/) are written at the end, also when interrupted.`,
 			if len(args) == 1 {
 				name = args[0]
 			}
-			spec, data, err := loadSpec(name)
+			spec, data, err := loadSpec(name, f.scale)
 			if err != nil {
 				return err
 			}
@@ -55,13 +57,14 @@ charts/) are written at the end, also when interrupted.`,
 		},
 	}
 	cmd.Flags().StringVar(&f.out, "out", "", "results directory (default results/<name>-<timestamp>)")
+	cmd.Flags().StringVar(&f.scale, "scale", "", "run the spec at one of its scales, e.g. quick (default: as written, the study's own scale)")
 	cmd.Flags().BoolVar(&f.noCalibrate, "no-calibrate", false, "skip measuring the machine's floor before the runs")
 	return cmd
 }
 
 // loadSpec reads a spec file, or failing that a preset of that name. A
 // spec that does not parse is a usage error: the user's input is wrong.
-func loadSpec(name string) (*experiment.Spec, []byte, error) {
+func loadSpec(name, scale string) (*experiment.Spec, []byte, error) {
 	data, err := os.ReadFile(name)
 	if err != nil {
 		var ok bool
@@ -69,7 +72,7 @@ func loadSpec(name string) (*experiment.Spec, []byte, error) {
 			return nil, nil, usageError{fmt.Errorf("%s: no such spec file or preset (presets: %s)", name, strings.Join(presets.Names(), ", "))}
 		}
 	}
-	s, err := experiment.ParseNamed(data, name)
+	s, err := experiment.ParseNamed(data, name, scale)
 	if err != nil {
 		return nil, nil, usageError{err}
 	}
@@ -85,7 +88,11 @@ func runExperiment(cmd *cobra.Command, a *app, spec *experiment.Spec, data []byt
 	}
 	dir := f.out
 	if dir == "" {
-		dir = filepath.Join("results", spec.Name+"-"+time.Now().Format("20060102-150405"))
+		name := spec.Name
+		if spec.Scale() != "" {
+			name += "-" + spec.Scale()
+		}
+		dir = filepath.Join("results", name+"-"+time.Now().Format("20060102-150405"))
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("--out: %w", err)
@@ -111,6 +118,10 @@ func runExperiment(cmd *cobra.Command, a *app, spec *experiment.Spec, data []byt
 			c.TCPRoundTripUs, c.HTTPRoundTripUs, c.GeneratorCPUUsPerReq)
 	}
 	x.OnRun, x.OnSecond, x.OnRecord = runReporter(a)
+	x.OnCodec = func(i, n int, r codecbench.Result) {
+		fmt.Fprintf(a.stderr, "[codec %d/%d] %s×%d %s+%s: %d B, marshal %s, unmarshal %s\n", i+1, n, r.Model, r.Count, r.Codec, r.Compress,
+			r.CompressedBytes, codecbench.HumanNs(r.Marshal.MedianNs), codecbench.HumanNs(r.Unmarshal.MedianNs))
+	}
 	x.OnBroker = func(b *broker.Broker) {
 		if b.Started {
 			fmt.Fprintf(a.stderr, "  %s %s started at %s (pid %d; log %s); stopped when the experiment ends\n", b.Name, b.Version, b.Addr, b.PID, b.Log)

@@ -12,7 +12,9 @@ import (
 // Run is one cell of the matrix: everything one measurement needs. It is
 // written into its result record as the run's config.
 type Run struct {
-	Index       int      `json:"index"`
+	Index int `json:"index"`
+	// Part is the part of the spec the run belongs to, if it has parts.
+	Part        string   `json:"part,omitempty"`
 	Repetition  int      `json:"repetition"`
 	Stack       string   `json:"stack"`
 	Topology    string   `json:"topology"`
@@ -45,6 +47,16 @@ const DefaultDuration = 10 * time.Second
 // measured once before any is measured again, and stacks innermost, so the
 // runs a reader compares are made close together in time.
 func (s *Spec) Runs() []Run {
+	if len(s.parts) > 0 {
+		var runs []Run
+		for _, p := range s.parts {
+			for _, r := range p.Runs() {
+				r.Index = len(runs)
+				runs = append(runs, r)
+			}
+		}
+		return runs
+	}
 	var runs []Run
 	for rep := range s.Repetitions {
 		for _, top := range s.Topologies {
@@ -77,7 +89,7 @@ func (s *Spec) Runs() []Run {
 func (s *Spec) run(stack, top, model string, count int, op string, l LoadSpec) Run {
 	st, _ := transport.ParseStack(stack) // validated
 	r := Run{
-		Stack: st.String(), Topology: top, Op: op, Model: model, Count: count, Load: l,
+		Part: s.part, Stack: st.String(), Topology: top, Op: op, Model: model, Count: count, Load: l,
 		Duration: s.Duration, Requests: s.Requests, Warmup: *s.Warmup, SLA: s.SLA, Timeout: s.Timeout,
 		Pin: s.Pin, Memory: s.Memory, Connections: s.Connections, Seed: s.Seed,
 		TransportOptions: s.TransportOptions.For(st.Transport),
@@ -109,9 +121,13 @@ func (r Run) LoadName() string {
 	return c.String()
 }
 
-// Case names the run's configuration without its repetition.
+// Case names the run's configuration without its repetition, after its
+// part if the spec has parts.
 func (r Run) Case() string {
 	parts := []string{r.Stack, r.Topology, r.Op, fmt.Sprintf("%s×%d", r.Model, r.Count), r.LoadName()}
+	if r.Part != "" {
+		parts = append([]string{r.Part + ":"}, parts...)
+	}
 	if o := r.Options(); o != "" {
 		parts = append(parts, o)
 	}

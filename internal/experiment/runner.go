@@ -17,6 +17,7 @@ import (
 
 	"github.com/hopbench/hopbench/internal/broker"
 	"github.com/hopbench/hopbench/internal/certs"
+	"github.com/hopbench/hopbench/internal/codecbench"
 	"github.com/hopbench/hopbench/internal/cgroup"
 	"github.com/hopbench/hopbench/internal/environment"
 	"github.com/hopbench/hopbench/internal/load"
@@ -53,6 +54,50 @@ type Runner struct {
 	BrokerAddrs map[string]string
 	// OnBroker is called when the experiment starts a broker.
 	OnBroker func(b *broker.Broker)
+	// OnCodec is called as each codec timing of the spec's codecs ends.
+	OnCodec func(i, n int, r codecbench.Result)
+}
+
+// CodecFile is the name of the codec timings file in a results directory.
+const CodecFile = "codec.json"
+
+// timeCodecs times the spec's codecs in-process on every payload the runs
+// use and writes them to CodecFile; what was timed before an interruption
+// is kept.
+func (x *Runner) timeCodecs(ctx context.Context, s *Spec, runs []Run) error {
+	var cases []codecbench.Case
+	seen := map[[2]any]bool{}
+	for _, r := range runs {
+		if key := [2]any{r.Model, r.Count}; !seen[key] {
+			seen[key] = true
+			for _, c := range s.Codecs {
+				name, z, _ := ParseCodec(c) // validated
+				cases = append(cases, codecbench.Case{Model: r.Model, Count: r.Count, Codec: name, Compress: z})
+			}
+		}
+	}
+	timed, err := codecbench.Run(ctx, cases, codecbench.Options{Seed: s.Seed}, func(i int, r codecbench.Result) {
+		if x.OnCodec != nil {
+			x.OnCodec(i, len(cases), r)
+		}
+	})
+	if len(timed) > 0 {
+		f, werr := os.Create(filepath.Join(x.Dir, CodecFile))
+		if werr != nil {
+			return werr
+		}
+		werr = codecbench.WriteJSON(f, timed)
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			return werr
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("timing codecs: %w", err)
+	}
+	return nil
 }
 
 // ResultsFile is the name of the records file in a results directory.
@@ -81,12 +126,17 @@ func (x *Runner) Run(ctx context.Context, s *Spec) ([]results.Record, error) {
 	e.brokers = newBrokerSet(bcfg, x.BrokerAddrs)
 	e.brokers.onStart = x.OnBroker
 	defer e.brokers.close()
-	if slices.Contains(s.TLS, true) {
+	runs := s.Runs()
+	if slices.ContainsFunc(runs, func(r Run) bool { return r.TLS }) {
 		if e.tls, err = certs.LoadOrCreate(filepath.Join(x.Dir, "tls")); err != nil {
 			return nil, err
 		}
 	}
-	runs := s.Runs()
+	if len(s.Codecs) > 0 {
+		if err := x.timeCodecs(ctx, s, runs); err != nil {
+			return nil, err
+		}
+	}
 	var recs []results.Record
 	for i, r := range runs {
 		if ctx.Err() != nil {
@@ -130,7 +180,7 @@ var (
 
 func (e *execution) run(ctx context.Context, r Run) *results.Record {
 	rec := &results.Record{
-		Experiment: e.spec.Name, Case: r.Case(), Run: r.Index, Repetition: r.Repetition,
+		Experiment: e.spec.Name, Study: e.spec.Study, Scale: e.spec.scale, Part: r.Part, Case: r.Case(), Run: r.Index, Repetition: r.Repetition,
 		Stack: r.Stack, Topology: r.Topology, Op: r.Op, Model: r.Model, Count: r.Count, Load: r.LoadName(), Options: r.Options(),
 		Environment: e.env, Pinning: e.pin.String(), Calibration: e.Calibration, Started: time.Now(),
 	}

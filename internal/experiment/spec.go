@@ -34,8 +34,22 @@ type Spec struct {
 	Memory      ByteSize      `yaml:"memory" json:"memory,omitempty" jsonschema_description:"Memory limit of each node (cgroups), e.g. 400MiB; a node killed by it ends the run as out of memory."`
 	Connections int           `yaml:"connections" json:"connections,omitempty" jsonschema_description:"Connections the generator opens to the entry node, shared by its workers (default 1)."`
 	Seed        uint64        `yaml:"seed" json:"seed,omitempty" jsonschema_description:"Payload and Poisson seed (default 1)."`
+	// Study names the published study the experiment reproduces (one in
+	// reference/); its report then sets the study's findings beside what
+	// was measured here.
+	Study string `yaml:"study" json:"study,omitempty" jsonschema_description:"The published study this experiment reproduces: ensor, five-tech, rest-grpc or thesis. Its report then carries a paper-vs-here table of the study's findings."`
+	// Codecs are also timed in-process on every payload of the runs.
+	Codecs []string `yaml:"codecs" json:"codecs,omitempty" jsonschema_description:"Also time these codecs in-process (marshal, unmarshal, bytes) on every payload the runs use, written to codec.json beside the results: codec or codec+compression, e.g. [json, proto, json+gzip]."`
+	// Scales and Parts are applied as the spec is read (see Parse).
+	Scales map[string]Overrides `yaml:"scales" json:"scales,omitempty" jsonschema_description:"Named scales, each fields written over the spec's (and, under parts, over a named part's), chosen with hopbench run --scale NAME; without it the spec runs as written."`
+	Parts  []Overrides          `yaml:"parts" json:"parts,omitempty" jsonschema_description:"Sub-experiments run one after another, each a name and the fields it writes over the top level's: an experiment whose figures each need their own matrix."`
 	// TransportOptions are stacks' own settings keyed technology.option.
 	TransportOptions TransportOptions `yaml:"transport_options" json:"transport_options,omitempty" jsonschema_description:"Stacks' own settings as technology.option: value, e.g. amqp.reply: queue, amqp.prefetch: 64, amqp.persistent: true, amqp.confirm: true, kafka.acks: leader, kafka.partitions: 8. Unset options take their documented defaults; every record lists the values used."`
+
+	// scale is the scale the spec was read at ("" for as written); part
+	// the name of this part of a spec with parts; parts those parts.
+	scale, part string
+	parts       []*Spec
 }
 
 // PayloadSpec is one model and the counts it is measured at.

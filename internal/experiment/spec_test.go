@@ -250,3 +250,82 @@ func TestTheQuickPresetCoversEveryStack(t *testing.T) {
 		}
 	}
 }
+
+const withParts = `
+name: study
+stacks: [rest, rest+proto]
+payloads: [{model: user, counts: [5]}]
+loads: [{closed: {clients: 1}}]
+requests: 100
+parts:
+  - name: latency
+    ops: [get]
+    cache: [false, true]
+  - name: sizes
+    ops: [post]
+    payloads: [{model: payment, counts: [5, 650]}]
+scales:
+  quick:
+    requests: 5
+    parts:
+      sizes: {payloads: [{model: payment, counts: [5]}]}
+`
+
+func TestPartsRunOneAfterAnotherEachOverTheTopLevel(t *testing.T) {
+	s, err := Parse([]byte(withParts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := s.Runs()
+	// latency: 2 stacks x 2 cache; sizes: 2 stacks x 2 counts.
+	if len(runs) != 8 {
+		t.Fatalf("%d runs, want 8", len(runs))
+	}
+	for i, r := range runs {
+		want := "latency"
+		if i >= 4 {
+			want = "sizes"
+		}
+		if r.Part != want || r.Index != i || r.Requests != 100 || !strings.HasPrefix(r.Case(), want+": ") {
+			t.Errorf("run %d: part %q index %d requests %d case %q", i, r.Part, r.Index, r.Requests, r.Case())
+		}
+	}
+	if runs[4].Model != "payment" || runs[0].Model != "user" || runs[4].Op != "post" || !runs[1].Cache && !runs[3].Cache {
+		t.Errorf("parts did not write their fields over the top level: %+v / %+v", runs[0], runs[4])
+	}
+}
+
+func TestAScaleWritesOverTheSpecAndItsParts(t *testing.T) {
+	s, err := ParseScale([]byte(withParts), "quick")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := s.Runs()
+	if len(runs) != 6 || s.Scale() != "quick" {
+		t.Fatalf("%d runs at scale %q, want 6 at quick", len(runs), s.Scale())
+	}
+	for _, r := range runs {
+		if r.Requests != 5 || r.Part == "sizes" && r.Count != 5 {
+			t.Errorf("%s: requests %d count %d", r.Case(), r.Requests, r.Count)
+		}
+	}
+}
+
+func TestScalesAndPartsRefuseMistakes(t *testing.T) {
+	for _, c := range []struct{ name, spec, scale, want string }{
+		{"unknown scale", withParts, "huge", `no scale "huge" (this spec's scales: quick)`},
+		{"scale without scales", with(""), "quick", "this spec has no scales"},
+		{"part without a name", with("parts: [{ops: [get]}]"), "", "every part needs a name"},
+		{"two parts one name", with("parts: [{name: a}, {name: a}]"), "", `"a" names two parts`},
+		{"part sets the study", with("parts: [{name: a, study: ensor}]"), "", "parts[0].study"},
+		{"bad field in a part", with("parts: [{name: a, ops: [put]}]"), "", "parts[0] (a)"},
+		{"scale names a missing part", withParts + "  tiny: {parts: {nope: {requests: 1}}}\n", "tiny", "scales.tiny.parts.nope"},
+		{"unknown study", with("study: folklore"), "", `no study "folklore"`},
+		{"unknown codec", with("codecs: [json, xml]"), "", "codecs[1]"},
+	} {
+		_, err := ParseScale([]byte(c.spec), c.scale)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want it to say %q", c.name, err, c.want)
+		}
+	}
+}

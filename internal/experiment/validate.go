@@ -8,15 +8,73 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hopbench/hopbench/internal/codec"
 	"github.com/hopbench/hopbench/internal/payload"
 	"github.com/hopbench/hopbench/internal/topology"
 	"github.com/hopbench/hopbench/internal/transport"
+	"github.com/hopbench/hopbench/reference"
 )
 
 // Validate checks every field and the fields that depend on each other,
 // naming the field path and the values allowed. It expects Defaults to
-// have run.
+// have run. A spec with parts checks each part's matrix.
 func (s *Spec) Validate() error {
+	var errs []error
+	bad := func(path, format string, args ...any) {
+		errs = append(errs, &SpecError{Path: path, Msg: fmt.Sprintf(format, args...)})
+	}
+	s.validateExperiment(bad)
+	if len(s.parts) == 0 {
+		errs = append(errs, s.validateMatrix())
+	}
+	for i, p := range s.parts {
+		if err := p.validateMatrix(); err != nil {
+			errs = append(errs, fmt.Errorf("parts[%d] (%s): %w", i, p.part, err))
+		}
+	}
+	if n := len(s.Runs()); n > MaxRuns {
+		bad("(top level)", "the matrix is %d runs; at most %d: shorten some lists", n, MaxRuns)
+	}
+	return errors.Join(errs...)
+}
+
+// validateExperiment checks what belongs to the experiment as a whole.
+func (s *Spec) validateExperiment(bad func(string, string, ...any)) {
+	if s.Name != "" && strings.ContainsAny(s.Name, `/\`) {
+		bad("name", "%q: a name becomes a directory name; leave out slashes", s.Name)
+	}
+	if !slices.Contains([]string{"none", "split", "same"}, s.Pin) {
+		bad("pin", "%q: want none, split (generator on CPU 0, nodes on the others) or same (all on CPU 0)", s.Pin)
+	}
+	if s.Study != "" {
+		if _, err := reference.Lookup(s.Study); err != nil {
+			bad("study", "%v", err)
+		}
+	}
+	for i, c := range s.Codecs {
+		if _, _, err := ParseCodec(c); err != nil {
+			bad(fmt.Sprintf("codecs[%d]", i), "%v", err)
+		}
+	}
+}
+
+// ParseCodec reads codec[+compression], e.g. json or proto+gzip.
+func ParseCodec(s string) (name, compression string, err error) {
+	name, compression, _ = strings.Cut(s, "+")
+	if compression == "" {
+		compression = "none"
+	}
+	if _, err := codec.Lookup(name); err != nil {
+		return "", "", err
+	}
+	if _, err := codec.LookupCompression(compression); err != nil {
+		return "", "", err
+	}
+	return name, compression, nil
+}
+
+// validateMatrix checks the lists the runs are made of.
+func (s *Spec) validateMatrix() error {
 	var errs []error
 	bad := func(path, format string, args ...any) {
 		errs = append(errs, &SpecError{Path: path, Msg: fmt.Sprintf(format, args...)})
@@ -156,9 +214,6 @@ func (s *Spec) validateScalars(bad func(string, string, ...any)) {
 	if s.Repetitions < 1 || s.Repetitions > 1000 {
 		bad("repetitions", "%d: want 1 to 1000", s.Repetitions)
 	}
-	if !slices.Contains([]string{"none", "split", "same"}, s.Pin) {
-		bad("pin", "%q: want none, split (generator on CPU 0, nodes on the others) or same (all on CPU 0)", s.Pin)
-	}
 	if s.Memory != 0 && s.Memory < 16<<20 {
 		bad("memory", "%d bytes: want at least 16MiB, what a node needs to start", s.Memory)
 	}
@@ -167,9 +222,6 @@ func (s *Spec) validateScalars(bad func(string, string, ...any)) {
 	}
 	if s.MTLS && !slices.Contains(s.TLS, true) {
 		bad("mtls", "mutual TLS needs tls: true (or [false, true])")
-	}
-	if s.Name != "" && strings.ContainsAny(s.Name, `/\`) {
-		bad("name", "%q: a name becomes a directory name; leave out slashes", s.Name)
 	}
 }
 

@@ -37,6 +37,12 @@ type Record struct {
 	// Case names the run's configuration without its repetition: records
 	// with the same case are repetitions of one measurement.
 	Case       string `json:"case"`
+	// Study is the published study the experiment reproduces, if any;
+	// Scale the scale it was run at ("" as written); Part the part of the
+	// spec the run belongs to, if it has parts.
+	Study      string `json:"study,omitempty"`
+	Scale      string `json:"scale,omitempty"`
+	Part       string `json:"part,omitempty"`
 	Run        int    `json:"run"`
 	Repetition int    `json:"repetition"`
 	Stack      string `json:"stack"`

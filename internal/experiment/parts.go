@@ -1,0 +1,169 @@
+package experiment
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Overrides are spec fields written over others: a scale's over the whole
+// spec, a part's over the top level. The schema says only that they are a
+// mapping; each is checked as a spec once applied.
+type Overrides map[string]any
+
+// A part may not set what belongs to the experiment as a whole.
+var experimentOnly = []string{"name", "study", "codecs", "pin", "scales", "parts"}
+
+// applyScale writes the scale called name over the spec's root mapping and
+// takes scales out of it. name "" leaves the root as written (the study's
+// own scale). A scale's parts is a mapping of part name to overrides,
+// written over that part.
+func applyScale(root *yaml.Node, name string) error {
+	scales := take(root, "scales")
+	if name == "" {
+		return nil
+	}
+	if scales == nil || scales.Kind != yaml.MappingNode {
+		return &SpecError{Path: "scales", Msg: fmt.Sprintf("--scale %s: this spec has no scales; run it without --scale", name)}
+	}
+	var known []string
+	var scale *yaml.Node
+	for i := 0; i+1 < len(scales.Content); i += 2 {
+		known = append(known, scales.Content[i].Value)
+		if scales.Content[i].Value == name {
+			scale = scales.Content[i+1]
+		}
+	}
+	if scale == nil {
+		return &SpecError{Path: "scales", Msg: fmt.Sprintf("no scale %q (this spec's scales: %s)", name, strings.Join(known, ", "))}
+	}
+	at := "scales." + name
+	if scale.Kind != yaml.MappingNode {
+		return &SpecError{Path: at, Line: scale.Line, Msg: "want a mapping of spec fields to write over the spec's"}
+	}
+	for i := 0; i+1 < len(scale.Content); i += 2 {
+		key, val := scale.Content[i], scale.Content[i+1]
+		switch key.Value {
+		case "name", "scales":
+			return &SpecError{Path: at + "." + key.Value, Line: key.Line, Msg: "a scale cannot change this"}
+		case "parts":
+			if err := scaleParts(root, val, at+".parts"); err != nil {
+				return err
+			}
+		default:
+			set(root, key, val)
+		}
+	}
+	return nil
+}
+
+// scaleParts writes a scale's per-part overrides over the named parts.
+func scaleParts(root, over *yaml.Node, at string) error {
+	parts := lookup(root, "parts")
+	if over.Kind != yaml.MappingNode || parts == nil {
+		return &SpecError{Path: at, Line: over.Line, Msg: "want a mapping of part name to fields, for a spec with parts"}
+	}
+	for i := 0; i+1 < len(over.Content); i += 2 {
+		name, fields := over.Content[i], over.Content[i+1]
+		var part *yaml.Node
+		for _, p := range parts.Content {
+			if n := lookup(p, "name"); n != nil && n.Value == name.Value {
+				part = p
+			}
+		}
+		if part == nil || fields.Kind != yaml.MappingNode {
+			return &SpecError{Path: at + "." + name.Value, Line: name.Line, Msg: "no part of that name, or not a mapping of fields"}
+		}
+		for j := 0; j+1 < len(fields.Content); j += 2 {
+			set(part, fields.Content[j], fields.Content[j+1])
+		}
+	}
+	return nil
+}
+
+// splitParts takes parts out of the root and returns each part's own
+// spec: the root with the part's fields written over it.
+func splitParts(root *yaml.Node) ([]*yaml.Node, []string, error) {
+	parts := take(root, "parts")
+	if parts == nil {
+		return nil, nil, nil
+	}
+	if parts.Kind != yaml.SequenceNode || len(parts.Content) == 0 {
+		return nil, nil, &SpecError{Path: "parts", Line: parts.Line, Msg: "want a list of parts, each a name and the fields it sets, e.g. [{name: small, payloads: [...]}]"}
+	}
+	var (
+		out   []*yaml.Node
+		names []string
+	)
+	for i, p := range parts.Content {
+		at := fmt.Sprintf("parts[%d]", i)
+		if p.Kind != yaml.MappingNode {
+			return nil, nil, &SpecError{Path: at, Line: p.Line, Msg: "want a mapping: a name and the spec fields this part sets"}
+		}
+		name := lookup(p, "name")
+		switch {
+		case name == nil || name.Value == "":
+			return nil, nil, &SpecError{Path: at + ".name", Line: p.Line, Msg: "every part needs a name (results and reports label its runs with it)"}
+		case slices.Contains(names, name.Value):
+			return nil, nil, &SpecError{Path: at + ".name", Line: name.Line, Msg: fmt.Sprintf("%q names two parts", name.Value)}
+		}
+		spec := clone(root)
+		for j := 0; j+1 < len(p.Content); j += 2 {
+			key := p.Content[j]
+			if key.Value == "name" {
+				continue
+			}
+			if slices.Contains(experimentOnly, key.Value) {
+				return nil, nil, &SpecError{Path: at + "." + key.Value, Line: key.Line, Msg: "set for the whole experiment, at the top level, not in a part"}
+			}
+			set(spec, key, p.Content[j+1])
+		}
+		for _, k := range experimentOnly {
+			take(spec, k)
+		}
+		out, names = append(out, spec), append(names, name.Value)
+	}
+	return out, names, nil
+}
+
+func lookup(m *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// take removes key from the mapping m and returns its value.
+func take(m *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			v := m.Content[i+1]
+			m.Content = slices.Delete(m.Content, i, i+2)
+			return v
+		}
+	}
+	return nil
+}
+
+// set writes key: val into the mapping m, replacing a value it has.
+func set(m, key, val *yaml.Node) {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key.Value {
+			m.Content[i+1] = val
+			return
+		}
+	}
+	m.Content = append(m.Content, key, val)
+}
+
+// clone copies a mapping's list of keys and values (the values are shared:
+// set replaces them rather than changing them).
+func clone(m *yaml.Node) *yaml.Node {
+	c := *m
+	c.Content = slices.Clone(m.Content)
+	return &c
+}
