@@ -17,8 +17,8 @@ import (
 
 	"github.com/hopbench/hopbench/internal/broker"
 	"github.com/hopbench/hopbench/internal/certs"
-	"github.com/hopbench/hopbench/internal/codecbench"
 	"github.com/hopbench/hopbench/internal/cgroup"
+	"github.com/hopbench/hopbench/internal/codecbench"
 	"github.com/hopbench/hopbench/internal/environment"
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/results"

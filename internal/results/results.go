@@ -36,7 +36,7 @@ type Record struct {
 	Experiment string `json:"experiment"`
 	// Case names the run's configuration without its repetition: records
 	// with the same case are repetitions of one measurement.
-	Case       string `json:"case"`
+	Case string `json:"case"`
 	// Study is the published study the experiment reproduces, if any;
 	// Scale the scale it was run at ("" as written); Part the part of the
 	// spec the run belongs to, if it has parts.
