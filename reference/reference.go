@@ -42,18 +42,45 @@ type Figure struct {
 	Page  int    `yaml:"page,omitempty"`
 }
 
-// Finding is a headline claim, checked as the ratio of two figures.
+// Finding is a headline claim: the ratio of two of the study's figures,
+// or where the text gives only a percentage or a direction, the ratio it
+// states. Here says how hopbench measures the same ratio.
 type Finding struct {
-	ID    string    `yaml:"id"`
-	Claim string    `yaml:"claim"`
-	Ratio [2]string `yaml:"ratio"` // numerator and denominator figure ids
+	ID    string `yaml:"id"`
+	Claim string `yaml:"claim"`
+	// Ratio names the numerator and denominator figures.
+	Ratio [2]string `yaml:"ratio,omitempty"`
+	// Stated is the ratio as the text states it, for a finding without
+	// two figures of its own.
+	Stated *Stated `yaml:"stated,omitempty"`
 	// HoldsWhen is "greater than 1" or "less than 1": the direction the
 	// claim asserts.
 	HoldsWhen string `yaml:"holds_when"`
+	Here      Here   `yaml:"here"`
+}
+
+// Stated is a ratio a text states in words: "25.1 % faster" is 0.749,
+// "64.54 to 72.28 % smaller" is 0.2772 to 0.3546. Low and High are zero
+// when the text gives the direction only.
+type Stated struct {
+	Low   float64 `yaml:"low,omitempty"`
+	High  float64 `yaml:"high,omitempty"`
+	Quote string  `yaml:"quote"`
+	Where string  `yaml:"where"`
+	Page  int     `yaml:"page,omitempty"`
+}
+
+// Here is the finding's ratio as hopbench measures it: one measure of the
+// records (or codec timings) Num selects over the same of Den. A selector
+// names record fields and their values (stack, op, model, count, part, ...).
+type Here struct {
+	Measure string            `yaml:"measure"`
+	Num     map[string]string `yaml:"num"`
+	Den     map[string]string `yaml:"den"`
 }
 
 // Units a figure may have.
-var Units = []string{"ns/op", "µs", "ms", "s", "B", "KiB", "MiB", "req/s", "%"}
+var Units = []string{"ns/op", "µs", "ms", "s", "B", "kB", "KiB", "MB", "MiB", "req/s", "%"}
 
 // Load reads and checks every study.
 func Load() ([]Study, error) {
@@ -124,27 +151,50 @@ func (s *Study) validate() error {
 		ids[f.ID] = true
 	}
 	for i, c := range s.Findings {
-		a, aok := s.Figure(c.Ratio[0])
-		b, bok := s.Figure(c.Ratio[1])
-		switch {
-		case c.ID == "" || c.Claim == "":
-			return fmt.Errorf("findings[%d]: id and claim are required", i)
-		case !aok || !bok:
-			return fmt.Errorf("findings[%d] %s: ratio %v names a figure that is not listed", i, c.ID, c.Ratio)
-		case a.Unit != b.Unit:
-			return fmt.Errorf("findings[%d] %s: a ratio of %s to %s", i, c.ID, a.Unit, b.Unit)
-		case c.HoldsWhen != "greater than 1" && c.HoldsWhen != "less than 1":
-			return fmt.Errorf("findings[%d] %s: holds_when %q: want \"greater than 1\" or \"less than 1\"", i, c.ID, c.HoldsWhen)
+		if err := s.validateFinding(c); err != nil {
+			return fmt.Errorf("findings[%d] %s: %w", i, c.ID, err)
 		}
 	}
 	return nil
 }
 
-// Published is the finding's ratio as the study published it.
-func (s *Study) Published(c Finding) float64 {
+func (s *Study) validateFinding(c Finding) error {
+	switch {
+	case c.ID == "" || c.Claim == "":
+		return fmt.Errorf("id and claim are required")
+	case c.HoldsWhen != "greater than 1" && c.HoldsWhen != "less than 1":
+		return fmt.Errorf("holds_when %q: want \"greater than 1\" or \"less than 1\"", c.HoldsWhen)
+	case c.Here.Measure == "" || len(c.Here.Num) == 0 || len(c.Here.Den) == 0:
+		return fmt.Errorf("here needs a measure and num and den selectors")
+	case (c.Ratio == [2]string{}) == (c.Stated == nil):
+		return fmt.Errorf("give either ratio (two figure ids) or stated (the ratio in the text's words)")
+	case c.Stated != nil:
+		if c.Stated.Quote == "" || c.Stated.Where == "" || c.Stated.Low > c.Stated.High {
+			return fmt.Errorf("stated needs a quote, where, and low no greater than high")
+		}
+		return nil
+	}
+	a, aok := s.Figure(c.Ratio[0])
+	b, bok := s.Figure(c.Ratio[1])
+	switch {
+	case !aok || !bok:
+		return fmt.Errorf("ratio %v names a figure that is not listed", c.Ratio)
+	case a.Unit != b.Unit:
+		return fmt.Errorf("a ratio of %s to %s", a.Unit, b.Unit)
+	}
+	return nil
+}
+
+// Published is the finding's ratio as the study published it: low and
+// high (equal for one figure), and false when the text gives the
+// direction only.
+func (s *Study) Published(c Finding) (low, high float64, ok bool) {
+	if c.Stated != nil {
+		return c.Stated.Low, c.Stated.High, c.Stated.High > 0
+	}
 	a, _ := s.Figure(c.Ratio[0])
 	b, _ := s.Figure(c.Ratio[1])
-	return a.Value / b.Value
+	return a.Value / b.Value, a.Value / b.Value, true
 }
 
 // Holds says whether a ratio measured here points the way the claim does.

@@ -45,18 +45,21 @@ func TestEnsorFindingsMatchTheText(t *testing.T) {
 	}
 	want := map[string]float64{"proto-marshals-faster": 5.9, "proto-unmarshals-faster": 2.4, "proto-request-smaller": 1.52}
 	for _, f := range ensor.Findings {
-		if got := ensor.Published(f); math.Abs(got-want[f.ID]) > 0.05 {
+		got, _, _ := ensor.Published(f)
+		if math.Abs(got-want[f.ID]) > 0.05 {
 			t.Errorf("%s: published ratio %.2f, want %.2f", f.ID, got, want[f.ID])
 		}
-		if !f.Holds(ensor.Published(f)) {
+		if !f.Holds(got) {
 			t.Errorf("%s: the study's own figures do not hold its claim", f.ID)
 		}
 	}
 }
 
 func TestValidateRefusesBrokenData(t *testing.T) {
+	here := Here{Measure: "p50", Num: map[string]string{"stack": "a"}, Den: map[string]string{"stack": "b"}}
 	ok := Study{Study: "x", Citation: "c", Seeds: []string{"s"}, Figures: []Figure{
-		{ID: "a", Value: 2, Unit: "B", Condition: "c", Where: "w"}, {ID: "b", Value: 1, Unit: "B", Condition: "c", Where: "w"}}}
+		{ID: "a", Value: 2, Unit: "B", Condition: "c", Where: "w"}, {ID: "b", Value: 1, Unit: "B", Condition: "c", Where: "w"}},
+		Findings: []Finding{{ID: "f", Claim: "c", Ratio: [2]string{"a", "b"}, HoldsWhen: "greater than 1", Here: here}}}
 	if err := ok.validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -64,16 +67,20 @@ func TestValidateRefusesBrokenData(t *testing.T) {
 		"unknown unit": func(s *Study) { s.Figures[0].Unit = "furlongs" },
 		"repeated id":  func(s *Study) { s.Figures[1].ID = "a" },
 		"no condition": func(s *Study) { s.Figures[0].Condition = "" },
-		"unknown figure": func(s *Study) {
-			s.Findings = []Finding{{ID: "f", Claim: "c", Ratio: [2]string{"a", "z"}, HoldsWhen: "greater than 1"}}
+		"unknown figure": func(s *Study) { s.Findings[0].Ratio[1] = "z" },
+		"bad direction":  func(s *Study) { s.Findings[0].HoldsWhen = "bigger" },
+		"no here":        func(s *Study) { s.Findings[0].Here = Here{} },
+		"ratio and stated": func(s *Study) {
+			s.Findings[0].Stated = &Stated{Low: 1, High: 2, Quote: "q", Where: "w"}
 		},
-		"bad direction": func(s *Study) {
-			s.Findings = []Finding{{ID: "f", Claim: "c", Ratio: [2]string{"a", "b"}, HoldsWhen: "bigger"}}
+		"stated without a quote": func(s *Study) {
+			s.Findings[0].Ratio, s.Findings[0].Stated = [2]string{}, &Stated{Low: 1, High: 2, Where: "w"}
 		},
 		"no citation": func(s *Study) { s.Citation = "" },
 	} {
 		s := ok
 		s.Figures = append([]Figure(nil), ok.Figures...)
+		s.Findings = append([]Finding(nil), ok.Findings...)
 		mutate(&s)
 		if err := s.validate(); err == nil {
 			t.Errorf("%s: accepted", name)
@@ -89,8 +96,8 @@ func TestRestGrpcHasEveryTaskWithAndWithoutTLS(t *testing.T) {
 		if s.Study != "rest-grpc" {
 			continue
 		}
-		if len(s.Findings) != 14 || len(s.Figures) != 30 {
-			t.Errorf("%d findings, %d figures; want 14 and 28 medians + 2 IxLoad checks", len(s.Findings), len(s.Figures))
+		if len(s.Findings) != 15 || len(s.Figures) != 30 {
+			t.Errorf("%d findings, %d figures; want 14 + the generator check and 28 medians + 2 IxLoad checks", len(s.Findings), len(s.Figures))
 		}
 		return
 	}
