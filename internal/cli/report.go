@@ -10,8 +10,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hopbench/hopbench/internal/codecbench"
 	"github.com/hopbench/hopbench/internal/experiment"
 	"github.com/hopbench/hopbench/internal/report"
+	"github.com/hopbench/hopbench/internal/reproduce"
 	"github.com/hopbench/hopbench/internal/results"
 )
 
@@ -51,12 +53,48 @@ writes one into its results directory at the end of every experiment.`,
 	return cmd
 }
 
+// writeReport writes the report of recs, read from sources, into dir;
+// runs of a study's preset get its paper-vs-here table, with the codec
+// timings kept beside their results.
 func writeReport(dir, title string, sources []string, recs []results.Record) error {
 	r, err := report.Build(title, sources, recs)
 	if err != nil {
 		return err
 	}
+	m := reproduce.Measured{Records: recs}
+	for _, src := range sources {
+		codecs, err := readCodecs(src)
+		if err != nil {
+			return err
+		}
+		m.Codecs = append(m.Codecs, codecs...)
+	}
+	if err := r.Reproduce(m); err != nil {
+		return err
+	}
 	return r.Write(dir)
+}
+
+// readCodecs reads the codec timings beside a results file or in a results
+// directory, if there are any.
+func readCodecs(src string) ([]codecbench.Record, error) {
+	dir := src
+	if st, err := os.Stat(src); err == nil && !st.IsDir() {
+		dir = filepath.Dir(src)
+	}
+	f, err := os.Open(filepath.Join(dir, experiment.CodecFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	codecs, err := codecbench.ReadJSON(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", f.Name(), err)
+	}
+	return codecs, nil
 }
 
 // readResults reads every record of each path: a results directory or a

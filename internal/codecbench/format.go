@@ -74,6 +74,15 @@ func WriteJSON(w io.Writer, results []Result) error {
 	return enc.Encode(records)
 }
 
+// ReadJSON reads what WriteJSON wrote.
+func ReadJSON(r io.Reader) ([]Record, error) {
+	var records []Record
+	if err := json.NewDecoder(r).Decode(&records); err != nil {
+		return nil, fmt.Errorf("codec timings: %w", err)
+	}
+	return records, nil
+}
+
 var csvHeader = []string{
 	"model", "count", "codec", "compress", "bytes", "compressed_bytes",
 	"marshal_ns", "marshal_min_ns", "marshal_max_ns", "unmarshal_ns", "unmarshal_min_ns", "unmarshal_max_ns",

@@ -167,3 +167,21 @@ func clone(m *yaml.Node) *yaml.Node {
 	c.Content = slices.Clone(m.Content)
 	return &c
 }
+
+// ScaleNames lists the scales a spec names, in its order; none for YAML
+// that does not parse or has no scales.
+func ScaleNames(data []byte) []string {
+	var doc yaml.Node
+	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil
+	}
+	scales := lookup(doc.Content[0], "scales")
+	if scales == nil || scales.Kind != yaml.MappingNode {
+		return nil
+	}
+	var names []string
+	for i := 0; i < len(scales.Content); i += 2 {
+		names = append(names, scales.Content[i].Value)
+	}
+	return names
+}

@@ -38,7 +38,9 @@ type Report struct {
 	Sources     []string
 	Environment [][2]string
 	Summary     Table
-	Sections    []*Section
+	// Reproductions are paper-vs-here tables, for runs of a study's preset.
+	Reproductions []Reproduction
+	Sections      []*Section
 	// Missing says what could not be drawn and why.
 	Missing []string
 }

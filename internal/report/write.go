@@ -47,6 +47,10 @@ func (r *Report) Markdown(w io.Writer) error {
 	}
 	b.WriteString("\n## Summary\n\n")
 	writeMarkdownTable(&b, r.Summary)
+	for _, rp := range r.Reproductions {
+		fmt.Fprintf(&b, "\n## Paper vs here: %s\n\n%s Held here: %d of %d measured (%d findings).\n\n", rp.Title, rp.Citation, rp.Held, rp.Measured, rp.Findings)
+		writeMarkdownTable(&b, rp.Table)
+	}
 	if len(r.Missing) > 0 {
 		b.WriteString("\nNot drawn:\n\n")
 		for _, m := range r.Missing {
@@ -68,8 +72,13 @@ func (r *Report) Markdown(w io.Writer) error {
 }
 
 func writeMarkdownTable(b *strings.Builder, t Table) {
+	escape := strings.NewReplacer("|", "\\|", "\n", " ")
 	line := func(cells []string) {
-		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+		out := make([]string, len(cells))
+		for i, c := range cells {
+			out[i] = escape.Replace(c)
+		}
+		b.WriteString("| " + strings.Join(out, " | ") + " |\n")
 	}
 	line(t.Header)
 	seps := make([]string, len(t.Header))

@@ -1,0 +1,115 @@
+package reproduce
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hopbench/hopbench/internal/codecbench"
+	"github.com/hopbench/hopbench/internal/results"
+	_ "github.com/hopbench/hopbench/internal/transport/all"
+	"github.com/hopbench/hopbench/reference"
+)
+
+func rec(part, stack string, count int, options, outcome string, p50Us int64, sent float64) results.Record {
+	r := results.Record{Part: part, Stack: stack, Op: "get", Model: "user", Count: count, Load: "closed:1", Options: options, Outcome: outcome}
+	r.Case = strings.Join([]string{part, stack, options}, " ") + " " + string(rune('0'+count%10))
+	r.P50Us, r.Wire = p50Us, &results.WirePerRequest{Sent: sent, Received: 2 * sent}
+	return r
+}
+
+func study(findings ...reference.Finding) *reference.Study {
+	return &reference.Study{Study: "s", Figures: []reference.Figure{{ID: "a", Value: 2}, {ID: "b", Value: 1}}, Findings: findings}
+}
+
+func finding(id, measure, holds string, num, den map[string]string) reference.Finding {
+	return reference.Finding{ID: id, Claim: id, Ratio: [2]string{"a", "b"}, HoldsWhen: holds, Here: reference.Here{Measure: measure, Num: num, Den: den}}
+}
+
+func TestCheckComputesEachFindingFromTheRecords(t *testing.T) {
+	m := Measured{
+		Records: []results.Record{
+			rec("p", "rest", 5, "", results.OutcomeOK, 2000, 900),
+			rec("p", "rest", 5, "", results.OutcomeOK, 4000, 900), // a repetition: the median is 3 ms
+			rec("p", "rest+proto", 5, "", results.OutcomeOK, 1000, 600),
+			rec("p", "rest+gzip", 5, "cache", results.OutcomeOK, 500, 300),
+			rec("big", "rest", 300000, "", results.OutcomeOutOfMemory, 0, 0),
+			rec("big", "rest+proto", 300000, "", results.OutcomeOK, 9000, 100),
+		},
+		Codecs: []codecbench.Record{{Model: "recipe", Count: 1, Codec: "json", Compress: "none", MarshalNs: 600}, {Model: "recipe", Count: 1, Codec: "proto", Compress: "none", MarshalNs: 100}},
+	}
+	s := study(
+		finding("faster", "p50", "greater than 1", map[string]string{"part": "p", "stack": "rest"}, map[string]string{"part": "p", "stack": "rest+proto"}),
+		finding("wrong-way", "request_wire_bytes", "less than 1", map[string]string{"part": "p", "stack": "rest"}, map[string]string{"part": "p", "stack": "rest+proto"}),
+		finding("canonical-stack", "p50", "less than 1", map[string]string{"stack": "rest+json+gzip", "cache": "true"}, map[string]string{"stack": "rest", "part": "p"}),
+		finding("oom", "completed", "less than 1", map[string]string{"part": "big", "stack": "rest"}, map[string]string{"part": "big", "stack": "rest+proto"}),
+		finding("oom-latency", "p50", "less than 1", map[string]string{"part": "big", "stack": "rest"}, map[string]string{"part": "big", "stack": "rest+proto"}),
+		finding("codec", "marshal_ns", "greater than 1", map[string]string{"codec": "json"}, map[string]string{"codec": "proto"}),
+		finding("missing", "p50", "less than 1", map[string]string{"stack": "grpc"}, map[string]string{"stack": "rest"}),
+		finding("ambiguous", "p50", "less than 1", map[string]string{"part": "p"}, map[string]string{"stack": "rest"}),
+		finding("floor", "p50", "less than 1", map[string]string{"part": "p", "stack": "rest+proto", "measure": "floor"}, map[string]string{"part": "p", "stack": "rest"}),
+	)
+	rows := Check(s, m)
+	want := []struct {
+		verdict Verdict
+		ratio   float64
+		why     string
+	}{
+		{Holds, 3, ""},
+		{DoesNotHold, 1.5, ""},
+		{Holds, 0.5 / 3, ""},
+		{Holds, 0, ""},
+		{NotMeasured, 0, "no run completed (out of memory"},
+		{Holds, 6, ""},
+		{NotMeasured, 0, "no run with stack=grpc"},
+		{NotMeasured, 0, "picks 3 different cases"},
+		{NotMeasured, 0, "without calibration"},
+	}
+	for i, w := range want {
+		r := rows[i]
+		if r.Verdict != w.verdict || r.Ratio != w.ratio || !strings.Contains(r.Why, w.why) {
+			t.Errorf("%s: %s ×%v (%s); want %s ×%v (%s)", r.Finding.ID, r.Verdict, r.Ratio, r.Why, w.verdict, w.ratio, w.why)
+		}
+	}
+	_, cells := Table(rows)
+	if len(cells) != len(rows) || !strings.Contains(cells[0][4], "3 ms (p rest  5) / 1 ms") || cells[6][3] != "–" {
+		t.Errorf("table: %q / %q", cells[0], cells[6])
+	}
+}
+
+// Every finding of every study names a measure this package computes and
+// selects with keys it knows, so no row can be missing for want of a
+// mapping.
+func TestEveryStudyFindingIsMeasurable(t *testing.T) {
+	studies, err := reference.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := []string{"measure", "part", "stack", "topology", "op", "model", "count", "load", "tls", "cache", "h2", "mtls", "codec", "compress"}
+	for _, s := range studies {
+		for _, f := range s.Findings {
+			if _, ok := Measures[f.Here.Measure]; !ok {
+				t.Errorf("%s/%s: unknown measure %q", s.Study, f.ID, f.Here.Measure)
+			}
+			for _, sel := range []map[string]string{f.Here.Num, f.Here.Den} {
+				for k, v := range sel {
+					if !slices.Contains(known, k) || k == "measure" && Measures[v] == "" {
+						t.Errorf("%s/%s: selector %s=%s", s.Study, f.ID, k, v)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestServerTimeIsTheEntryNodesTotalPhase(t *testing.T) {
+	r := rec("p", "rest", 5, "", results.OutcomeOK, 1000, 1)
+	r.Nodes = []results.Node{
+		{Index: 1, Stats: json.RawMessage(`{"phases_us":{"total":{"mean_us":100}}}`)},
+		{Index: 0, Stats: json.RawMessage(`{"phases_us":{"total":{"mean_us":2500}}}`)},
+	}
+	if v, err := recordValue(&r, "server_ms"); err != nil || v != 2.5 {
+		t.Errorf("server_ms %v, %v; want 2.5", v, err)
+	}
+}
