@@ -64,9 +64,9 @@ func TestValidateRefusesBrokenData(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, mutate := range map[string]func(*Study){
-		"unknown unit": func(s *Study) { s.Figures[0].Unit = "furlongs" },
-		"repeated id":  func(s *Study) { s.Figures[1].ID = "a" },
-		"no condition": func(s *Study) { s.Figures[0].Condition = "" },
+		"unknown unit":   func(s *Study) { s.Figures[0].Unit = "furlongs" },
+		"repeated id":    func(s *Study) { s.Figures[1].ID = "a" },
+		"no condition":   func(s *Study) { s.Figures[0].Condition = "" },
 		"unknown figure": func(s *Study) { s.Findings[0].Ratio[1] = "z" },
 		"bad direction":  func(s *Study) { s.Findings[0].HoldsWhen = "bigger" },
 		"no here":        func(s *Study) { s.Findings[0].Here = Here{} },
