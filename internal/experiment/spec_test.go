@@ -54,6 +54,7 @@ func TestEveryFieldIsValidated(t *testing.T) {
 		{"unknown op", with("ops: [put]"), "ops[0]", "known: get, post, echo"},
 		{"bad topology", with("topologies: [ring:3]"), "topologies[0]", "unknown kind"},
 		{"no loads", with("loads: []"), "loads", "none given"},
+		{"ramp cut short", with("duration: 2s\nloads: [{ramp: {of: clients, from: 10, to: 50, step: 20, every: 2s}}]"), "duration", "before its last step: its steps take 6s"},
 		{"two load kinds", with("loads: [{closed: {clients: 1}, rate: {rate: 5}}]"), "loads[0]", "exactly one"},
 		{"no clients", with("loads: [{closed: {clients: 0}}]"), "loads[0].closed.clients", "at least 1"},
 		{"no rate", with("loads: [{rate: {rate: 0}}]"), "loads[0].rate.rate", "positive"},

@@ -183,6 +183,9 @@ func (s *Spec) validateLoads(bad func(string, string, ...any)) {
 			}
 		case l.Ramp != nil:
 			validateRamp(at+".ramp", l.Ramp, bad)
+			if all := l.config().Steps.Duration(); s.Duration != 0 && time.Duration(s.Duration) < all {
+				bad("duration", "%v ends %s before its last step: its steps take %v; give the ramp that duration, or none (a ramp's default)", time.Duration(s.Duration), at, all)
+			}
 		}
 		if s.Requests > 0 && l.Closed == nil {
 			bad("requests", "a request count ends closed loads only; %s is an open or ramped load: give a duration", at)
