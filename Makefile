@@ -13,7 +13,7 @@ PROTOC_GEN_GO_GRPC_VERSION := v1.6.2
 # Keep at the github.com/99designs/gqlgen version in go.mod.
 GQLGEN_VERSION := v0.17.98
 
-.PHONY: all setup build run test test-short fuzz generate clean
+.PHONY: all setup build run test test-short fuzz generate clean experiments
 
 all: build
 
@@ -26,6 +26,18 @@ build:
 # The default comparison: presets/quick.yaml, every stack, a few minutes.
 run: setup build
 	$(BIN) run
+
+# The four published studies at their quick scale, into experiments/ (see
+# EXPERIMENTS.md): each run into a new directory that replaces the old one
+# only when the run ends well; its report is then written where it lies.
+STUDIES ?= thesis rest-grpc five-tech ensor
+experiments: setup build
+	@for p in $(STUDIES); do \
+		rm -rf experiments/$$p.new && \
+		$(BIN) run $$p --scale quick --out experiments/$$p.new && \
+		rm -rf experiments/$$p && mv experiments/$$p.new experiments/$$p && \
+		$(BIN) report experiments/$$p || exit 1; \
+	done
 
 # gqlgen's generated input unmarshallers return the bound proto structs by
 # value; vet's copylocks check flags that (proto messages embed a mutex). The

@@ -162,9 +162,7 @@ func environmentOf(recs []results.Record) [][2]string {
 }
 
 func summaryTable(recs []results.Record) Table {
-	t := Table{Header: results.Header}
-	for _, row := range results.Summarize(recs) {
-		t.Rows = append(t.Rows, row.Cells())
-	}
+	var t Table
+	t.Header, t.Rows = results.Table(results.Summarize(recs))
 	return t
 }

@@ -39,7 +39,7 @@ func (s Spread) format(unit float64, prec int, reps int) string {
 
 // Row is one case of an experiment: its repetitions summarized.
 type Row struct {
-	Case, Stack, Topology, Op, Model, Load, Options string
+	Case, Part, Stack, Topology, Op, Model, Load, Options string
 	Count                                           int
 	Reps                                            int
 	Outcomes                                        []string // distinct, in order seen
@@ -60,7 +60,7 @@ func Summarize(recs []Record) []Row {
 		if !ok {
 			i = len(rows)
 			index[r.Case] = i
-			rows = append(rows, Row{Case: r.Case, Stack: r.Stack, Topology: r.Topology, Op: r.Op, Model: r.Model, Count: r.Count, Load: r.Load, Options: r.Options})
+			rows = append(rows, Row{Case: r.Case, Part: r.Part, Stack: r.Stack, Topology: r.Topology, Op: r.Op, Model: r.Model, Count: r.Count, Load: r.Load, Options: r.Options})
 			rps, p50, p99, cpu = append(rps, nil), append(p50, nil), append(p99, nil), append(cpu, nil)
 		}
 		row := &rows[i]
@@ -96,6 +96,24 @@ func (r Row) Cells() []string {
 	}
 }
 
+// Table is the summary table of rows: Header and each row's Cells, after
+// a part column when the experiment has parts.
+func Table(rows []Row) (header []string, cells [][]string) {
+	parts := slices.ContainsFunc(rows, func(r Row) bool { return r.Part != "" })
+	header = Header
+	if parts {
+		header = append([]string{"part"}, Header...)
+	}
+	for _, r := range rows {
+		c := r.Cells()
+		if parts {
+			c = append([]string{r.Part}, c...)
+		}
+		cells = append(cells, c)
+	}
+	return header, cells
+}
+
 func errorShare(errs, reqs int64) string {
 	if errs == 0 {
 		return "0"
@@ -108,14 +126,15 @@ func errorShare(errs, reqs int64) string {
 func Markdown(w io.Writer, rows []Row) error {
 	line := func(cells []string) string { return "| " + strings.Join(cells, " | ") + " |\n" }
 	var b strings.Builder
-	b.WriteString(line(Header))
-	seps := make([]string, len(Header))
+	header, cells := Table(rows)
+	b.WriteString(line(header))
+	seps := make([]string, len(header))
 	for i := range seps {
 		seps[i] = "---"
 	}
 	b.WriteString(line(seps))
-	for _, r := range rows {
-		b.WriteString(line(r.Cells()))
+	for _, c := range cells {
+		b.WriteString(line(c))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -124,12 +143,12 @@ func Markdown(w io.Writer, rows []Row) error {
 // CSV writes one row per case with every spread's median, min and max.
 func CSV(w io.Writer, rows []Row) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"case", "stack", "topology", "op", "model", "count", "load", "options", "reps", "outcomes", "requests", "errors",
+	cw.Write([]string{"case", "part", "stack", "topology", "op", "model", "count", "load", "options", "reps", "outcomes", "requests", "errors",
 		"rps_median", "rps_min", "rps_max", "p50_us_median", "p50_us_min", "p50_us_max",
 		"p99_us_median", "p99_us_min", "p99_us_max", "client_cpu_us_per_req_median"})
 	g := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 	for _, r := range rows {
-		cw.Write([]string{r.Case, r.Stack, r.Topology, r.Op, r.Model, strconv.Itoa(r.Count), r.Load, r.Options, strconv.Itoa(r.Reps),
+		cw.Write([]string{r.Case, r.Part, r.Stack, r.Topology, r.Op, r.Model, strconv.Itoa(r.Count), r.Load, r.Options, strconv.Itoa(r.Reps),
 			strings.Join(r.Outcomes, ";"), strconv.FormatInt(r.Requests, 10), strconv.FormatInt(r.Errors, 10),
 			g(r.RPS.Median), g(r.RPS.Min), g(r.RPS.Max), g(r.P50Us.Median), g(r.P50Us.Min), g(r.P50Us.Max),
 			g(r.P99Us.Median), g(r.P99Us.Min), g(r.P99Us.Max), g(r.CPUUsPerReq.Median)})

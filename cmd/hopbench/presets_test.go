@@ -1,0 +1,99 @@
+package main_test
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/hopbench/hopbench/reference"
+)
+
+// Every study's preset runs end to end, its parts and brokers included,
+// and its report carries a paper-vs-here row for every finding of the
+// study. The preset is cut down to seconds: each payload at its smallest
+// count, each case a fraction of a second, ramps and rates small. The
+// quick scale itself is run in EXPERIMENTS.md, its results committed.
+func TestEveryStudyPresetRunsEndToEndWithItsPaperVsHereTable(t *testing.T) {
+	for _, name := range []string{"ensor", "thesis", "rest-grpc", "five-tech"} {
+		t.Run(name, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("..", "..", "presets", name+".yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := t.TempDir()
+			stdout, code := hopbench(t, "run", writeSpec(t, smoke(t, data)), "--out", out, "--no-calibrate")
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stdout)
+			}
+			for _, r := range readRecords(t, out) {
+				if o := r["outcome"]; o != "ok" && o != "errors" {
+					t.Errorf("%s: %s (%v)", r["case"], o, r["reason"])
+				}
+				if r["study"] != name || r["part"] == "" && name != "ensor" {
+					t.Errorf("%s: study %v part %v", r["case"], r["study"], r["part"])
+				}
+			}
+			md, err := os.ReadFile(filepath.Join(out, "report.md"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			study, err := reference.Lookup(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			table := string(md[strings.Index(string(md), "## Paper vs here"):])
+			for _, f := range study.Findings {
+				if !strings.Contains(table, "\n| "+f.ID+" | ") {
+					t.Errorf("report has no paper-vs-here row for %s", f.ID)
+				}
+			}
+		})
+	}
+}
+
+// smoke cuts a preset down to a few seconds a part.
+func smoke(t *testing.T, data []byte) string {
+	var spec map[string]any
+	if err := yaml.Unmarshal(data, &spec); err != nil {
+		t.Fatal(err)
+	}
+	delete(spec, "scales")
+	shrink := func(m map[string]any) {
+		for _, k := range []string{"duration", "warmup", "requests"} {
+			delete(m, k)
+		}
+		if ps, ok := m["payloads"].([]any); ok {
+			for _, p := range ps {
+				p := p.(map[string]any)
+				counts := p["counts"].([]any)
+				p["counts"] = []any{slices.MinFunc(counts, func(a, b any) int { return a.(int) - b.(int) })}
+			}
+		}
+		if ls, ok := m["loads"].([]any); ok {
+			for i, l := range ls {
+				switch l := l.(map[string]any); {
+				case l["ramp"] != nil:
+					ls[i] = map[string]any{"ramp": map[string]any{"of": "clients", "from": 1, "to": 2, "step": 1, "every": "1s"}}
+					m["duration"] = "2s" // every step
+				case l["rate"] != nil:
+					ls[i] = map[string]any{"rate": map[string]any{"rate": 20}}
+				}
+			}
+		}
+	}
+	shrink(spec)
+	parts, _ := spec["parts"].([]any)
+	for _, p := range parts {
+		shrink(p.(map[string]any))
+	}
+	spec["duration"], spec["warmup"] = "300ms", "100ms"
+	out, err := yaml.Marshal(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
