@@ -40,11 +40,11 @@ func (s Spread) format(unit float64, prec int, reps int) string {
 // Row is one case of an experiment: its repetitions summarized.
 type Row struct {
 	Case, Part, Stack, Topology, Op, Model, Load, Options string
-	Count                                           int
-	Reps                                            int
-	Outcomes                                        []string // distinct, in order seen
-	Requests, Errors                                int64
-	RPS, P50Us, P99Us, CPUUsPerReq                  Spread
+	Count                                                 int
+	Reps                                                  int
+	Outcomes                                              []string // distinct, in order seen
+	Requests, Errors                                      int64
+	RPS, P50Us, P99Us, CPUUsPerReq                        Spread
 }
 
 // Summarize groups records by case, in the order cases first appear, and
