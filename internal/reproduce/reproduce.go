@@ -34,7 +34,14 @@ const (
 	Holds       Verdict = "holds"
 	DoesNotHold Verdict = "does not hold"
 	NotMeasured Verdict = "not measured"
+	// Close is a timing whose two sides differ by less than Noise: on a
+	// shared machine, one run of each says nothing about a direction.
+	Close Verdict = "too close to call"
 )
+
+// Noise is the relative difference under which a timing ratio has no
+// direction; byte counts and completions are exact and always have one.
+const Noise = 0.05
 
 // Row is one finding, published and here.
 type Row struct {
@@ -84,7 +91,10 @@ func Check(study *reference.Study, m Measured) []Row {
 		default:
 			row.Ratio = row.Num.V / row.Den.V
 			row.Verdict = DoesNotHold
-			if f.Holds(row.Ratio) {
+			switch {
+			case timing(f.Here.Measure) && math.Abs(row.Ratio-1) < Noise:
+				row.Verdict = Close
+			case f.Holds(row.Ratio):
 				row.Verdict = Holds
 			}
 		}
@@ -122,6 +132,12 @@ var Measures = map[string]string{
 }
 
 var codecMeasures = []string{"marshal_ns", "unmarshal_ns", "encoded_bytes"}
+
+// timing reports whether a measure varies from run to run (times, rates,
+// memory) rather than being exact (bytes, completions).
+func timing(measure string) bool {
+	return !strings.HasSuffix(measure, "_bytes") && measure != "completed"
+}
 
 // value measures one side of a finding: the median over the repetitions
 // of the one case sel picks.

@@ -36,6 +36,7 @@ func TestCheckComputesEachFindingFromTheRecords(t *testing.T) {
 			rec("p", "rest+gzip", 5, "cache", results.OutcomeOK, 500, 300),
 			rec("big", "rest", 300000, "", results.OutcomeOutOfMemory, 0, 0),
 			rec("big", "rest+proto", 300000, "", results.OutcomeOK, 9000, 100),
+			rec("q", "rest+gzip", 7, "", results.OutcomeOK, 1020, 100),
 		},
 		Codecs: []codecbench.Record{{Model: "recipe", Count: 1, Codec: "json", Compress: "none", MarshalNs: 600}, {Model: "recipe", Count: 1, Codec: "proto", Compress: "none", MarshalNs: 100}},
 	}
@@ -48,6 +49,7 @@ func TestCheckComputesEachFindingFromTheRecords(t *testing.T) {
 		finding("codec", "marshal_ns", "greater than 1", map[string]string{"codec": "json"}, map[string]string{"codec": "proto"}),
 		finding("missing", "p50", "less than 1", map[string]string{"stack": "grpc"}, map[string]string{"stack": "rest"}),
 		finding("ambiguous", "p50", "less than 1", map[string]string{"part": "p"}, map[string]string{"stack": "rest"}),
+		finding("close", "p50", "greater than 1", map[string]string{"part": "p", "stack": "rest+proto"}, map[string]string{"part": "q"}),
 		finding("floor", "p50", "less than 1", map[string]string{"part": "p", "stack": "rest+proto", "measure": "floor"}, map[string]string{"part": "p", "stack": "rest"}),
 	)
 	rows := Check(s, m)
@@ -64,6 +66,7 @@ func TestCheckComputesEachFindingFromTheRecords(t *testing.T) {
 		{Holds, 6, ""},
 		{NotMeasured, 0, "no run with stack=grpc"},
 		{NotMeasured, 0, "picks 3 different cases"},
+		{Close, 1000.0 / 1020, ""},
 		{NotMeasured, 0, "without calibration"},
 	}
 	for i, w := range want {
