@@ -36,6 +36,7 @@ experiments: setup build
 		rm -rf experiments/$$p.new && \
 		$(BIN) run $$p --scale quick --out experiments/$$p.new && \
 		rm -rf experiments/$$p && mv experiments/$$p.new experiments/$$p && \
+		{ [ $$p != five-tech ] || scripts/binsize.sh experiments/$$p/binaries.json; } && \
 		$(BIN) report experiments/$$p || exit 1; \
 	done
 

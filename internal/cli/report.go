@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
+	"io"
 	"fmt"
 	"io/fs"
 	"os"
@@ -63,11 +65,24 @@ func writeReport(dir, title string, sources []string, recs []results.Record) err
 	}
 	m := reproduce.Measured{Records: recs}
 	for _, src := range sources {
-		codecs, err := readCodecs(src)
+		beside := src
+		if st, err := os.Stat(src); err == nil && !st.IsDir() {
+			beside = filepath.Dir(src)
+		}
+		err := readIfPresent(filepath.Join(beside, experiment.CodecFile), func(r io.Reader) error {
+			codecs, err := codecbench.ReadJSON(r)
+			m.Codecs = append(m.Codecs, codecs...)
+			return err
+		})
+		if err == nil {
+			err = readIfPresent(filepath.Join(beside, reproduce.BinariesFile), func(r io.Reader) error {
+				m.Binaries = &reproduce.Binaries{}
+				return json.NewDecoder(r).Decode(m.Binaries)
+			})
+		}
 		if err != nil {
 			return err
 		}
-		m.Codecs = append(m.Codecs, codecs...)
 	}
 	if err := r.Reproduce(m); err != nil {
 		return err
@@ -75,26 +90,21 @@ func writeReport(dir, title string, sources []string, recs []results.Record) err
 	return r.Write(dir)
 }
 
-// readCodecs reads the codec timings beside a results file or in a results
-// directory, if there are any.
-func readCodecs(src string) ([]codecbench.Record, error) {
-	dir := src
-	if st, err := os.Stat(src); err == nil && !st.IsDir() {
-		dir = filepath.Dir(src)
-	}
-	f, err := os.Open(filepath.Join(dir, experiment.CodecFile))
+// readIfPresent reads the file at path with read, if there is one: the
+// figures kept beside results (codec timings, binary sizes).
+func readIfPresent(path string, read func(io.Reader) error) error {
+	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer f.Close()
-	codecs, err := codecbench.ReadJSON(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", f.Name(), err)
+	if err := read(f); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
-	return codecs, nil
+	return nil
 }
 
 // readResults reads every record of each path: a results directory or a

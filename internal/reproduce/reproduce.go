@@ -25,6 +25,47 @@ type Measured struct {
 	Records []results.Record
 	// Codecs are the in-process codec timings (codec.json), if any.
 	Codecs []codecbench.Record
+	// Binaries are hopbench's size built with each stack alone
+	// (binaries.json, from scripts/binsize.sh), if measured.
+	Binaries *Binaries
+}
+
+// BinariesFile is where scripts/binsize.sh's output is read from, beside
+// the results.
+const BinariesFile = "binaries.json"
+
+// Binaries is scripts/binsize.sh's output: the size of hopbench built with
+// no stack ("none") and with each stack alone.
+type Binaries struct {
+	Go       string `json:"go"`
+	Flags    string `json:"flags"`
+	Binaries []struct {
+		Stack string `json:"stack"`
+		Bytes int64  `json:"bytes"`
+	} `json:"binaries"`
+}
+
+func (b *Binaries) size(stack string) (int64, bool) {
+	for _, x := range b.Binaries {
+		if x.Stack == stack {
+			return x.Bytes, true
+		}
+	}
+	return 0, false
+}
+
+// added is what a stack's libraries add to a hopbench built with none.
+func (b *Binaries) added(sel map[string]string) (Value, error) {
+	if b == nil {
+		return Value{}, fmt.Errorf("binary sizes not measured (scripts/binsize.sh DIR/%s writes them beside the results)", BinariesFile)
+	}
+	tech, _, _ := strings.Cut(sel["stack"], "+")
+	size, ok := b.size(tech)
+	none, nok := b.size("none")
+	if !ok || !nok {
+		return Value{}, fmt.Errorf("%s has no size of %q and of none", BinariesFile, tech)
+	}
+	return Value{V: float64(size - none), Unit: "B", Of: fmt.Sprintf("hopbench with %s alone, %d B, less hopbench with no stack, %d B; %s %s", tech, size, none, b.Go, b.Flags)}, nil
 }
 
 // Verdict is what a row concludes.
@@ -128,7 +169,7 @@ var Measures = map[string]string{
 	"p50": "ms", "mean": "ms", "rps": "req/s", "server_ms": "ms", "boot_ms": "ms", "floor": "ms",
 	"request_wire_bytes": "B", "response_wire_bytes": "B", "wire_bytes": "B", "rss": "MiB", "completed": "runs",
 	"marshal_ns": "ns", "unmarshal_ns": "ns", "encoded_bytes": "B",
-	"binary_bytes": "B",
+	"binary_added_bytes": "B",
 }
 
 var codecMeasures = []string{"marshal_ns", "unmarshal_ns", "encoded_bytes"}
@@ -149,8 +190,8 @@ func (m Measured) value(measure string, sel map[string]string) (Value, error) {
 	switch {
 	case !ok:
 		return Value{}, fmt.Errorf("unknown measure %q", measure)
-	case measure == "binary_bytes":
-		return Value{}, fmt.Errorf("binary size per stack is not measured by hopbench yet")
+	case measure == "binary_added_bytes":
+		return m.Binaries.added(sel)
 	case slices.Contains(codecMeasures, measure):
 		return m.codecValue(measure, unit, sel)
 	}

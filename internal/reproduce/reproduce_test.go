@@ -116,3 +116,18 @@ func TestServerTimeIsTheEntryNodesTotalPhase(t *testing.T) {
 		t.Errorf("server_ms %v, %v; want 2.5", v, err)
 	}
 }
+
+func TestBinarySizeIsWhatAStackAloneAdds(t *testing.T) {
+	var b Binaries
+	if err := json.Unmarshal([]byte(`{"go": "go1.26", "flags": "-trimpath", "binaries": [
+		{"stack": "none", "bytes": 1000}, {"stack": "grpc", "bytes": 1800}, {"stack": "graphql", "bytes": 3400}]}`), &b); err != nil {
+		t.Fatal(err)
+	}
+	s := study(finding("app", "binary_added_bytes", "greater than 1", map[string]string{"stack": "graphql"}, map[string]string{"stack": "grpc"}))
+	if r := Check(s, Measured{Binaries: &b})[0]; r.Verdict != Holds || r.Ratio != 3 {
+		t.Errorf("%s ×%v (%s); want holds ×3", r.Verdict, r.Ratio, r.Why)
+	}
+	if r := Check(s, Measured{})[0]; r.Verdict != NotMeasured || !strings.Contains(r.Why, "scripts/binsize.sh") {
+		t.Errorf("without sizes: %s (%s)", r.Verdict, r.Why)
+	}
+}

@@ -1,12 +1,9 @@
 // Package all registers every stack hopbench ships; import it for its side
 // effect wherever stacks are named (the CLI, the experiment runner).
+//
+// Each stack registers from its own file, built unless the tag
+// hopbench_only is set, in which case only the stacks tagged
+// hopbench_<technology> are: `go build -tags hopbench_only,hopbench_grpc`
+// makes a hopbench with gRPC alone, which is how scripts/binsize.sh
+// measures what each stack's libraries add to a service's binary.
 package all
-
-import (
-	_ "github.com/hopbench/hopbench/internal/transport/amqp"    // registers amqp
-	_ "github.com/hopbench/hopbench/internal/transport/graphql" // registers graphql
-	_ "github.com/hopbench/hopbench/internal/transport/grpc"    // registers grpc
-	_ "github.com/hopbench/hopbench/internal/transport/kafka"   // registers kafka
-	_ "github.com/hopbench/hopbench/internal/transport/nats"    // registers nats
-	_ "github.com/hopbench/hopbench/internal/transport/rest"    // registers rest
-)
