@@ -209,7 +209,7 @@ func TestRunRefusesABadSpecWithItsPath(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, "spec: pin") || !strings.Contains(stderr, "none, split") {
 		t.Errorf("exit %d: %s", code, stderr)
 	}
-	if stderr, code := hopbenchStderr(t, "run", "no-such-preset"); code != 2 || !strings.Contains(stderr, "presets: quick") {
+	if stderr, code := hopbenchStderr(t, "run", "no-such-preset"); code != 2 || !strings.Contains(stderr, "presets: ") || !strings.Contains(stderr, "quick") {
 		t.Errorf("unknown preset: exit %d: %s", code, stderr)
 	}
 }
