@@ -18,6 +18,7 @@ import (
 // count, each case a fraction of a second, ramps and rates small. The
 // quick scale itself is run in EXPERIMENTS.md, its results committed.
 func TestEveryStudyPresetRunsEndToEndWithItsPaperVsHereTable(t *testing.T) {
+	t.Setenv("HOPBENCH_HOME", t.TempDir()) // the brokers' data, gone after
 	for _, name := range []string{"ensor", "thesis", "rest-grpc", "five-tech"} {
 		t.Run(name, func(t *testing.T) {
 			data, err := os.ReadFile(filepath.Join("..", "..", "presets", name+".yaml"))
