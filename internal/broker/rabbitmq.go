@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -65,6 +67,11 @@ disk_free_limit.absolute = 50MB
 	b.Extra = append(b.Extra, ep.pid())
 	if err := awaitPort("127.0.0.1:"+strconv.Itoa(epmdPort), 10*time.Second, ep); err != nil {
 		return fmt.Errorf("epmd: %w", err)
+	}
+	// Erlang refuses a cookie others can read, which a copied or checked-out
+	// data directory can have; the broker writes it 0600 itself.
+	if err := os.Chmod(filepath.Join(cfg.Dir, ".erlang.cookie"), 0o600); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("rabbitmq: the Erlang cookie: %w", err)
 	}
 	node := "hopbench-" + amqpPort + "@localhost"
 	env := []string{
