@@ -2,10 +2,10 @@ package broker
 
 import (
 	"context"
-	"fmt"
-	"net"
 	"errors"
+	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
