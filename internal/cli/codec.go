@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +16,7 @@ import (
 	"github.com/hopbench/hopbench/internal/codecbench"
 	"github.com/hopbench/hopbench/internal/environment"
 	"github.com/hopbench/hopbench/internal/payload"
+	"github.com/hopbench/hopbench/internal/results"
 )
 
 type codecFlags struct {
@@ -100,7 +102,7 @@ func runCodec(cmd *cobra.Command, a *app, f codecFlags) error {
 
 // writeCodecOut writes every format into a new timestamped directory under
 // root, each file atomically, and returns the directory.
-func writeCodecOut(root string, env environment.Environment, results []codecbench.Result) (string, error) {
+func writeCodecOut(root string, env environment.Environment, timed []codecbench.Result) (string, error) {
 	dir := filepath.Join(root, "codec-"+env.Time.Format("20060102-150405"))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("creating results directory: %w", err)
@@ -109,38 +111,17 @@ func writeCodecOut(root string, env environment.Environment, results []codecbenc
 		name, format string
 	}{{"codec.json", "json"}, {"codec.csv", "csv"}, {"codec.md", "markdown"}}
 	for _, file := range files {
-		err := writeFileAtomic(filepath.Join(dir, file.name), func(w *os.File) error {
-			return codecbench.WriteFormat(w, file.format, results)
+		err := results.WriteFileAtomic(filepath.Join(dir, file.name), func(w io.Writer) error {
+			return codecbench.WriteFormat(w, file.format, timed)
 		})
 		if err != nil {
 			return "", err
 		}
 	}
-	err := writeFileAtomic(filepath.Join(dir, "environment.json"), func(w *os.File) error {
+	err := results.WriteFileAtomic(filepath.Join(dir, "environment.json"), func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(env)
 	})
 	return dir, err
-}
-
-// writeFileAtomic writes through a temporary file renamed into place, so a
-// crash never leaves a half-written results file.
-func writeFileAtomic(path string, write func(*os.File) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name()) // no-op after the rename
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
 }

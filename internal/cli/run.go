@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,7 +98,7 @@ func runExperiment(cmd *cobra.Command, a *app, spec *experiment.Spec, data []byt
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("--out: %w", err)
 	}
-	if err := writeFileAtomic(filepath.Join(dir, "spec.yaml"), func(f *os.File) error { _, err := f.Write(data); return err }); err != nil {
+	if err := results.WriteFileAtomic(filepath.Join(dir, "spec.yaml"), func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
 		return nil, err
 	}
 	nodeLog, err := os.Create(filepath.Join(dir, "nodes.log"))

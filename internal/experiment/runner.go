@@ -66,9 +66,9 @@ const CodecFile = "codec.json"
 // is kept.
 func (x *Runner) timeCodecs(ctx context.Context, s *Spec, runs []Run) error {
 	var cases []codecbench.Case
-	seen := map[[2]any]bool{}
+	seen := map[codecbench.Case]bool{}
 	for _, r := range runs {
-		if key := [2]any{r.Model, r.Count}; !seen[key] {
+		if key := (codecbench.Case{Model: r.Model, Count: r.Count}); !seen[key] {
 			seen[key] = true
 			for _, c := range s.Codecs {
 				name, z, _ := ParseCodec(c) // validated
@@ -82,15 +82,7 @@ func (x *Runner) timeCodecs(ctx context.Context, s *Spec, runs []Run) error {
 		}
 	})
 	if len(timed) > 0 {
-		f, werr := os.Create(filepath.Join(x.Dir, CodecFile))
-		if werr != nil {
-			return werr
-		}
-		werr = codecbench.WriteJSON(f, timed)
-		if cerr := f.Close(); werr == nil {
-			werr = cerr
-		}
-		if werr != nil {
+		if werr := results.WriteFileAtomic(filepath.Join(x.Dir, CodecFile), func(w io.Writer) error { return codecbench.WriteJSON(w, timed) }); werr != nil {
 			return werr
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/hopbench/hopbench/internal/results"
 )
 
 //go:embed templates/report.html.tmpl
@@ -118,12 +120,5 @@ func (r *Report) Write(dir string) error {
 }
 
 func writeAtomic(path string, data []byte) error {
-	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp")
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	return nil
+	return results.WriteFileAtomic(path, func(w io.Writer) error { _, err := w.Write(data); return err })
 }

@@ -69,17 +69,34 @@ func Read(path string) (recs []Record, skipped int, err error) {
 func WriteSummaries(dir string, recs []Record) error {
 	rows := Summarize(recs)
 	for name, write := range map[string]func(io.Writer, []Row) error{"summary.md": Markdown, "summary.csv": CSV} {
-		var buf bytes.Buffer
-		if err := write(&buf, rows); err != nil {
+		if err := WriteFileAtomic(filepath.Join(dir, name), func(w io.Writer) error { return write(w, rows) }); err != nil {
 			return err
 		}
-		tmp := filepath.Join(dir, "."+name+".tmp")
-		if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
-			return fmt.Errorf("results: %w", err)
-		}
-		if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
-			return fmt.Errorf("results: %w", err)
-		}
+	}
+	return nil
+}
+
+// WriteFileAtomic writes path through a temporary file beside it renamed
+// into place, so a crash or an interruption never leaves a half-written
+// file where an older whole one stood.
+func WriteFileAtomic(path string, write func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name()) // no-op after the rename
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
 }
