@@ -65,11 +65,12 @@ func writeReport(dir, title string, sources []string, recs []results.Record) err
 	}
 	m := reproduce.Measured{Records: recs}
 	for _, src := range sources {
-		beside := src
-		if st, err := os.Stat(src); err == nil && !st.IsDir() {
-			beside = filepath.Dir(src)
+		file, err := resultsFile(src)
+		if err != nil {
+			return err
 		}
-		err := readIfPresent(filepath.Join(beside, experiment.CodecFile), func(r io.Reader) error {
+		beside := filepath.Dir(file)
+		err = readIfPresent(filepath.Join(beside, experiment.CodecFile), func(r io.Reader) error {
 			codecs, err := codecbench.ReadJSON(r)
 			m.Codecs = append(m.Codecs, codecs...)
 			return err

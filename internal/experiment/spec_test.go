@@ -323,6 +323,7 @@ func TestScalesAndPartsRefuseMistakes(t *testing.T) {
 		{"scale names a missing part", withParts + "  tiny: {parts: {nope: {requests: 1}}}\n", "tiny", "scales.tiny.parts.nope"},
 		{"unknown study", with("study: folklore"), "", `no study "folklore"`},
 		{"unknown codec", with("codecs: [json, xml]"), "", "codecs[1]"},
+		{"parts too many runs together", with("repetitions: 1000\npayloads: [{model: text, counts: [1, 2, 3]}]\nparts: [{name: a}, {name: b}]"), "", "the parts make 12000 runs"},
 	} {
 		_, err := ParseScale([]byte(c.spec), c.scale)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -32,8 +32,14 @@ func (s *Spec) Validate() error {
 			errs = append(errs, fmt.Errorf("parts[%d] (%s): %w", i, p.part, err))
 		}
 	}
-	if n := len(s.Runs()); n > MaxRuns {
-		bad("(top level)", "the matrix is %d runs; at most %d: shorten some lists", n, MaxRuns)
+	// Each part's matrix is bounded by its own check; their sum here, from
+	// the counts alone (expanding a mistaken matrix would be the mistake).
+	total := 0
+	for _, p := range s.parts {
+		total += p.runCount()
+	}
+	if total > MaxRuns {
+		bad("(top level)", "the parts make %d runs; at most %d: shorten some lists", total, MaxRuns)
 	}
 	return errors.Join(errs...)
 }
