@@ -279,16 +279,12 @@ func (t Transport) Dial(ctx context.Context, target string, cfg transport.Config
 	if err := s.createTopics(ctx, admin); err != nil {
 		return nil, err
 	}
-	ends, err := adm.ListEndOffsets(ctx, replyTopic(s.addr.Name))
-	if err == nil {
-		err = ends.Error()
-	}
+	end, err := replyEnd(ctx, adm, replyTopic(s.addr.Name))
 	if err != nil {
 		return nil, brokered.Unavailable("kafka: end of %s: %v", replyTopic(s.addr.Name), err)
 	}
-	end, _ := ends.Lookup(replyTopic(s.addr.Name), 0)
 	cl, err := kgo.NewClient(append(s.opts, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{
-		replyTopic(s.addr.Name): {0: kgo.NewOffset().At(end.Offset)},
+		replyTopic(s.addr.Name): {0: kgo.NewOffset().At(end)},
 	}))...)
 	if err != nil {
 		return nil, fmt.Errorf("kafka: %w", err)
@@ -296,6 +292,40 @@ func (t Transport) Dial(ctx context.Context, target string, cfg transport.Config
 	c := &client{addr: s.addr, cl: cl, pending: brokered.NewPending(), maxBytes: cfg.MaxBytesOrDefault(), done: make(chan struct{})}
 	go c.receive()
 	return c, nil
+}
+
+// topicWait bounds how long Dial waits for a reply topic it has just
+// created to get a leader.
+const topicWait = 15 * time.Second
+
+// replyEnd is the end offset of the reply topic's one partition. A topic
+// just created answers UNKNOWN_TOPIC_OR_PARTITION (or has no leader yet)
+// until its leader is elected: such retriable errors are retried for up to
+// topicWait.
+func replyEnd(ctx context.Context, adm *kadm.Client, topic string) (int64, error) {
+	ctx, cancel := context.WithTimeout(ctx, topicWait)
+	defer cancel()
+	for pause := 10 * time.Millisecond; ; pause = min(2*pause, 500*time.Millisecond) {
+		ends, err := adm.ListEndOffsets(ctx, topic)
+		if err == nil {
+			err = ends.Error()
+		}
+		if err == nil {
+			end, ok := ends.Lookup(topic, 0)
+			if ok {
+				return end.Offset, nil
+			}
+			err = kerr.UnknownTopicOrPartition
+		}
+		if !kerr.IsRetriable(err) {
+			return 0, err
+		}
+		select {
+		case <-ctx.Done():
+			return 0, fmt.Errorf("%w (still after %s)", err, topicWait)
+		case <-time.After(pause):
+		}
+	}
 }
 
 // receive hands each reply to the caller waiting for its correlation id;
