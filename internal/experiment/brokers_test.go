@@ -69,7 +69,7 @@ transport_options: {amqp.reply: queue}
 	}
 	for _, r := range recs {
 		if r.Outcome != results.OutcomeOK || r.Requests == 0 || len(r.Nodes) != 5 {
-			t.Errorf("%s: outcome %q (%s), %d requests, %d nodes; want ok through 5 nodes", r.Stack, r.Outcome, r.Reason, r.Requests, len(r.Nodes))
+			t.Errorf("%s: outcome %q (%s), %d requests, errors %v, %d nodes; want ok through 5 nodes", r.Stack, r.Outcome, r.Reason, r.Requests, r.ErrorsByClass, len(r.Nodes))
 			continue
 		}
 		if len(r.Brokers) != 1 || r.Brokers[0].PID == 0 || r.Brokers[0].CPUSeconds <= 0 || r.Brokers[0].RSSBytes <= 0 {
@@ -103,7 +103,7 @@ func TestABrokerDyingMidRunIsRecordedAndTheExperimentGoesOn(t *testing.T) {
 		t.Skip("starts brokers")
 	}
 	spec, err := Parse([]byte(`
-stacks: [amqp, kafka]
+stacks: [amqp, kafka, nats]
 payloads: [{model: text, counts: [10]}]
 topologies: [chain:2]
 loads: [{closed: {clients: 2}}]
@@ -145,8 +145,10 @@ repetitions: 2
 		if r.Outcome != results.OutcomeBrokerDied || r.Reason == "" {
 			t.Errorf("%s, killed: outcome %q (%s), want broker died", r.Stack, r.Outcome, r.Reason)
 		}
-		// Under 5s of load, 2s of call timeout and teardown: no hang.
-		if took := r.Ended.Sub(r.Started); took > 20*time.Second {
+		// Under 5s of load, 2s of call timeout and teardown: no hang. The
+		// bound is loose because a loaded 2-core machine once took over 20s
+		// to tear down; a hang would not end at all.
+		if took := r.Ended.Sub(r.Started); took > 45*time.Second {
 			t.Errorf("%s, killed: the run took %v", r.Stack, took)
 		}
 	}

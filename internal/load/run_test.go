@@ -202,7 +202,10 @@ func TestCoordinatedOmissionIsCorrected(t *testing.T) {
 	if corrected < 100_000 {
 		t.Errorf("corrected p99 %dµs, want at least 100ms", corrected)
 	}
-	if uncorrected >= 10_000 {
-		t.Errorf("uncorrected p99 %dµs, want under 10ms", uncorrected)
+	// Only one request a second meets a stall (0.1 %), so the uncorrected
+	// p99 never sees one: it stays under half a stall however slow the
+	// machine is (a 10 ms bound failed on a loaded 2-core machine).
+	if uncorrected >= 100_000 {
+		t.Errorf("uncorrected p99 %dµs, want under 100ms (half a stall)", uncorrected)
 	}
 }
