@@ -103,7 +103,7 @@ func TestABrokerDyingMidRunIsRecordedAndTheExperimentGoesOn(t *testing.T) {
 		t.Skip("starts brokers")
 	}
 	spec, err := Parse([]byte(`
-stacks: [amqp, kafka, nats]
+stacks: [amqp, kafka]
 payloads: [{model: text, counts: [10]}]
 topologies: [chain:2]
 loads: [{closed: {clients: 2}}]
