@@ -300,7 +300,7 @@ func latencyAt(c *candidate, p float64) (float64, error) {
 func resources(req Requirements, c *candidate, s *Stack) []string {
 	var cpu, rss, brokerRSS []float64
 	for _, r := range c.recs {
-		nodes, largest := r.Services()
+		nodes, largest, _ := r.Services()
 		cpu, rss = append(cpu, nodes), append(rss, float64(largest))
 		for _, b := range r.Brokers {
 			brokerRSS = append(brokerRSS, float64(b.RSSBytes))

@@ -104,7 +104,7 @@ func (w *usageWindow) end(requests int64) []results.Usage {
 		if err != nil {
 			continue
 		}
-		out[i] = results.Usage{CPUSeconds: s.CPUSeconds - w.cpu0[i], RSSBytes: s.RSSBytes, PeakRSS: s.PeakRSSBytes}
+		out[i] = results.Usage{CPUSeconds: s.CPUSeconds - w.cpu0[i], RSSBytes: s.RSSBytes, PeakRSS: s.PeakRSSBytes, AnonRSS: s.AnonRSSBytes}
 		if requests > 0 {
 			out[i].CPUUsPerReq = out[i].CPUSeconds * 1e6 / float64(requests)
 		}

@@ -23,6 +23,7 @@ type measured struct {
 
 	ClientCPU, NodesCPU float64 // µs per request; NodesCPU sums the services
 	NodesRSS            float64 // the largest service's RSS, bytes
+	NodesAnonRSS        float64 // the largest service's anonymous RSS, bytes; 0 when not recorded
 	NodeBootMs          []float64
 	Brokers             []brokerFigures
 
@@ -97,7 +98,7 @@ func measure(recs []results.Record) ([]*measured, error) {
 }
 
 type accumulator struct {
-	body, raw, sent, recv, client, nodes, rss []float64
+	body, raw, sent, recv, client, nodes, rss, anon []float64
 	brokers                                   map[string]*[3][]float64 // cpu, rss, wire
 	brokerOrder                               []string
 	brokerWire                                map[string]bool
@@ -132,8 +133,11 @@ func (a *accumulator) add(m *measured, r *results.Record) error {
 		}
 	}
 	if len(r.Nodes) > 0 {
-		cpu, rss := r.Services()
+		cpu, rss, anon := r.Services()
 		a.nodes, a.rss = append(a.nodes, cpu), append(a.rss, float64(rss))
+		if anon > 0 {
+			a.anon = append(a.anon, float64(anon))
+		}
 	}
 	for _, b := range r.Brokers {
 		if a.brokers == nil {
@@ -159,7 +163,7 @@ func (a *accumulator) finish(m *measured) {
 	if len(a.sent) > 0 {
 		m.HasWire, m.WireSent, m.WireReceived = true, median(a.sent), median(a.recv)
 	}
-	m.ClientCPU, m.NodesCPU, m.NodesRSS = median(a.client), median(a.nodes), median(a.rss)
+	m.ClientCPU, m.NodesCPU, m.NodesRSS, m.NodesAnonRSS = median(a.client), median(a.nodes), median(a.rss), median(a.anon)
 	for _, name := range a.brokerOrder {
 		f := a.brokers[name]
 		m.Brokers = append(m.Brokers, brokerFigures{Name: name, CPU: median(f[0]), RSS: median(f[1]), Wire: median(f[2]), HasWire: a.brokerWire[name]})

@@ -219,27 +219,31 @@ func firstPerStack(cases []*measured) []*measured {
 // and any broker.
 func (b *builder) resources() error {
 	s := b.section("resources", "CPU per request and memory",
-		"CPU per request: the process's CPU time over the measured window divided by the requests the client completed, for the load generator, the services together and the broker. Memory: resident set size at the end of the window, of the largest service and of the broker. Read CPU per request beside the rate it was measured at: a broker's background work weighs more at low rates.")
+		"CPU per request: the process's CPU time over the measured window divided by the requests the client completed, for the load generator, the services together and the broker. Memory: resident set size at the end of the window, of the largest service and of the broker; a service's anonymous RSS leaves out the pages of the binary every node maps (about 30 MiB of hopbench's), so it is what the stack and its work hold. Read CPU per request beside the rate it was measured at: a broker's background work weighs more at low rates.")
 	keys, by := groups(measuredOnly(b.cases), (*measured).scenario)
 	for _, k := range keys {
 		cases := by[k]
 		stacks := distinct(cases, stackOf)
 		client, nodes, broker := bars{Name: "load generator"}, bars{Name: "services"}, bars{Name: "broker"}
-		nodeRSS, brokerRSS := bars{Name: "largest service"}, bars{Name: "broker"}
-		t := Table{Header: []string{"stack", "req/s", "client µs/req", "services µs/req", "broker µs/req", "largest service MiB", "broker MiB"}}
+		nodeRSS, nodeAnon, brokerRSS := bars{Name: "largest service"}, bars{Name: "largest service, anonymous"}, bars{Name: "broker"}
+		t := Table{Header: []string{"stack", "req/s", "client µs/req", "services µs/req", "broker µs/req", "largest service MiB", "its anonymous MiB", "broker MiB"}}
 		for _, c := range cases {
 			bc, br := math.NaN(), math.NaN()
 			for _, x := range c.Brokers {
 				bc, br = x.CPU, x.RSS
 			}
 			client.Values, nodes.Values, broker.Values = append(client.Values, c.ClientCPU), append(nodes.Values, c.NodesCPU), append(broker.Values, bc)
-			nodeRSS.Values, brokerRSS.Values = append(nodeRSS.Values, c.NodesRSS/(1<<20)), append(brokerRSS.Values, br/(1<<20))
-			t.Rows = append(t.Rows, []string{c.Stack, num(c.RPS.Median, 0), num(c.ClientCPU, 1), num(c.NodesCPU, 1), num(bc, 1), mib(c.NodesRSS), mib(br)})
+			anon := c.NodesAnonRSS
+			if anon == 0 {
+				anon = math.NaN() // recorded before anonymous RSS was kept
+			}
+			nodeRSS.Values, nodeAnon.Values, brokerRSS.Values = append(nodeRSS.Values, c.NodesRSS/(1<<20)), append(nodeAnon.Values, anon/(1<<20)), append(brokerRSS.Values, br/(1<<20))
+			t.Rows = append(t.Rows, []string{c.Stack, num(c.RPS.Median, 0), num(c.ClientCPU, 1), num(c.NodesCPU, 1), num(bc, 1), mib(c.NodesRSS), mib(anon), mib(br)})
 		}
 		if err := b.add(s, "", t)(barChart(k+": CPU per request", "µs of CPU per request", stacks, []bars{client, nodes, broker}, colours{})); err != nil {
 			return err
 		}
-		if err := b.add(s, "", t)(barChart(k+": memory", "RSS (MiB)", stacks, []bars{nodeRSS, brokerRSS}, colours{})); err != nil {
+		if err := b.add(s, "", t)(barChart(k+": memory", "RSS (MiB)", stacks, []bars{nodeRSS, nodeAnon, brokerRSS}, colours{})); err != nil {
 			return err
 		}
 	}

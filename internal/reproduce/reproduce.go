@@ -167,7 +167,7 @@ func ratioText(r float64) string {
 // Measures are what a finding's here may name, each with its unit.
 var Measures = map[string]string{
 	"p50": "ms", "mean": "ms", "rps": "req/s", "server_ms": "ms", "boot_ms": "ms", "floor": "ms",
-	"request_wire_bytes": "B", "response_wire_bytes": "B", "wire_bytes": "B", "rss": "MiB", "completed": "runs",
+	"request_wire_bytes": "B", "response_wire_bytes": "B", "wire_bytes": "B", "rss": "MiB", "anon_rss": "MiB", "completed": "runs",
 	"marshal_ns": "ns", "unmarshal_ns": "ns", "encoded_bytes": "B",
 	"binary_added_bytes": "B",
 }
@@ -240,6 +240,15 @@ func recordValue(r *results.Record, measure string) (float64, error) {
 			peak = max(peak, n.PeakRSS)
 		}
 		return float64(peak) / (1 << 20), nil
+	case "anon_rss":
+		var largest int64
+		for _, n := range r.Nodes {
+			largest = max(largest, n.AnonRSS)
+		}
+		if largest == 0 {
+			return 0, fmt.Errorf("no anonymous RSS recorded (a record from before hopbench kept it: run again)")
+		}
+		return float64(largest) / (1 << 20), nil
 	case "boot_ms":
 		if len(r.Nodes) == 0 {
 			return 0, fmt.Errorf("no nodes recorded")

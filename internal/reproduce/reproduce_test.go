@@ -117,6 +117,23 @@ func TestServerTimeIsTheEntryNodesTotalPhase(t *testing.T) {
 	}
 }
 
+// Anonymous RSS is the largest node's, in MiB; a record from before it was
+// kept says so rather than counting as zero.
+func TestAnonymousRSSIsTheLargestNodes(t *testing.T) {
+	r := rec("p", "rest", 5, "", results.OutcomeOK, 1000, 1)
+	r.Nodes = []results.Node{{Usage: results.Usage{RSSBytes: 40 << 20, AnonRSS: 8 << 20}}, {Usage: results.Usage{RSSBytes: 39 << 20, AnonRSS: 12 << 20}}}
+	if v, err := recordValue(&r, "anon_rss"); err != nil || v != 12 {
+		t.Errorf("anon_rss %v, %v; want 12", v, err)
+	}
+	if v, err := recordValue(&r, "rss"); err != nil || v != 0 {
+		t.Errorf("rss (peak, none recorded) %v, %v; want 0", v, err)
+	}
+	r.Nodes = []results.Node{{Usage: results.Usage{RSSBytes: 40 << 20}}}
+	if _, err := recordValue(&r, "anon_rss"); err == nil || !strings.Contains(err.Error(), "run again") {
+		t.Errorf("anon_rss of an older record: %v; want an error saying to run again", err)
+	}
+}
+
 func TestBinarySizeIsWhatAStackAloneAdds(t *testing.T) {
 	var b Binaries
 	if err := json.Unmarshal([]byte(`{"go": "go1.26", "flags": "-trimpath", "binaries": [

@@ -135,13 +135,15 @@ func FiguresOf(r *load.Result, w wire.Totals) Figures {
 func (r *Record) Completed() bool { return r.Outcome == OutcomeOK || r.Outcome == OutcomeErrors }
 
 // Services sums the services' CPU per request and finds the largest
-// service's RSS: what the topology behind the entry costs.
-func (r *Record) Services() (cpuUsPerReq float64, largestRSS int64) {
+// service's RSS and anonymous RSS: what the topology behind the entry
+// costs.
+func (r *Record) Services() (cpuUsPerReq float64, largestRSS, largestAnonRSS int64) {
 	for _, n := range r.Nodes {
 		cpuUsPerReq += n.CPUUsPerReq
 		largestRSS = max(largestRSS, n.RSSBytes)
+		largestAnonRSS = max(largestAnonRSS, n.AnonRSS)
 	}
-	return cpuUsPerReq, largestRSS
+	return cpuUsPerReq, largestRSS, largestAnonRSS
 }
 
 // Node is one service's figures over the measured window.
@@ -164,6 +166,12 @@ type Usage struct {
 	CPUUsPerReq float64 `json:"cpu_us_per_req"`
 	RSSBytes    int64   `json:"rss_bytes"`
 	PeakRSS     int64   `json:"peak_rss_bytes"`
+	// AnonRSS is the anonymous part of RSSBytes at the window's end (heap,
+	// stacks, runtime). RSSBytes also counts the pages of the binary it
+	// runs, about 30 MiB of hopbench's that every node shares; AnonRSS is
+	// what a node's stack and work hold. Absent in records made before it
+	// was kept.
+	AnonRSS int64 `json:"anon_rss_bytes,omitempty"`
 }
 
 // Broker is a broker a run's stack went through, measured like a node: a

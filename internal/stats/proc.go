@@ -16,6 +16,10 @@ type Proc struct {
 	CPUSeconds   float64 `json:"cpu_seconds"`    // user + system since it started
 	RSSBytes     int64   `json:"rss_bytes"`      // resident now
 	PeakRSSBytes int64   `json:"peak_rss_bytes"` // highest resident since start or the last ResetPeak
+	// AnonRSSBytes is the anonymous part of RSSBytes: heap, stacks and
+	// runtime, without the mapped binary and files, which processes of one
+	// binary share.
+	AnonRSSBytes int64 `json:"anon_rss_bytes"`
 }
 
 // clockTicks is USER_HZ, the unit of /proc/<pid>/stat's CPU times; 100 on
@@ -53,6 +57,8 @@ func ReadProc(pid int) (Proc, error) {
 			p.RSSBytes = kB(val)
 		case "VmHWM":
 			p.PeakRSSBytes = kB(val)
+		case "RssAnon":
+			p.AnonRSSBytes = kB(val)
 		}
 	}
 	return p, sc.Err()

@@ -2,6 +2,7 @@ package stats
 
 import (
 	"os"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -46,6 +47,19 @@ func TestReadProcOfThisProcess(t *testing.T) {
 	if p.CPUSeconds <= 0 || p.RSSBytes < 1<<20 || p.PeakRSSBytes < p.RSSBytes {
 		t.Fatalf("implausible %+v", p)
 	}
+	// 16 MiB written is 16 MiB of anonymous memory resident, part of RSS.
+	ballast := make([]byte, 16<<20)
+	for i := range ballast {
+		ballast[i] = 1
+	}
+	q, err := ReadProc(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.AnonRSSBytes < 16<<20 || q.AnonRSSBytes > q.RSSBytes {
+		t.Fatalf("anonymous RSS %d with 16 MiB in use, RSS %d", q.AnonRSSBytes, q.RSSBytes)
+	}
+	runtime.KeepAlive(ballast)
 	if SelfCPU() < 30*time.Millisecond {
 		t.Fatalf("self CPU %v after a 30ms busy loop", SelfCPU())
 	}
