@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/perf/benchmath"
+
 	"github.com/hopbench/hopbench/internal/codecbench"
 	"github.com/hopbench/hopbench/internal/results"
 	"github.com/hopbench/hopbench/internal/stats"
@@ -75,14 +77,43 @@ const (
 	Holds       Verdict = "holds"
 	DoesNotHold Verdict = "does not hold"
 	NotMeasured Verdict = "not measured"
-	// Close is a timing whose two sides differ by less than Noise: on a
-	// shared machine, one run of each says nothing about a direction.
+	// Close is a timing whose two sides are not told apart: on a shared
+	// machine, runs that differ by a few percent say nothing about a
+	// direction (see noDirection).
 	Close Verdict = "too close to call"
 )
 
-// Noise is the relative difference under which a timing ratio has no
-// direction; byte counts and completions are exact and always have one.
+// Noise is the relative difference under which a timing ratio measured on
+// fewer than MinRuns runs a side has no direction; byte counts and
+// completions are exact and always have one.
 const Noise = 0.05
+
+// MinRuns is how many completed runs each side of a timing needs before
+// its direction is decided by a significance test instead of the Noise
+// band: with four against four, a Mann–Whitney U test can reach p < 0.05;
+// with three against three it never can.
+const MinRuns = 4
+
+// Alpha is the significance level of that test, benchstat's.
+var Alpha = benchmath.DefaultThresholds.CompareAlpha
+
+// noDirection reports whether a timing's two sides are too close to call,
+// and why. With MinRuns runs a side, a Mann–Whitney U test over the runs
+// decides (a significant difference has a direction however small; a
+// large one between scattered runs may have none); with fewer, a ratio
+// within Noise of 1 has no direction.
+func noDirection(num, den Value, ratio float64) (bool, string) {
+	if len(num.Runs) < MinRuns || len(den.Runs) < MinRuns {
+		return math.Abs(ratio-1) < Noise, ""
+	}
+	th := &benchmath.Thresholds{CompareAlpha: Alpha}
+	cmp := benchmath.AssumeNothing.Compare(benchmath.NewSample(num.Runs, th), benchmath.NewSample(den.Runs, th))
+	test := fmt.Sprintf("Mann–Whitney U over %d and %d runs: p=%.2g", len(num.Runs), len(den.Runs), cmp.P)
+	if cmp.P > cmp.Alpha {
+		return true, test + fmt.Sprintf(", no significant difference at α=%g", cmp.Alpha)
+	}
+	return false, test
+}
 
 // Row is one finding, published and here.
 type Row struct {
@@ -95,7 +126,8 @@ type Row struct {
 	Num, Den Value
 	Ratio    float64
 	Verdict  Verdict
-	// Why says what is missing when not measured.
+	// Why says what is missing when not measured, and names the test
+	// behind a timing's verdict when one decided it.
 	Why string
 }
 
@@ -105,12 +137,18 @@ type Value struct {
 	Unit string
 	// Of names what was measured: the case, or the codec and payload.
 	Of string
+	// Runs are the completed runs' values V is the median of; none for
+	// codec timings and binary sizes.
+	Runs []float64
 }
 
 func (v Value) String() string {
 	n := strconv.FormatFloat(v.V, 'g', 4, 64)
 	if math.Abs(v.V) >= 1000 {
 		n = strconv.FormatFloat(v.V, 'f', 0, 64)
+	}
+	if len(v.Runs) > 1 {
+		return fmt.Sprintf("%s %s, median of %d runs (%s)", n, v.Unit, len(v.Runs), v.Of)
 	}
 	return fmt.Sprintf("%s %s (%s)", n, v.Unit, v.Of)
 }
@@ -132,8 +170,12 @@ func Check(study *reference.Study, m Measured) []Row {
 		default:
 			row.Ratio = row.Num.V / row.Den.V
 			row.Verdict = DoesNotHold
+			close := false
+			if timing(f.Here.Measure) {
+				close, row.Why = noDirection(row.Num, row.Den, row.Ratio)
+			}
 			switch {
-			case timing(f.Here.Measure) && math.Abs(row.Ratio-1) < Noise:
+			case close:
 				row.Verdict = Close
 			case f.Holds(row.Ratio):
 				row.Verdict = Holds
@@ -218,7 +260,7 @@ func (m Measured) value(measure string, sel map[string]string) (Value, error) {
 	if len(vs) == 0 {
 		return Value{}, fmt.Errorf("%s: no run completed (%s: %s)", of, recs[0].Outcome, recs[0].Reason)
 	}
-	return Value{V: results.SpreadOf(vs).Median, Unit: unit, Of: of}, nil
+	return Value{V: results.SpreadOf(vs).Median, Unit: unit, Of: of, Runs: vs}, nil
 }
 
 func recordValue(r *results.Record, measure string) (float64, error) {
@@ -403,6 +445,9 @@ func Table(rows []Row) (header []string, cells [][]string) {
 		here, from := "–", r.Why
 		if r.Verdict != NotMeasured {
 			here, from = ratioText(r.Ratio), r.Num.String()+" / "+r.Den.String()
+			if r.Why != "" {
+				from += "; " + r.Why
+			}
 		}
 		cells = append(cells, []string{r.Finding.ID, r.Finding.Claim, r.Paper, here, from, string(r.Verdict)})
 	}

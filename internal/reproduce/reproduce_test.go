@@ -76,8 +76,49 @@ func TestCheckComputesEachFindingFromTheRecords(t *testing.T) {
 		}
 	}
 	_, cells := Table(rows)
-	if len(cells) != len(rows) || !strings.Contains(cells[0][4], "3 ms (p rest  5) / 1 ms") || cells[6][3] != "–" {
+	if len(cells) != len(rows) || !strings.Contains(cells[0][4], "3 ms, median of 2 runs (p rest  5) / 1 ms") || cells[6][3] != "–" {
 		t.Errorf("table: %q / %q", cells[0], cells[6])
+	}
+}
+
+// With MinRuns runs a side, a significance test over the runs decides a
+// timing's direction instead of the 5 % band: a steady 3 % difference
+// holds, a 20 % difference between runs that overlap is too close to call.
+func TestRepeatedRunsAreJudgedByTheirSpread(t *testing.T) {
+	runs := func(part string, p50s ...int64) []results.Record {
+		var out []results.Record
+		for _, p := range p50s {
+			out = append(out, rec(part, "rest", 5, "", results.OutcomeOK, p, 1))
+		}
+		return out
+	}
+	var recs []results.Record
+	recs = append(recs, runs("steady-a", 1030, 1031, 1029, 1032, 1030)...)
+	recs = append(recs, runs("steady-b", 1000, 1001, 999, 1002, 1000)...)
+	recs = append(recs, runs("scattered-a", 600, 1200, 2000, 900, 1800)...)
+	recs = append(recs, runs("scattered-b", 700, 1000, 2100, 800, 1500)...)
+	recs = append(recs, runs("few-a", 1030, 1031, 1029)...)
+	recs = append(recs, runs("few-b", 1000, 1001, 999)...)
+	sel := func(part string) map[string]string { return map[string]string{"part": part} }
+	rows := Check(study(
+		finding("steady", "p50", "greater than 1", sel("steady-a"), sel("steady-b")),
+		finding("scattered", "p50", "greater than 1", sel("scattered-a"), sel("scattered-b")),
+		finding("few", "p50", "greater than 1", sel("few-a"), sel("few-b")),
+	), Measured{Records: recs})
+	for i, w := range []struct {
+		verdict Verdict
+		why     string
+	}{
+		{Holds, "Mann–Whitney U over 5 and 5 runs: p="},
+		{Close, "no significant difference"},
+		{Close, ""}, // three runs a side: the 5 % band
+	} {
+		if r := rows[i]; r.Verdict != w.verdict || !strings.Contains(r.Why, w.why) || w.why == "" && r.Why != "" {
+			t.Errorf("%s: %s ×%.3f (%s); want %s (%s)", r.Finding.ID, r.Verdict, r.Ratio, r.Why, w.verdict, w.why)
+		}
+	}
+	if _, cells := Table(rows); !strings.Contains(cells[1][4], "median of 5 runs") || !strings.Contains(cells[1][4], "no significant difference") {
+		t.Errorf("table row %q: want the runs and the test named", cells[1][4])
 	}
 }
 
