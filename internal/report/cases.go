@@ -99,9 +99,9 @@ func measure(recs []results.Record) ([]*measured, error) {
 
 type accumulator struct {
 	body, raw, sent, recv, client, nodes, rss, anon []float64
-	brokers                                   map[string]*[3][]float64 // cpu, rss, wire
-	brokerOrder                               []string
-	brokerWire                                map[string]bool
+	brokers                                         map[string]*[3][]float64 // cpu, rss, wire
+	brokerOrder                                     []string
+	brokerWire                                      map[string]bool
 }
 
 func (a *accumulator) add(m *measured, r *results.Record) error {
