@@ -55,7 +55,7 @@ func ParseAddr(s, scheme string, unique bool) (Addr, error) {
 	a := Addr{Scheme: scheme, Host: u.Host, Name: strings.Trim(u.Path, "/")}
 	switch {
 	case a.Name == "" && unique:
-		a.Name = "hopbench." + randomID()
+		a.Name = "hopbench." + RandomID()
 	case a.Name == "":
 		return Addr{}, fmt.Errorf("address %q names no queue, topic or subject: add it as the path, e.g. %s://%s/hopbench", s, scheme, u.Host)
 	case strings.ContainsAny(a.Name, "/ *>"):
@@ -68,7 +68,9 @@ func defaultPort(scheme string) string {
 	return map[string]string{"amqp": "5672", "kafka": "9092", "nats": "4222"}[scheme]
 }
 
-func randomID() string {
+// RandomID is 12 random hex digits, for names a run or a client makes
+// unique.
+func RandomID() string {
 	b := make([]byte, 6)
 	rand.Read(b)
 	return hex.EncodeToString(b)
@@ -184,7 +186,7 @@ type Pending struct {
 // NewPending makes ids unique to this client: replies to other clients on
 // a shared reply topic are told apart.
 func NewPending() *Pending {
-	return &Pending{prefix: randomID() + "-", calls: map[string]chan Reply{}}
+	return &Pending{prefix: RandomID() + "-", calls: map[string]chan Reply{}}
 }
 
 // Add registers a call and returns its correlation id and where its reply

@@ -125,16 +125,16 @@ func (t Transport) setup(addr string, cfg transport.Config, server bool) (*setup
 	return s, nil
 }
 
-func replyTopic(name string) string { return name + ".replies" }
+// replyTopic is a new name for one client's reply topic: each client
+// reads only the replies to its own calls, as an AMQP client's reply queue
+// and a NATS client's inbox are its own.
+func replyTopic(name string) string { return name + ".replies." + brokered.RandomID() }
 
-// createTopics makes the service's topics if they are missing.
-func (s *setup) createTopics(ctx context.Context, cl *kgo.Client) error {
-	adm := kadm.NewClient(cl)
-	for topic, parts := range map[string]int32{s.addr.Name: s.partitions, replyTopic(s.addr.Name): 1} {
-		_, err := adm.CreateTopic(ctx, parts, 1, nil, topic)
-		if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
-			return brokered.Unavailable("kafka: creating topic %s at %s: %v (is Kafka running? hopbench brokers up kafka)", topic, s.addr.Host, err)
-		}
+// createTopic makes a topic if it is missing.
+func (s *setup) createTopic(ctx context.Context, adm *kadm.Client, topic string, partitions int32) error {
+	_, err := adm.CreateTopic(ctx, partitions, 1, nil, topic)
+	if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
+		return brokered.Unavailable("kafka: creating topic %s at %s: %v (is Kafka running? hopbench brokers up kafka)", topic, s.addr.Host, err)
 	}
 	return nil
 }
@@ -196,7 +196,7 @@ func (t Transport) Listen(ctx context.Context, addr string, cfg transport.Config
 	if err != nil {
 		return nil, fmt.Errorf("kafka: %w", err)
 	}
-	if err := s.createTopics(ctx, cl); err != nil {
+	if err := s.createTopic(ctx, kadm.NewClient(cl), s.addr.Name, s.partitions); err != nil {
 		cl.Close()
 		return nil, err
 	}
@@ -250,14 +250,15 @@ func (srv *server) Close() error {
 
 type client struct {
 	addr     brokered.Addr
+	replies  string // this client's reply topic
 	cl       *kgo.Client
 	pending  *brokered.Pending
 	maxBytes int
 	done     chan struct{}
 }
 
-// Dial checks the service's topic exists, then reads the reply topic from
-// its current end.
+// Dial checks the service's topic exists, then makes the client's own
+// reply topic and reads it; Close deletes it.
 func (t Transport) Dial(ctx context.Context, target string, cfg transport.Config) (transport.Client, error) {
 	s, err := t.setup(target, cfg, false)
 	if err != nil {
@@ -276,22 +277,38 @@ func (t Transport) Dial(ctx context.Context, target string, cfg transport.Config
 	if !topics.Has(s.addr.Name) {
 		return nil, brokered.Unavailable("kafka: no service: topic %s does not exist at %s (start its node first)", s.addr.Name, s.addr.Host)
 	}
-	if err := s.createTopics(ctx, admin); err != nil {
+	replies := replyTopic(s.addr.Name)
+	if err := s.createTopic(ctx, adm, replies, 1); err != nil {
 		return nil, err
 	}
-	end, err := replyEnd(ctx, adm, replyTopic(s.addr.Name))
+	cl, err := s.readReplies(ctx, adm, replies)
 	if err != nil {
-		return nil, brokered.Unavailable("kafka: end of %s: %v", replyTopic(s.addr.Name), err)
+		deleteTopic(adm, replies)
+		return nil, brokered.Unavailable("kafka: reading %s: %v", replies, err)
 	}
-	cl, err := kgo.NewClient(append(s.opts, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{
-		replyTopic(s.addr.Name): {0: kgo.NewOffset().At(end)},
-	}))...)
-	if err != nil {
-		return nil, fmt.Errorf("kafka: %w", err)
-	}
-	c := &client{addr: s.addr, cl: cl, pending: brokered.NewPending(), maxBytes: cfg.MaxBytesOrDefault(), done: make(chan struct{})}
+	c := &client{addr: s.addr, replies: replies, cl: cl, pending: brokered.NewPending(), maxBytes: cfg.MaxBytesOrDefault(), done: make(chan struct{})}
 	go c.receive()
 	return c, nil
+}
+
+// readReplies waits for a new reply topic to be served and returns a
+// client consuming it.
+func (s *setup) readReplies(ctx context.Context, adm *kadm.Client, topic string) (*kgo.Client, error) {
+	end, err := replyEnd(ctx, adm, topic)
+	if err != nil {
+		return nil, err
+	}
+	return kgo.NewClient(append(s.opts, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{
+		topic: {0: kgo.NewOffset().At(end)},
+	}))...)
+}
+
+// deleteTopic removes a client's reply topic, giving up after a few
+// seconds (a broker gone away leaves it to the broker's data directory).
+func deleteTopic(adm *kadm.Client, topic string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	adm.DeleteTopics(ctx, topic)
 }
 
 // topicWait bounds how long Dial waits for a reply topic it has just
@@ -329,7 +346,7 @@ func replyEnd(ctx context.Context, adm *kadm.Client, topic string) (int64, error
 }
 
 // receive hands each reply to the caller waiting for its correlation id;
-// replies to other callers of the service are skipped.
+// a reply nobody waits for (its call timed out) is dropped.
 func (c *client) receive() {
 	defer close(c.done)
 	for {
@@ -355,7 +372,7 @@ func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, erro
 	}
 	rec := &kgo.Record{Topic: c.addr.Name, Value: req.Body, Headers: toHeaders(brokered.RequestMeta(req),
 		kgo.RecordHeader{Key: headerCorrelation, Value: []byte(id)},
-		kgo.RecordHeader{Key: headerReplyTo, Value: []byte(replyTopic(c.addr.Name))})}
+		kgo.RecordHeader{Key: headerReplyTo, Value: []byte(c.replies)})}
 	// franz-go retries a produce in flight until it is delivered, whatever
 	// the context says, so the call waits for its promise or its deadline,
 	// whichever comes first; a broker gone away must not hold it.
@@ -384,7 +401,9 @@ func produceError(ctx context.Context, topic string, err error) error {
 	return brokered.Unavailable("kafka: producing to %s: %v", topic, err)
 }
 
+// Close deletes the client's reply topic and disconnects.
 func (c *client) Close() error {
+	deleteTopic(kadm.NewClient(c.cl), c.replies)
 	c.cl.Close()
 	<-c.done
 	return nil

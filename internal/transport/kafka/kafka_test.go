@@ -2,8 +2,13 @@ package kafka_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/hopbench/hopbench/internal/codec"
 	"github.com/hopbench/hopbench/internal/node"
@@ -70,4 +75,68 @@ func TestNoHiddenBatchCompression(t *testing.T) {
 
 func TestReplicasShareAService(t *testing.T) {
 	transporttest.CheckReplicas(t, "kafka", "kafka://"+brokertest.Addrs["kafka"]+"/replicated", transport.Config{Codec: "proto"})
+}
+
+// Each client reads a reply topic of its own: a client of a service does
+// not receive the replies to another's calls (a shared reply topic made
+// every caller read every reply), and its topic goes when it closes.
+func TestEachClientReadsOnlyItsOwnReplies(t *testing.T) {
+	st, err := transport.ParseStack("kafka+json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	n, err := node.Start(ctx, node.Config{Stack: st, Listen: "kafka://" + brokertest.Addrs["kafka"] + "/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	tr, _ := transport.Lookup("kafka")
+	busy, idle := &wire.Counter{}, &wire.Counter{}
+	a, err := tr.Dial(ctx, n.Addr(), transport.Config{Dialer: &wire.Dialer{Counter: busy}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := tr.Dial(ctx, n.Addr(), transport.Config{Dialer: &wire.Dialer{Counter: idle}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	json, _ := codec.Lookup("json")
+	none, _ := codec.LookupCompression("none")
+	body := []byte(`{"text":"` + strings.Repeat("x", 100_000) + `"}`)
+	idleBefore := idle.Snapshot()
+	for range 5 {
+		if _, err := a.Call(ctx, &transport.Request{Op: transport.OpEcho, Model: "text", Body: body, Codec: json, Compression: none}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The idle client's fetches run on; give them time to bring anything.
+	time.Sleep(500 * time.Millisecond)
+	if got := idle.Snapshot().Sub(idleBefore).Read; got >= int64(len(body)) {
+		t.Errorf("a client that made no call read %d bytes while another received five %d-byte replies", got, len(body))
+	}
+	a.Close()
+	b.Close()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokertest.Addrs["kafka"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	// Kafka deletes a topic asynchronously: its metadata may name it a
+	// moment longer.
+	prefix := strings.TrimPrefix(n.Addr(), "kafka://"+brokertest.Addrs["kafka"]+"/") + ".replies"
+	var left []string
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		topics, err := kadm.NewClient(cl).ListTopics(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		left = slices.DeleteFunc(topics.Names(), func(name string) bool { return !strings.HasPrefix(name, prefix) })
+		if len(left) == 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if len(left) > 0 {
+		t.Errorf("reply topics %v left 10s after their clients closed", left)
+	}
 }
