@@ -179,12 +179,13 @@ func (t Transport) Listen(ctx context.Context, addr string, cfg transport.Config
 		defer close(srv.done)
 		for d := range deliveries {
 			srv.handlers.Go(func(ctx context.Context) {
-				meta, reply := brokered.Serve(ctx, h, fromDelivery(&d), d.Body, maxBytes)
-				msg := publishing(meta, reply, s)
-				msg.CorrelationId = d.CorrelationId
-				// A failed reply (the caller's queue is gone, or we are
-				// closing) leaves the caller to its deadline.
-				publish(ctx, pub, s.confirm, d.ReplyTo, false, msg)
+				brokered.Serve(ctx, h, fromDelivery(&d), d.Body, maxBytes, func(ctx context.Context, meta brokered.Meta, reply []byte) {
+					msg := publishing(meta, reply, s)
+					msg.CorrelationId = d.CorrelationId
+					// A failed reply (the caller's queue is gone, or we are
+					// closing) leaves the caller to its deadline.
+					publish(ctx, pub, s.confirm, d.ReplyTo, false, msg)
+				})
 				d.Ack(false)
 			})
 		}
@@ -338,7 +339,7 @@ func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, erro
 	if err != nil {
 		return nil, err
 	}
-	msg := publishing(brokered.RequestMeta(req), req.Body, c.s)
+	msg := publishing(brokered.RequestMeta(ctx, req), req.Body, c.s)
 	msg.CorrelationId, msg.ReplyTo = id, c.replyTo
 	// mandatory: a request no queue takes comes back rather than vanishing.
 	if err := publish(ctx, c.ch, c.s.confirm, c.addr.Name, true, msg); err != nil {

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/hopbench/hopbench/internal/codec"
 	"github.com/hopbench/hopbench/internal/transport"
@@ -85,14 +86,21 @@ const (
 	HeaderEncoding    = "content-encoding"
 	HeaderError       = "hopbench-error"         // the failure's class, on a reply
 	HeaderErrorMsg    = "hopbench-error-message" // and its message
+	// HeaderDeadline is when the caller gives up on a request, in Unix
+	// nanoseconds: a server does not work on a request past it, and its
+	// own calls for it end by it, as gRPC propagates deadlines.
+	HeaderDeadline = "hopbench-deadline"
 )
 
 // Meta is a message's metadata, carried as its headers.
 type Meta map[string]string
 
-// RequestMeta is the metadata of a call.
-func RequestMeta(req *transport.Request) Meta {
+// RequestMeta is the metadata of a call made under ctx.
+func RequestMeta(ctx context.Context, req *transport.Request) Meta {
 	m := Meta{HeaderOp: string(req.Op), HeaderModel: req.Model, HeaderContentType: req.Codec.ContentType()}
+	if d, ok := ctx.Deadline(); ok {
+		m[HeaderDeadline] = strconv.FormatInt(d.UnixNano(), 10)
+	}
 	if req.Op == transport.OpGet {
 		m[HeaderCount] = strconv.Itoa(req.Count)
 	}
@@ -134,22 +142,36 @@ func parseRequest(m Meta, body []byte, maxBytes int) (*transport.Request, error)
 	return req, nil
 }
 
-// Serve answers one request message with h: the reply's metadata and body,
-// a classified error in the metadata when the call failed.
-func Serve(ctx context.Context, h transport.Handler, m Meta, body []byte, maxBytes int) (Meta, []byte) {
+// Serve answers one request message with h and hands send the reply's
+// metadata and body (a classified error in the metadata when the call
+// failed), under a context that ends at the caller's deadline. A request
+// whose caller's deadline has passed (it waited in a queue, or in a topic
+// while no node served it) gets neither work nor reply: nobody waits for
+// it.
+func Serve(ctx context.Context, h transport.Handler, m Meta, body []byte, maxBytes int, send func(context.Context, Meta, []byte)) {
+	if ns, err := strconv.ParseInt(m[HeaderDeadline], 10, 64); err == nil {
+		deadline := time.Unix(0, ns)
+		if !time.Now().Before(deadline) {
+			return
+		}
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, deadline)
+		defer cancel()
+	}
 	req, err := parseRequest(m, body, maxBytes)
 	var reply []byte
 	if err == nil {
 		reply, err = h.Bytes(ctx, req)
 	}
 	if err != nil {
-		return Meta{HeaderError: transport.CodeOf(err).String(), HeaderErrorMsg: err.Error()}, nil
+		send(ctx, Meta{HeaderError: transport.CodeOf(err).String(), HeaderErrorMsg: err.Error()}, nil)
+		return
 	}
 	out := Meta{HeaderContentType: req.Codec.ContentType()}
 	if enc := req.Compression.Encoding(); enc != "" {
 		out[HeaderEncoding] = enc
 	}
-	return out, reply
+	send(ctx, out, reply)
 }
 
 // Result is a reply message as a call's outcome.

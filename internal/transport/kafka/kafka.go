@@ -227,11 +227,13 @@ func (srv *server) consume(h transport.Handler, maxBytes int) {
 				if replyTo == "" {
 					return // not a request: nowhere to answer
 				}
-				meta, reply := brokered.Serve(ctx, h, meta, r.Value, maxBytes)
-				rec := &kgo.Record{Topic: replyTo, Value: reply,
-					Headers: toHeaders(meta, kgo.RecordHeader{Key: headerCorrelation, Value: []byte(correlation)})}
-				// A reply that cannot be written leaves the caller to its deadline.
-				srv.cl.ProduceSync(ctx, rec)
+				brokered.Serve(ctx, h, meta, r.Value, maxBytes, func(ctx context.Context, meta brokered.Meta, reply []byte) {
+					rec := &kgo.Record{Topic: replyTo, Value: reply,
+						Headers: toHeaders(meta, kgo.RecordHeader{Key: headerCorrelation, Value: []byte(correlation)})}
+					// A reply that cannot be written (by the caller's
+					// deadline) leaves the caller to it.
+					srv.cl.ProduceSync(ctx, rec)
+				})
 			})
 		})
 	}
@@ -370,7 +372,7 @@ func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, erro
 	if err != nil {
 		return nil, err
 	}
-	rec := &kgo.Record{Topic: c.addr.Name, Value: req.Body, Headers: toHeaders(brokered.RequestMeta(req),
+	rec := &kgo.Record{Topic: c.addr.Name, Value: req.Body, Headers: toHeaders(brokered.RequestMeta(ctx, req),
 		kgo.RecordHeader{Key: headerCorrelation, Value: []byte(id)},
 		kgo.RecordHeader{Key: headerReplyTo, Value: []byte(c.replies)})}
 	// franz-go retries a produce in flight until it is delivered, whatever

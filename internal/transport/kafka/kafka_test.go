@@ -3,7 +3,9 @@ package kafka_test
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -138,5 +140,63 @@ func TestEachClientReadsOnlyItsOwnReplies(t *testing.T) {
 	}
 	if len(left) > 0 {
 		t.Errorf("reply topics %v left 10s after their clients closed", left)
+	}
+}
+
+// Requests left in a service's topic while no node served it are past
+// their callers' deadlines when a node comes back: it does not work on
+// them (their callers have gone) but on the requests that wait for it.
+func TestANodeBackDoesNotServeRequestsItsCallersGaveUp(t *testing.T) {
+	tr, _ := transport.Lookup("kafka")
+	st, _ := transport.ParseStack("kafka+json")
+	addr := "kafka://" + brokertest.Addrs["kafka"] + "/hopbench.stale." + strconv.FormatInt(time.Now().UnixNano(), 36)
+	var mu sync.Mutex
+	served := map[string]int{}
+	handler := func(name string) transport.Handler {
+		return transport.Handler{Bytes: func(_ context.Context, req *transport.Request) ([]byte, error) {
+			mu.Lock()
+			served[name]++
+			mu.Unlock()
+			return req.Body, nil
+		}}
+	}
+	ctx := context.Background()
+	first, err := tr.Listen(ctx, addr, st.Config(), handler("first"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := tr.Dial(ctx, addr, st.Config())
+	if err != nil {
+		first.Close()
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	json, _ := codec.Lookup("json")
+	none, _ := codec.LookupCompression("none")
+	call := func(timeout time.Duration) error {
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		_, err := cl.Call(ctx, &transport.Request{Op: transport.OpEcho, Model: "text", Body: []byte(`{"text":"x"}`), Codec: json, Compression: none})
+		return err
+	}
+	if err := call(time.Second); err != nil {
+		t.Fatal(err)
+	}
+	first.Close()
+	if err := call(300 * time.Millisecond); transport.CodeOf(err) != transport.CodeDeadline {
+		t.Fatalf("a call with no node serving: %v; want its deadline exceeded", err)
+	}
+	second, err := tr.Listen(ctx, addr, st.Config(), handler("second"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	if err := call(5 * time.Second); err != nil {
+		t.Fatalf("a call to the node back: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if served["first"] != 1 || served["second"] != 1 {
+		t.Errorf("served %v; want one request each: the one left behind had no caller any more", served)
 	}
 }

@@ -101,8 +101,9 @@ func (Transport) Listen(ctx context.Context, addr string, cfg transport.Config, 
 	srv.sub, err = nc.QueueSubscribe(a.Name, a.Name, func(m *nats.Msg) {
 		// nats.go delivers a subscription's messages one at a time.
 		srv.handlers.Go(func(ctx context.Context) {
-			meta, reply := brokered.Serve(ctx, h, fromHeader(m.Header), m.Data, maxBytes)
-			m.RespondMsg(&nats.Msg{Header: toHeader(meta), Data: reply})
+			brokered.Serve(ctx, h, fromHeader(m.Header), m.Data, maxBytes, func(_ context.Context, meta brokered.Meta, reply []byte) {
+				m.RespondMsg(&nats.Msg{Header: toHeader(meta), Data: reply})
+			})
 		})
 	})
 	if err == nil {
@@ -150,7 +151,7 @@ func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, erro
 	if err := brokered.CheckSize(req.Body, c.maxBytes); err != nil {
 		return nil, err
 	}
-	msg := &nats.Msg{Subject: c.addr.Name, Header: toHeader(brokered.RequestMeta(req)), Data: req.Body}
+	msg := &nats.Msg{Subject: c.addr.Name, Header: toHeader(brokered.RequestMeta(ctx, req)), Data: req.Body}
 	reply, err := c.nc.RequestMsgWithContext(ctx, msg)
 	switch {
 	case err == nil:
