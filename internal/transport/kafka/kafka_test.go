@@ -42,20 +42,34 @@ func TestRefusals(t *testing.T) {
 	})
 }
 
-// Kafka's client would compress batches by itself (snappy); the stack's
-// bytes must be what its codec and compression make, so a compressible
-// body crosses the wire at full size.
-func TestNoHiddenBatchCompression(t *testing.T) {
+// jsonNode is a kafka+json node on a topic of its own.
+func jsonNode(t *testing.T) *node.Node {
+	t.Helper()
 	st, err := transport.ParseStack("kafka+json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	n, err := node.Start(ctx, node.Config{Stack: st, Listen: "kafka://" + brokertest.Addrs["kafka"] + "/"})
+	n, err := node.Start(context.Background(), node.Config{Stack: st, Listen: "kafka://" + brokertest.Addrs["kafka"] + "/"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer n.Close()
+	t.Cleanup(func() { n.Close() })
+	return n
+}
+
+// jsonEcho is an echo of a JSON text body, uncompressed.
+func jsonEcho(body []byte) *transport.Request {
+	json, _ := codec.Lookup("json")
+	none, _ := codec.LookupCompression("none")
+	return &transport.Request{Op: transport.OpEcho, Model: "text", Body: body, Codec: json, Compression: none}
+}
+
+// Kafka's client would compress batches by itself (snappy); the stack's
+// bytes must be what its codec and compression make, so a compressible
+// body crosses the wire at full size.
+func TestNoHiddenBatchCompression(t *testing.T) {
+	ctx := context.Background()
+	n := jsonNode(t)
 	counter := &wire.Counter{}
 	tr, _ := transport.Lookup("kafka")
 	cl, err := tr.Dial(ctx, n.Addr(), transport.Config{Dialer: &wire.Dialer{Counter: counter}})
@@ -63,11 +77,9 @@ func TestNoHiddenBatchCompression(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cl.Close()
-	json, _ := codec.Lookup("json")
-	none, _ := codec.LookupCompression("none")
 	body := []byte(`{"text":"` + strings.Repeat("x", 100_000) + `"}`)
 	before := counter.Snapshot()
-	if _, err := cl.Call(ctx, &transport.Request{Op: transport.OpEcho, Model: "text", Body: body, Codec: json, Compression: none}); err != nil {
+	if _, err := cl.Call(ctx, jsonEcho(body)); err != nil {
 		t.Fatal(err)
 	}
 	if got := counter.Snapshot().Sub(before); got.Written < int64(len(body)) || got.Read < int64(len(body)) {
@@ -83,16 +95,8 @@ func TestReplicasShareAService(t *testing.T) {
 // not receive the replies to another's calls (a shared reply topic made
 // every caller read every reply), and its topic goes when it closes.
 func TestEachClientReadsOnlyItsOwnReplies(t *testing.T) {
-	st, err := transport.ParseStack("kafka+json")
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	n, err := node.Start(ctx, node.Config{Stack: st, Listen: "kafka://" + brokertest.Addrs["kafka"] + "/"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer n.Close()
+	n := jsonNode(t)
 	tr, _ := transport.Lookup("kafka")
 	busy, idle := &wire.Counter{}, &wire.Counter{}
 	a, err := tr.Dial(ctx, n.Addr(), transport.Config{Dialer: &wire.Dialer{Counter: busy}})
@@ -103,12 +107,10 @@ func TestEachClientReadsOnlyItsOwnReplies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	json, _ := codec.Lookup("json")
-	none, _ := codec.LookupCompression("none")
 	body := []byte(`{"text":"` + strings.Repeat("x", 100_000) + `"}`)
 	idleBefore := idle.Snapshot()
 	for range 5 {
-		if _, err := a.Call(ctx, &transport.Request{Op: transport.OpEcho, Model: "text", Body: body, Codec: json, Compression: none}); err != nil {
+		if _, err := a.Call(ctx, jsonEcho(body)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -171,12 +173,10 @@ func TestANodeBackDoesNotServeRequestsItsCallersGaveUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cl.Close()
-	json, _ := codec.Lookup("json")
-	none, _ := codec.LookupCompression("none")
 	call := func(timeout time.Duration) error {
 		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		_, err := cl.Call(ctx, &transport.Request{Op: transport.OpEcho, Model: "text", Body: []byte(`{"text":"x"}`), Codec: json, Compression: none})
+		_, err := cl.Call(ctx, jsonEcho([]byte(`{"text":"x"}`)))
 		return err
 	}
 	if err := call(time.Second); err != nil {
