@@ -283,10 +283,7 @@ func recordValue(r *results.Record, measure string) (float64, error) {
 		}
 		return float64(peak) / (1 << 20), nil
 	case "anon_rss":
-		var largest int64
-		for _, n := range r.Nodes {
-			largest = max(largest, n.AnonRSS)
-		}
+		_, _, largest := r.Services()
 		if largest == 0 {
 			return 0, fmt.Errorf("no anonymous RSS recorded (a record from before hopbench kept it: run again)")
 		}
