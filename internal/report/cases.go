@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
@@ -23,7 +24,7 @@ type measured struct {
 
 	ClientCPU, NodesCPU float64 // µs per request; NodesCPU sums the services
 	NodesRSS            float64 // the largest service's RSS, bytes
-	NodesAnonRSS        float64 // the largest service's anonymous RSS, bytes; 0 when not recorded
+	NodesAnonRSS        float64 // the largest service's anonymous RSS, bytes; NaN when not recorded
 	NodeBootMs          []float64
 	Brokers             []brokerFigures
 
@@ -163,7 +164,10 @@ func (a *accumulator) finish(m *measured) {
 	if len(a.sent) > 0 {
 		m.HasWire, m.WireSent, m.WireReceived = true, median(a.sent), median(a.recv)
 	}
-	m.ClientCPU, m.NodesCPU, m.NodesRSS, m.NodesAnonRSS = median(a.client), median(a.nodes), median(a.rss), median(a.anon)
+	m.ClientCPU, m.NodesCPU, m.NodesRSS, m.NodesAnonRSS = median(a.client), median(a.nodes), median(a.rss), math.NaN()
+	if len(a.anon) > 0 { // records from before anonymous RSS was kept have none
+		m.NodesAnonRSS = median(a.anon)
+	}
 	for _, name := range a.brokerOrder {
 		f := a.brokers[name]
 		m.Brokers = append(m.Brokers, brokerFigures{Name: name, CPU: median(f[0]), RSS: median(f[1]), Wire: median(f[2]), HasWire: a.brokerWire[name]})

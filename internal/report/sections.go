@@ -233,12 +233,8 @@ func (b *builder) resources() error {
 				bc, br = x.CPU, x.RSS
 			}
 			client.Values, nodes.Values, broker.Values = append(client.Values, c.ClientCPU), append(nodes.Values, c.NodesCPU), append(broker.Values, bc)
-			anon := c.NodesAnonRSS
-			if anon == 0 {
-				anon = math.NaN() // recorded before anonymous RSS was kept
-			}
-			nodeRSS.Values, nodeAnon.Values, brokerRSS.Values = append(nodeRSS.Values, c.NodesRSS/(1<<20)), append(nodeAnon.Values, anon/(1<<20)), append(brokerRSS.Values, br/(1<<20))
-			t.Rows = append(t.Rows, []string{c.Stack, num(c.RPS.Median, 0), num(c.ClientCPU, 1), num(c.NodesCPU, 1), num(bc, 1), mib(c.NodesRSS), mib(anon), mib(br)})
+			nodeRSS.Values, nodeAnon.Values, brokerRSS.Values = append(nodeRSS.Values, c.NodesRSS/(1<<20)), append(nodeAnon.Values, c.NodesAnonRSS/(1<<20)), append(brokerRSS.Values, br/(1<<20))
+			t.Rows = append(t.Rows, []string{c.Stack, num(c.RPS.Median, 0), num(c.ClientCPU, 1), num(c.NodesCPU, 1), num(bc, 1), mib(c.NodesRSS), mib(c.NodesAnonRSS), mib(br)})
 		}
 		if err := b.add(s, "", t)(barChart(k+": CPU per request", "µs of CPU per request", stacks, []bars{client, nodes, broker}, colours{})); err != nil {
 			return err
