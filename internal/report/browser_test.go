@@ -31,14 +31,7 @@ func TestReportRendersInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal("chromium is not installed: scripts/setup.sh chromium installs it (make test does)")
 	}
-	r, err := Build("fixture", nil, fixture(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := r.Write(dir); err != nil {
-		t.Fatal(err)
-	}
+	r, dir := writtenFixture(t)
 	var figures []string
 	for _, s := range r.Sections {
 		for _, f := range s.Figures {

@@ -22,6 +22,21 @@ func fixture(t *testing.T) []results.Record {
 	return recs
 }
 
+// writtenFixture is the fixture's report, written to a temporary
+// directory.
+func writtenFixture(t *testing.T) (*Report, string) {
+	t.Helper()
+	r, err := Build("fixture", nil, fixture(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := r.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	return r, dir
+}
+
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
@@ -147,14 +162,7 @@ func TestNoRecordsIsAnError(t *testing.T) {
 }
 
 func TestWriteLeavesHTMLMarkdownAndSVGs(t *testing.T) {
-	r, err := Build("fixture", nil, fixture(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := r.Write(dir); err != nil {
-		t.Fatal(err)
-	}
+	r, dir := writtenFixture(t)
 	n := 0
 	for _, s := range r.Sections {
 		for _, f := range s.Figures {
