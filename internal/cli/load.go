@@ -100,6 +100,7 @@ func runLoad(cmd *cobra.Command, a *app, f *loadFlags) error {
 		Load: f.cfg.String(), Figures: results.FiguresOf(res, counter.Snapshot().Sub(before))}
 	out.RequestBodyBytes = tgt.RequestBytes()
 	out.RequestBodyRawBytes = tgt.RawRequestBytes()
+	out.ResponseBodyBytes = tgt.ReplyBytes()
 	if err := out.write(a.stdout, f.format); err != nil {
 		return err
 	}

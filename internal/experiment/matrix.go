@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"time"
 
@@ -35,6 +36,15 @@ type Run struct {
 	Memory      ByteSize `json:"memory,omitempty"`
 	Connections int      `json:"connections"`
 	Seed        uint64   `json:"seed"`
+	// OrderSeed, with the repetition, seeded the shuffle that put the run
+	// where it is in the experiment (Index); 0 when runs went as listed.
+	OrderSeed uint64 `json:"order_seed,omitempty"`
+	// GoMemLimit is the soft memory limit (GOMEMLIMIT) the nodes' Go
+	// runtime had, in bytes; 0 for none.
+	GoMemLimit ByteSize `json:"gomemlimit_bytes,omitempty"`
+	// Generator is what drove the entry node: hopbench's load engine, or
+	// the independent cross-check client.
+	Generator string `json:"generator,omitempty"`
 	// TransportOptions are the stack's own settings given in the spec.
 	TransportOptions map[string]string `json:"transport_options,omitempty"`
 }
@@ -43,20 +53,48 @@ type Run struct {
 // duration nor a request count (ramps default to every step once).
 const DefaultDuration = 10 * time.Second
 
-// Runs expands the matrix. Repetitions are outermost, so every case is
-// measured once before any is measured again, and stacks innermost, so the
-// runs a reader compares are made close together in time.
+// Runs expands the matrix. Repetitions are outermost, across parts too,
+// so every case is measured once before any is measured again; within a
+// repetition the runs are shuffled (seeded by the spec's seed and the
+// repetition) unless the order is listed, so a case's place in time, and
+// whatever the machine did then, does not line up with its stack.
 func (s *Spec) Runs() []Run {
-	if len(s.parts) > 0 {
-		var runs []Run
-		for _, p := range s.parts {
-			for _, r := range p.Runs() {
-				r.Index = len(runs)
+	var all []Run
+	if len(s.parts) == 0 {
+		all = s.matrix()
+	}
+	for _, p := range s.parts {
+		all = append(all, p.matrix()...)
+	}
+	reps := 0
+	for _, r := range all {
+		reps = max(reps, r.Repetition+1)
+	}
+	runs := make([]Run, 0, len(all))
+	for rep := range reps {
+		start := len(runs)
+		for _, r := range all {
+			if r.Repetition == rep {
 				runs = append(runs, r)
 			}
 		}
-		return runs
+		if s.Order != OrderListed {
+			batch := runs[start:]
+			rand.New(rand.NewPCG(s.Seed, uint64(rep))).Shuffle(len(batch), func(i, j int) { batch[i], batch[j] = batch[j], batch[i] })
+			for i := range batch {
+				batch[i].OrderSeed = s.Seed
+			}
+		}
 	}
+	for i := range runs {
+		runs[i].Index = i
+	}
+	return runs
+}
+
+// matrix is every combination of the spec's lists, repetitions
+// outermost and stacks innermost.
+func (s *Spec) matrix() []Run {
 	var runs []Run
 	for rep := range s.Repetitions {
 		for _, top := range s.Topologies {
@@ -64,20 +102,28 @@ func (s *Spec) Runs() []Run {
 				for _, count := range p.Counts {
 					for _, op := range s.Ops {
 						for _, l := range s.Loads {
-							for _, tls := range s.TLS {
-								for _, h2 := range s.HTTP2 {
-									for _, cache := range s.Cache {
-										for _, st := range s.Stacks {
-											r := s.run(st, top, p.Model, count, op, l)
-											r.Repetition, r.TLS, r.HTTP2, r.Cache = rep, tls, h2, cache
-											r.MTLS = tls && s.MTLS
-											r.Index = len(runs)
-											runs = append(runs, r)
-										}
-									}
-								}
-							}
+							runs = append(runs, s.variants(rep, top, p.Model, count, op, l)...)
 						}
+					}
+				}
+			}
+		}
+	}
+	return runs
+}
+
+// variants are one case's runs across the switches and stacks.
+func (s *Spec) variants(rep int, top, model string, count int, op string, l LoadSpec) []Run {
+	var runs []Run
+	for _, tls := range s.TLS {
+		for _, h2 := range s.HTTP2 {
+			for _, cache := range s.Cache {
+				for _, gen := range s.Generators {
+					for _, st := range s.Stacks {
+						r := s.run(st, top, model, count, op, l)
+						r.Repetition, r.TLS, r.HTTP2, r.Cache, r.Generator = rep, tls, h2, cache, gen
+						r.MTLS = tls && s.MTLS
+						runs = append(runs, r)
 					}
 				}
 			}
@@ -97,6 +143,7 @@ func (s *Spec) run(stack, top, model string, count int, op string, l LoadSpec) R
 	if l.Closed == nil {
 		r.Requests = 0
 	}
+	r.GoMemLimit = s.goMemLimit()
 	if r.Duration == 0 && r.Requests == 0 {
 		r.Duration = Duration(DefaultDuration)
 		if l.Ramp != nil {
@@ -140,6 +187,9 @@ func (r Run) Options() string {
 	var parts []string
 	if r.Requests > 0 {
 		parts = append(parts, fmt.Sprintf("%d requests", r.Requests))
+	}
+	if r.Generator == GeneratorIndependent {
+		parts = append(parts, "independent")
 	}
 	for _, flag := range []struct {
 		on   bool

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 	"github.com/hopbench/hopbench/internal/certs"
 	"github.com/hopbench/hopbench/internal/cgroup"
 	"github.com/hopbench/hopbench/internal/codecbench"
+	"github.com/hopbench/hopbench/internal/crosscheck"
 	"github.com/hopbench/hopbench/internal/environment"
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/results"
@@ -213,7 +215,7 @@ func (e *execution) measure(ctx context.Context, r Run, rec *results.Record) err
 	defer nodes.close()
 	insts, err := topology.Start(ctx, top, topology.Processes(topology.ProcessConfig{
 		Bin: e.Bin, Listen: listen, Args: func(int) []string { return e.nodeArgs(r) }, Prefix: e.pin.prefix(),
-		Env: e.Env, Started: nodes.started, Stderr: e.NodeStderr,
+		Env: nodeEnv(e.Env, r), Started: nodes.started, Stderr: e.NodeStderr,
 	}))
 	if err != nil {
 		return err
@@ -261,7 +263,7 @@ func (e *execution) measure(ctx context.Context, r Run, rec *results.Record) err
 	if err != nil {
 		return err
 	}
-	res, err := load.Run(runCtx, cfg, tgt.NewCall)
+	res, err := e.drive(runCtx, r, cfg, tgt, insts[0].Addr(), counter)
 	unpin()
 	if err != nil {
 		return err
@@ -270,6 +272,7 @@ func (e *execution) measure(ctx context.Context, r Run, rec *results.Record) err
 	rec.Figures = results.FiguresOf(res, clientWire)
 	rec.RequestBodyBytes = tgt.RequestBytes()
 	rec.RequestBodyRawBytes = tgt.RawRequestBytes()
+	rec.ResponseBodyBytes = tgt.ReplyBytes()
 	rec.Series, rec.Steps = res.Series, res.Steps
 	rec.Histogram, _ = stats.Encode(res.Latency)
 	if res.Uncorrected != nil {
@@ -301,6 +304,30 @@ func (e *execution) measure(ctx context.Context, r Run, rec *results.Record) err
 		rec.Outcome = results.OutcomeErrors
 	}
 	return nil
+}
+
+// drive runs the load against the entry node at addr: hopbench's engine
+// through the dialled target, or the independent cross-check client.
+func (e *execution) drive(ctx context.Context, r Run, cfg load.Config, tgt *load.Target, addr string, counter *wire.Counter) (*load.Result, error) {
+	if r.Generator != GeneratorIndependent {
+		return load.Run(ctx, cfg, tgt.NewCall)
+	}
+	return crosscheck.Run(ctx, crosscheck.Config{
+		Addr: addr, Op: transport.Op(r.Op), Model: r.Model, Count: r.Count, Seed: r.Seed,
+		Rate: cfg.Rate, Warmup: cfg.Warmup, Duration: cfg.Duration, SLA: cfg.SLA, Timeout: cfg.Timeout,
+		Dial: (&wire.Dialer{Counter: counter}).DialContext, AtStart: cfg.AtStart,
+	})
+}
+
+// nodeEnv is the nodes' environment: the runner's, and the Go runtime's
+// soft memory limit when the run sets one, last so that it wins over a
+// GOMEMLIMIT the nodes would otherwise inherit.
+func nodeEnv(env []string, r Run) []string {
+	out := slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "GOMEMLIMIT=") })
+	if r.GoMemLimit > 0 {
+		out = append(out, fmt.Sprintf("GOMEMLIMIT=%d", int64(r.GoMemLimit)))
+	}
+	return out
 }
 
 func (e *execution) nodeArgs(r Run) []string {

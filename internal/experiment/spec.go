@@ -33,7 +33,10 @@ type Spec struct {
 	Pin         string        `yaml:"pin" json:"pin,omitempty" jsonschema:"enum=none,enum=split,enum=same" jsonschema_description:"CPU pinning: none; split (generator on CPU 0, nodes on the others); same (all on CPU 0)."`
 	Memory      ByteSize      `yaml:"memory" json:"memory,omitempty" jsonschema_description:"Memory limit of each node (cgroups), e.g. 400MiB; a node killed by it ends the run as out of memory."`
 	Connections int           `yaml:"connections" json:"connections,omitempty" jsonschema_description:"Connections the generator opens to the entry node, shared by its workers (default 1)."`
-	Seed        uint64        `yaml:"seed" json:"seed,omitempty" jsonschema_description:"Payload and Poisson seed (default 1)."`
+	Seed        uint64        `yaml:"seed" json:"seed,omitempty" jsonschema_description:"Payload, Poisson and run-order seed (default 1)."`
+	Order       string        `yaml:"order" json:"order,omitempty" jsonschema:"enum=shuffled,enum=listed" jsonschema_description:"Order of the runs within each repetition: shuffled (default; seeded by seed and the repetition, recorded in each run's config as order_seed) so that a case's place in time never lines up with its stack, or listed (stacks innermost, as the lists are written)."`
+	GoMemLimit  string        `yaml:"gomemlimit" json:"gomemlimit,omitempty" jsonschema_description:"With memory set: the Go runtime's soft memory limit (GOMEMLIMIT) each node runs with, as a share of memory such as 90% (the default, what a Go service in a limited container sets), or off. Recorded in each run's config."`
+	Generators  []string      `yaml:"generators" json:"generators,omitempty" jsonschema:"enum=hopbench,enum=independent" jsonschema_description:"What drives the entry node: hopbench (its load engine, the default) and, to check it, independent: a minimal HTTP/1.1 client over a raw connection that shares no client code with hopbench (stack rest with JSON, no TLS, no HTTP/2, an open-loop rate load). [hopbench, independent] measures both."`
 	// Study names the published study the experiment reproduces (one in
 	// reference/); its report then sets the study's findings beside what
 	// was measured here.
@@ -51,6 +54,19 @@ type Spec struct {
 	scale, part string
 	parts       []*Spec
 }
+
+// Run orders and generators.
+const (
+	OrderShuffled = "shuffled"
+	OrderListed   = "listed"
+
+	GeneratorHopbench    = "hopbench"
+	GeneratorIndependent = "independent"
+
+	// DefaultGoMemLimit is the soft limit a memory-limited node's Go
+	// runtime gets: what a Go service in a container of that size sets.
+	DefaultGoMemLimit = "90%"
+)
 
 // PayloadSpec is one model and the counts it is measured at.
 type PayloadSpec struct {
@@ -120,6 +136,15 @@ func (s *Spec) Defaults() {
 	}
 	if s.Seed == 0 {
 		s.Seed = 1
+	}
+	if s.Order == "" {
+		s.Order = OrderShuffled
+	}
+	if s.GoMemLimit == "" && s.Memory != 0 {
+		s.GoMemLimit = DefaultGoMemLimit
+	}
+	if len(s.Generators) == 0 {
+		s.Generators = []string{GeneratorHopbench}
 	}
 }
 

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -126,6 +128,7 @@ mtls: true
 cache: true
 pin: split
 memory: 400MiB
+order: listed
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -258,6 +261,7 @@ stacks: [rest, rest+proto]
 payloads: [{model: user, counts: [5]}]
 loads: [{closed: {clients: 1}}]
 requests: 100
+order: listed
 parts:
   - name: latency
     ops: [get]
@@ -296,6 +300,57 @@ func TestPartsRunOneAfterAnotherEachOverTheTopLevel(t *testing.T) {
 	}
 }
 
+func TestRunsAreShuffledWithinEachRepetitionAcrossParts(t *testing.T) {
+	spec := strings.Replace(withParts, "order: listed\n", "repetitions: 3\n", 1)
+	listed, err := Parse([]byte(strings.Replace(withParts, "order: listed\n", "repetitions: 3\norder: listed\n", 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Parse([]byte(spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Parse([]byte(spec))
+	want, got, again := listed.Runs(), a.Runs(), b.Runs()
+	if len(got) != 24 || len(want) != 24 {
+		t.Fatalf("%d and %d runs, want 24", len(got), len(want))
+	}
+	key := func(r Run) string { return fmt.Sprintf("%d %s", r.Repetition, r.Case()) }
+	moved := 0
+	for i, r := range got {
+		if r.Index != i || r.OrderSeed != 1 || key(r) != key(again[i]) {
+			t.Fatalf("run %d: index %d, order seed %d, %q then %q: want the index, the seed recorded, one order for one seed", i, r.Index, r.OrderSeed, key(r), key(again[i]))
+		}
+		// Repetitions stay outermost, across parts: rep 0 is runs 0-7.
+		if r.Repetition != i/8 {
+			t.Fatalf("run %d is of repetition %d: want every case once before any twice", i, r.Repetition)
+		}
+		if key(r) != key(want[i]) {
+			moved++
+		}
+		if want[i].OrderSeed != 0 {
+			t.Fatalf("a listed run records order seed %d", want[i].OrderSeed)
+		}
+	}
+	sorted := func(rs []Run) []string {
+		var ks []string
+		for _, r := range rs {
+			ks = append(ks, key(r))
+		}
+		slices.Sort(ks)
+		return ks
+	}
+	if !slices.Equal(sorted(got), sorted(want)) {
+		t.Fatalf("shuffling changed which runs are made")
+	}
+	if moved < 12 {
+		t.Fatalf("only %d of 24 runs moved from the listed order", moved)
+	}
+	if _, err := Parse([]byte(spec + "order: random\n")); err == nil || !strings.Contains(err.Error(), "order") {
+		t.Fatalf("order: random was accepted or not named: %v", err)
+	}
+}
+
 func TestAScaleWritesOverTheSpecAndItsParts(t *testing.T) {
 	s, err := ParseScale([]byte(withParts), "quick")
 	if err != nil {
@@ -328,6 +383,65 @@ func TestScalesAndPartsRefuseMistakes(t *testing.T) {
 		_, err := ParseScale([]byte(c.spec), c.scale)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want it to say %q", c.name, err, c.want)
+		}
+	}
+}
+
+func TestMemoryLimitedNodesGetAGoMemLimit(t *testing.T) {
+	base := "stacks: [rest]\npayloads: [{model: user, counts: [1]}]\nloads: [{closed: {clients: 1}}]\n"
+	for _, c := range []struct {
+		extra string
+		want  ByteSize
+		err   string
+	}{
+		{"memory: 400MiB\n", 400 << 20 * 9 / 10, ""},
+		{"memory: 400MiB\ngomemlimit: 50%\n", 200 << 20, ""},
+		{"memory: 400MiB\ngomemlimit: off\n", 0, ""},
+		{"", 0, ""},
+		{"gomemlimit: 90%\n", 0, "memory is not set"},
+		{"memory: 400MiB\ngomemlimit: 120%\n", 0, "1% to 100%"},
+		{"memory: 400MiB\ngomemlimit: 300MiB\n", 0, "a share of memory"},
+	} {
+		s, err := Parse([]byte(base + c.extra))
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) || !strings.Contains(err.Error(), "gomemlimit") {
+				t.Errorf("%q: error %v, want one naming gomemlimit and %q", c.extra, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%q: %v", c.extra, err)
+		}
+		r := s.Runs()[0]
+		if r.GoMemLimit != c.want {
+			t.Errorf("%q: GOMEMLIMIT %d, want %d", c.extra, r.GoMemLimit, c.want)
+		}
+		env := nodeEnv([]string{"A=1", "GOMEMLIMIT=1"}, r)
+		if c.want > 0 && !slices.Contains(env, fmt.Sprintf("GOMEMLIMIT=%d", c.want)) || c.want == 0 && slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "GOMEMLIMIT") }) || !slices.Contains(env, "A=1") {
+			t.Errorf("%q: node environment %v", c.extra, env)
+		}
+	}
+}
+
+func TestTheIndependentGeneratorIsRefusedWhereItCannotDrive(t *testing.T) {
+	base := "payloads: [{model: user, counts: [1]}]\ngenerators: [hopbench, independent]\n"
+	ok := base + "stacks: [rest]\nloads: [{rate: {rate: 5}}]\n"
+	s, err := Parse([]byte(ok))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runs := s.Runs(); len(runs) != 2 || runs[0].Generator == runs[1].Generator || strings.Contains(runs[0].Case(), "independent") == strings.Contains(runs[1].Case(), "independent") {
+		t.Fatalf("want a hopbench and an independent run: %+v", runs)
+	}
+	for _, c := range []struct{ spec, want string }{
+		{base + "stacks: [grpc]\nloads: [{rate: {rate: 5}}]\n", "stacks[0]"},
+		{base + "stacks: [rest]\nloads: [{closed: {clients: 1}}]\n", "loads[0]"},
+		{base + "stacks: [rest]\nloads: [{rate: {rate: 5}}]\ntls: true\n", "plain HTTP/1.1"},
+		{base + "stacks: [rest]\nloads: [{rate: {rate: 5}}]\ntopologies: [chain:2]\n", "direct"},
+		{"stacks: [rest]\npayloads: [{model: user, counts: [1]}]\nloads: [{rate: {rate: 5}}]\ngenerators: [ixload]\n", "want hopbench or independent"},
+	} {
+		if _, err := Parse([]byte(c.spec)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want one saying %q", c.spec, err, c.want)
 		}
 	}
 }

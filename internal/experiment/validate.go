@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -51,6 +52,9 @@ func (s *Spec) validateExperiment(bad func(string, string, ...any)) {
 	}
 	if !slices.Contains([]string{"none", "split", "same"}, s.Pin) {
 		bad("pin", "%q: want none, split (generator on CPU 0, nodes on the others) or same (all on CPU 0)", s.Pin)
+	}
+	if s.Order != OrderShuffled && s.Order != OrderListed {
+		bad("order", "%q: want shuffled (the default) or listed", s.Order)
 	}
 	if s.Study != "" {
 		if _, err := reference.Lookup(s.Study); err != nil {
@@ -226,11 +230,68 @@ func (s *Spec) validateScalars(bad func(string, string, ...any)) {
 	if s.Memory != 0 && s.Memory < 16<<20 {
 		bad("memory", "%d bytes: want at least 16MiB, what a node needs to start", s.Memory)
 	}
+	if s.GoMemLimit != "" {
+		if s.Memory == 0 {
+			bad("gomemlimit", "%q sets a share of memory, and memory is not set: set memory (e.g. 400MiB) or leave gomemlimit out", s.GoMemLimit)
+		} else if _, err := parseGoMemLimit(s.GoMemLimit); err != nil {
+			bad("gomemlimit", "%v", err)
+		}
+	}
+	for i, g := range s.Generators {
+		if g != GeneratorHopbench && g != GeneratorIndependent {
+			bad(fmt.Sprintf("generators[%d]", i), "%q: want hopbench or independent", g)
+		}
+	}
+	if slices.Contains(s.Generators, GeneratorIndependent) {
+		s.validateIndependent(bad)
+	}
 	if s.Connections < 1 || s.Connections > 1024 {
 		bad("connections", "%d: want 1 to 1024", s.Connections)
 	}
 	if s.MTLS && !slices.Contains(s.TLS, true) {
 		bad("mtls", "mutual TLS needs tls: true (or [false, true])")
+	}
+}
+
+// parseGoMemLimit reads a gomemlimit: a share such as 90%, or off (0).
+func parseGoMemLimit(v string) (float64, error) {
+	if v == "off" {
+		return 0, nil
+	}
+	pct, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
+	if !strings.HasSuffix(v, "%") || err != nil || pct <= 0 || pct > 100 {
+		return 0, fmt.Errorf("%q: want a share of memory from 1%% to 100%%, e.g. 90%%, or off", v)
+	}
+	return pct / 100, nil
+}
+
+// goMemLimit is the nodes' GOMEMLIMIT in bytes; 0 for none.
+func (s *Spec) goMemLimit() ByteSize {
+	share, err := parseGoMemLimit(s.GoMemLimit)
+	if s.Memory == 0 || s.GoMemLimit == "" || err != nil {
+		return 0
+	}
+	return ByteSize(float64(s.Memory) * share)
+}
+
+// validateIndependent checks that the independent generator can drive
+// every run: it speaks HTTP/1.1 with JSON bodies and paces an open loop.
+func (s *Spec) validateIndependent(bad func(string, string, ...any)) {
+	for i, st := range s.Stacks {
+		if p, err := transport.ParseStack(st); err == nil && p.String() != "rest" {
+			bad(fmt.Sprintf("stacks[%d]", i), "%q: the independent generator speaks REST with JSON bodies only; list rest alone in a part with generators", st)
+		}
+	}
+	if slices.Contains(s.TLS, true) || slices.Contains(s.HTTP2, true) {
+		bad("generators", "the independent generator speaks plain HTTP/1.1: set tls and http2 false where it runs")
+	}
+	for i, l := range s.Loads {
+		if l.Rate == nil {
+			bad(fmt.Sprintf("loads[%d]", i), "the independent generator paces an open loop: give a rate load, e.g. {rate: {rate: 2}}")
+		}
+	}
+	if !slices.Contains([]string{"", "direct"}, strings.Join(s.Topologies, ",")) {
+		bad("topologies", "the independent generator checks hopbench on a direct call: topologies [direct]")
 	}
 }
 

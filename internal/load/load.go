@@ -118,6 +118,10 @@ func (c *Config) Open() bool { return c.Kind == Rate || c.Kind == Ramp && c.Ramp
 type Result struct {
 	Requests int64 // measured requests that ended, errors included
 	Errors   int64
+	// Good counts replies that came back well within the SLA: what a
+	// caller with that deadline got (Requests less every error class,
+	// over_sla included).
+	Good int64
 	// ErrorsByClass counts each error class; over_sla requests are errors.
 	ErrorsByClass map[string]int64
 	// Elapsed runs from the start of the measured window to the end of its
@@ -141,6 +145,16 @@ func (r *Result) RPS() float64 {
 		return 0
 	}
 	return float64(r.Requests) / r.Elapsed.Seconds()
+}
+
+// GoodRPS is good replies (within the SLA) per second over the measured
+// window: goodput, which a run whose replies are all late has none of,
+// however many it counted.
+func (r *Result) GoodRPS() float64 {
+	if r.Elapsed <= 0 {
+		return 0
+	}
+	return float64(r.Good) / r.Elapsed.Seconds()
 }
 
 // ClientCPUPerRequest is the generator's CPU per request, in microseconds.
@@ -170,6 +184,8 @@ type Step struct {
 	Requests int64   `json:"requests"`
 	Errors   int64   `json:"errors"`
 	RPS      float64 `json:"rps"`
+	// GoodRPS is the step's replies within the SLA per second.
+	GoodRPS float64 `json:"good_rps"`
 	// WithinSLA is the share of requests that succeeded within the SLA.
 	WithinSLA float64       `json:"within_sla"`
 	Latency   stats.Summary `json:"latency"`

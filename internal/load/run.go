@@ -215,7 +215,7 @@ func sleepUntil(ctx context.Context, at time.Time) bool {
 func (e *engine) result(c *collector, cpu time.Duration) *Result {
 	t := c.total
 	r := &Result{
-		Requests: t.requests, Errors: t.errors(), ErrorsByClass: map[string]int64{},
+		Requests: t.requests, Errors: t.errors(), Good: t.withinSLA, ErrorsByClass: map[string]int64{},
 		Elapsed: time.Duration(t.lastEndNs), Latency: t.hist, Series: c.series, ClientCPU: cpu,
 	}
 	if e.win.open {
@@ -231,6 +231,7 @@ func (e *engine) result(c *collector, cpu time.Duration) *Result {
 		}
 		st := Step{Value: e.cfg.Steps.value(i), Requests: b.requests, Errors: b.errors(), Latency: stats.Summarize(b.hist)}
 		st.RPS = float64(b.requests) / e.cfg.Steps.Every.Seconds()
+		st.GoodRPS = float64(b.withinSLA) / e.cfg.Steps.Every.Seconds()
 		if b.requests > 0 {
 			st.WithinSLA = float64(b.withinSLA) / float64(b.requests)
 		}

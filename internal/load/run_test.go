@@ -209,3 +209,27 @@ func TestCoordinatedOmissionIsCorrected(t *testing.T) {
 		t.Errorf("uncorrected p99 %dµs, want under 100ms (half a stall)", uncorrected)
 	}
 }
+
+// Goodput counts replies within the SLA: a run whose every reply is late
+// carried requests, and no good ones.
+func TestGoodputCountsOnlyRepliesWithinTheSLA(t *testing.T) {
+	cfg := load.Config{Kind: load.Ramp, RampOf: "clients", Steps: load.Steps{From: 2, To: 2, Every: time.Second}, SLA: 5 * time.Millisecond}
+	late, err := load.Run(context.Background(), cfg, sleeper(15*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if late.Requests == 0 || late.RPS() == 0 || late.Good != 0 || late.GoodRPS() != 0 {
+		t.Fatalf("all late: %d requests at %.0f/s, %d good at %.1f/s; want requests and no good ones", late.Requests, late.RPS(), late.Good, late.GoodRPS())
+	}
+	if len(late.Steps) != 1 || late.Steps[0].RPS == 0 || late.Steps[0].GoodRPS != 0 {
+		t.Fatalf("all late, per step: %+v", late.Steps)
+	}
+	cfg.SLA = time.Second
+	good, err := load.Run(context.Background(), cfg, sleeper(15*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if good.Good != good.Requests || good.GoodRPS() != good.RPS() || good.Steps[0].GoodRPS != good.Steps[0].RPS {
+		t.Fatalf("all in time: %d of %d good, %.1f of %.1f/s, step %+v", good.Good, good.Requests, good.GoodRPS(), good.RPS(), good.Steps[0])
+	}
+}

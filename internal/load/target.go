@@ -40,6 +40,8 @@ type Target struct {
 	rawSize int         // the request body before compression
 	cc      codec.Codec // codec with the stack's compression, for replies
 	model   payload.Model
+	// replySize is the last good reply's body size.
+	replySize atomic.Int64
 }
 
 // DialTarget dials the service and encodes the request.
@@ -103,6 +105,11 @@ func (t *Target) RequestBytes() int { return len(t.req.Body) }
 // RawRequestBytes is the encoded request body before any compression.
 func (t *Target) RawRequestBytes() int { return t.rawSize }
 
+// ReplyBytes is the body of the last good reply as the transport handed
+// it over: encoded, and compressed when the stack compresses bodies itself;
+// zero before any.
+func (t *Target) ReplyBytes() int { return int(t.replySize.Load()) }
+
 // NewCall returns a Call for one worker, on the next client in turn.
 func (t *Target) NewCall() Call {
 	cl := t.clients[int(t.next.Add(1)-1)%len(t.clients)]
@@ -131,6 +138,7 @@ func (t *Target) check(b []byte) error {
 	if got != t.cfg.Count {
 		return fmt.Errorf("the reply carries %d %s, want %d", got, t.model.Unit, t.cfg.Count)
 	}
+	t.replySize.Store(int64(len(b)))
 	return nil
 }
 

@@ -83,13 +83,16 @@ type Figures struct {
 	Errors        int64            `json:"errors"`
 	ErrorsByClass map[string]int64 `json:"errors_by_class,omitempty"`
 	RPS           float64          `json:"rps"`
-	ElapsedS      float64          `json:"elapsed_s"`
-	MeanUs        float64          `json:"mean_us"`
-	P50Us         int64            `json:"p50_us"`
-	P90Us         int64            `json:"p90_us"`
-	P99Us         int64            `json:"p99_us"`
-	P999Us        int64            `json:"p999_us"`
-	MaxUs         int64            `json:"max_us"`
+	// GoodRPS is replies within the SLA per second (goodput): what a
+	// caller with that deadline got; RPS counts late replies too.
+	GoodRPS  float64 `json:"good_rps"`
+	ElapsedS float64 `json:"elapsed_s"`
+	MeanUs   float64 `json:"mean_us"`
+	P50Us    int64   `json:"p50_us"`
+	P90Us    int64   `json:"p90_us"`
+	P99Us    int64   `json:"p99_us"`
+	P999Us   int64   `json:"p999_us"`
+	MaxUs    int64   `json:"max_us"`
 	// Uncorrected latency, from the actual send time (open loops only).
 	Uncorrected *stats.Summary `json:"uncorrected,omitempty"`
 	// ClientCPUUsPerReq is the generator's own CPU per request.
@@ -100,6 +103,10 @@ type Figures struct {
 	RequestBodyBytes int `json:"request_body_bytes"`
 	// RequestBodyRawBytes is the encoded body before any compression.
 	RequestBodyRawBytes int `json:"request_body_raw_bytes,omitempty"`
+	// ResponseBodyBytes is the last good reply's body as the generator
+	// received it from the transport: encoded, and compressed where the
+	// body is (rest+gzip; gRPC's own compression is undone by then).
+	ResponseBodyBytes int `json:"response_body_bytes,omitempty"`
 	// Wire is the client's bytes per request on its connections, TLS
 	// records and HTTP/2 frames included.
 	Wire *WirePerRequest `json:"wire_bytes_per_req,omitempty"`
@@ -116,7 +123,7 @@ type WirePerRequest struct {
 func FiguresOf(r *load.Result, w wire.Totals) Figures {
 	s := stats.Summarize(r.Latency)
 	f := Figures{
-		Requests: r.Requests, Errors: r.Errors, ErrorsByClass: r.ErrorsByClass, RPS: r.RPS(), ElapsedS: r.Elapsed.Seconds(),
+		Requests: r.Requests, Errors: r.Errors, ErrorsByClass: r.ErrorsByClass, RPS: r.RPS(), GoodRPS: r.GoodRPS(), ElapsedS: r.Elapsed.Seconds(),
 		MeanUs: s.MeanUs, P50Us: s.P50Us, P90Us: s.P90Us, P99Us: s.P99Us, P999Us: s.P999Us, MaxUs: s.MaxUs,
 		ClientCPUUsPerReq: r.ClientCPUPerRequest(),
 	}
