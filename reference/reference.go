@@ -53,11 +53,37 @@ type Finding struct {
 	// Stated is the ratio as the text states it, for a finding without
 	// two figures of its own.
 	Stated *Stated `yaml:"stated,omitempty"`
-	// HoldsWhen is "greater than 1" or "less than 1": the direction the
-	// claim asserts.
+	// HoldsWhen is "greater than 1" or "less than 1", the direction the
+	// claim asserts, or "about 1" for a parity claim ("very similar"),
+	// which holds when the ratio sits inside an equivalence band.
 	HoldsWhen string `yaml:"holds_when"`
-	Here      Here   `yaml:"here"`
+	// Rank makes the finding a superlative ("fastest", "biggest"): the
+	// stack Here.Num names must come first of every stack the study
+	// compared in that case, not just ahead of Here.Den's.
+	Rank *Rank `yaml:"rank,omitempty"`
+	Here Here  `yaml:"here"`
 }
+
+// Rank is a superlative: which stacks the study ranked in the case, which
+// end of the measure is first, and the ranking the study published.
+type Rank struct {
+	// Among are the stacks compared; each is Here.Num with its stack
+	// replaced.
+	Among []string `yaml:"among"`
+	// First is "lowest" (fastest, smallest, least) or "highest" (most,
+	// biggest, slowest).
+	First string `yaml:"first"`
+	// Paper is the study's ranking, first to last, as its figures or
+	// text give it (e.g. "amqp 3.42, grpc 7.37, rest 7.41 ms").
+	Paper string `yaml:"paper"`
+}
+
+// Directions a finding may claim.
+const (
+	Greater = "greater than 1"
+	Less    = "less than 1"
+	About   = "about 1"
+)
 
 // Stated is a ratio a text states in words: "25.1 % faster" is 0.749,
 // "64.54 to 72.28 % smaller" is 0.2772 to 0.3546. Low and High are zero
@@ -162,8 +188,14 @@ func (s *Study) validateFinding(c Finding) error {
 	switch {
 	case c.ID == "" || c.Claim == "":
 		return fmt.Errorf("id and claim are required")
-	case c.HoldsWhen != "greater than 1" && c.HoldsWhen != "less than 1":
-		return fmt.Errorf("holds_when %q: want \"greater than 1\" or \"less than 1\"", c.HoldsWhen)
+	case c.HoldsWhen != Greater && c.HoldsWhen != Less && c.HoldsWhen != About:
+		return fmt.Errorf("holds_when %q: want %q, %q or %q (a parity claim)", c.HoldsWhen, Greater, Less, About)
+	case c.Rank != nil && (len(c.Rank.Among) < 2 || c.Rank.Paper == "" || (c.Rank.First != "lowest" && c.Rank.First != "highest")):
+		return fmt.Errorf("rank needs among (two stacks or more), first (lowest or highest) and the paper's ranking")
+	case c.Rank != nil && !contains(c.Rank.Among, c.Here.Num["stack"]):
+		return fmt.Errorf("rank: the stack here's num names, %q, is not among %v", c.Here.Num["stack"], c.Rank.Among)
+	case c.Rank != nil && c.HoldsWhen == About:
+		return fmt.Errorf("a ranking claims a direction, not parity")
 	case c.Here.Measure == "" || len(c.Here.Num) == 0 || len(c.Here.Den) == 0:
 		return fmt.Errorf("here needs a measure and num and den selectors")
 	case (c.Ratio == [2]string{}) == (c.Stated == nil):
@@ -197,13 +229,21 @@ func (s *Study) Published(c Finding) (low, high float64, ok bool) {
 	return a.Value / b.Value, a.Value / b.Value, true
 }
 
-// Holds says whether a ratio measured here points the way the claim does.
+// Holds says whether a ratio measured here points the way the claim does
+// (for a parity claim, whether it is 1 within band, a relative tolerance).
 func (c Finding) Holds(ratio float64) bool {
-	if c.HoldsWhen == "less than 1" {
+	switch c.HoldsWhen {
+	case Less:
 		return ratio < 1
+	case About:
+		return ratio >= 1/(1+Equivalence) && ratio <= 1+Equivalence
 	}
 	return ratio > 1
 }
+
+// Equivalence is the band of a parity claim: two figures within 10 % of
+// each other (a ratio from 1/1.1 to 1.1) are "very similar".
+const Equivalence = 0.10
 
 func contains(list []string, s string) bool {
 	for _, x := range list {

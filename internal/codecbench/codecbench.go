@@ -70,6 +70,9 @@ type Timing struct {
 	MinNs    float64 `json:"min_ns"`
 	MaxNs    float64 `json:"max_ns"`
 	Samples  int     `json:"samples"`
+	// SamplesNs are the samples' times per op, in order of size: what
+	// the median is of, and what a comparison's interval is drawn from.
+	SamplesNs []float64 `json:"samples_ns,omitempty"`
 	// OpsPerSample is the batch size each sample timed.
 	OpsPerSample int `json:"ops_per_sample"`
 	// AllocsPerOp and BytesPerOp are heap allocations per operation.
@@ -216,6 +219,7 @@ func timeOp(opts Options, op func()) Timing {
 		MinNs:        perOpNs[0],
 		MaxNs:        perOpNs[len(perOpNs)-1],
 		Samples:      samples,
+		SamplesNs:    perOpNs,
 		OpsPerSample: batch,
 		AllocsPerOp:  float64(after.Mallocs-before.Mallocs) / float64(batch),
 		BytesPerOp:   float64(after.TotalAlloc-before.TotalAlloc) / float64(batch),

@@ -30,6 +30,9 @@ type Record struct {
 	UnmarshalBytes  float64 `json:"unmarshal_alloc_bytes"`
 	MarshalSamples  int     `json:"marshal_samples"`
 	UnmarshalSamp   int     `json:"unmarshal_samples"`
+	// The timed samples, ns per op each (older files have none).
+	MarshalSamplesNs   []float64 `json:"marshal_samples_ns,omitempty"`
+	UnmarshalSamplesNs []float64 `json:"unmarshal_samples_ns,omitempty"`
 }
 
 // Record flattens r.
@@ -42,6 +45,7 @@ func (r Result) Record() Record {
 		MarshalAllocs: r.Marshal.AllocsPerOp, UnmarshalAllocs: r.Unmarshal.AllocsPerOp,
 		MarshalBytesOp: r.Marshal.BytesPerOp, UnmarshalBytes: r.Unmarshal.BytesPerOp,
 		MarshalSamples: r.Marshal.Samples, UnmarshalSamp: r.Unmarshal.Samples,
+		MarshalSamplesNs: r.Marshal.SamplesNs, UnmarshalSamplesNs: r.Unmarshal.SamplesNs,
 	}
 }
 

@@ -28,6 +28,9 @@ type chartState struct {
 // size and drawn paths, and the console must stay silent.
 func TestReportRendersInChromium(t *testing.T) {
 	bin, err := exec.LookPath("chromium")
+	if err != nil && testing.Short() {
+		t.Skip("chromium is not installed; -short runs without it (make test installs it and runs this)")
+	}
 	if err != nil {
 		t.Fatal("chromium is not installed: scripts/setup.sh chromium installs it (make test does)")
 	}

@@ -12,11 +12,21 @@ import (
 // reported runs measured.
 type Reproduction struct {
 	Study, Title, Citation string
-	// Held counts the findings whose direction holds here, Measured those
-	// measured at all.
-	Held, Measured, Findings int
-	Table                    Table
+	// Counts tallies the findings by verdict; Findings is how many.
+	Counts   string
+	Findings int
+	// Method says how the intervals were made and what the verdicts mean.
+	Method string
+	Table  Table
 }
+
+// Method is what a paper-vs-here table's columns and verdicts mean.
+var Method = fmt.Sprintf("Each headline finding as the ratio the study published and the same ratio measured here. "+
+	"A timing's interval is a %s; its direction is decided by a Mann–Whitney U test over the runs (α=%g, at least %d runs a side). "+
+	"holds: a significant direction and the paper's ratio inside the interval (byte counts, exact, within %.0f %% of it); "+
+	"holds in direction only: significant, the paper's ratio outside (stronger or weaker here); does not hold: the opposite direction, significant; "+
+	"inconclusive: no significant difference; a parity claim holds when the interval sits inside ×%.3g to ×%.3g; a superlative must rank first of every stack compared.",
+	reproduce.IntervalMethod, reproduce.Alpha, reproduce.MinRuns, reproduce.Tolerance*100, 1/(1+reference.Equivalence), 1+reference.Equivalence)
 
 // Reproduce adds a paper-vs-here table for each study the records say
 // they reproduce (their spec's study:).
@@ -33,15 +43,8 @@ func (r *Report) Reproduce(m reproduce.Measured) error {
 			return fmt.Errorf("report: %w", err)
 		}
 		rows := reproduce.Check(study, m)
-		rp := Reproduction{Study: study.Study, Title: study.Title, Citation: study.Citation, Findings: len(rows)}
-		for _, row := range rows {
-			if row.Verdict != reproduce.NotMeasured {
-				rp.Measured++
-			}
-			if row.Verdict == reproduce.Holds {
-				rp.Held++
-			}
-		}
+		rp := Reproduction{Study: study.Study, Title: study.Title, Citation: study.Citation, Findings: len(rows),
+			Counts: reproduce.Counts(rows), Method: Method}
 		rp.Table.Header, rp.Table.Rows = reproduce.Table(rows)
 		r.Reproductions = append(r.Reproductions, rp)
 	}

@@ -50,7 +50,7 @@ func (r *Report) Markdown(w io.Writer) error {
 	b.WriteString("\n## Summary\n\n")
 	writeMarkdownTable(&b, r.Summary)
 	for _, rp := range r.Reproductions {
-		fmt.Fprintf(&b, "\n## Paper vs here: %s\n\n%s Held here: %d of %d measured (%d findings).\n\n", rp.Title, rp.Citation, rp.Held, rp.Measured, rp.Findings)
+		fmt.Fprintf(&b, "\n## Paper vs here: %s\n\n%s\n\n%d findings: %s.\n\n%s\n\n", rp.Title, rp.Citation, rp.Findings, rp.Counts, rp.Method)
 		writeMarkdownTable(&b, rp.Table)
 	}
 	if len(r.Missing) > 0 {

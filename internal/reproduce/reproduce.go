@@ -13,13 +13,10 @@ import (
 	"strconv"
 	"strings"
 
-	"golang.org/x/perf/benchmath"
-
 	"github.com/hopbench/hopbench/internal/codecbench"
 	"github.com/hopbench/hopbench/internal/results"
 	"github.com/hopbench/hopbench/internal/stats"
 	"github.com/hopbench/hopbench/internal/transport"
-	"github.com/hopbench/hopbench/reference"
 )
 
 // Measured is what a reproduction measured.
@@ -70,67 +67,6 @@ func (b *Binaries) added(sel map[string]string) (Value, error) {
 	return Value{V: float64(size - none), Unit: "B", Of: fmt.Sprintf("hopbench with %s alone, %d B, less hopbench with no stack, %d B; %s %s", tech, size, none, b.Go, b.Flags)}, nil
 }
 
-// Verdict is what a row concludes.
-type Verdict string
-
-const (
-	Holds       Verdict = "holds"
-	DoesNotHold Verdict = "does not hold"
-	NotMeasured Verdict = "not measured"
-	// Close is a timing whose two sides are not told apart: on a shared
-	// machine, runs that differ by a few percent say nothing about a
-	// direction (see noDirection).
-	Close Verdict = "too close to call"
-)
-
-// Noise is the relative difference under which a timing ratio measured on
-// fewer than MinRuns runs a side has no direction; byte counts and
-// completions are exact and always have one.
-const Noise = 0.05
-
-// MinRuns is how many completed runs each side of a timing needs before
-// its direction is decided by a significance test instead of the Noise
-// band: with four against four, a Mann–Whitney U test can reach p < 0.05;
-// with three against three it never can.
-const MinRuns = 4
-
-// Alpha is the significance level of that test, benchstat's.
-var Alpha = benchmath.DefaultThresholds.CompareAlpha
-
-// noDirection reports whether a timing's two sides are too close to call,
-// and why. With MinRuns runs a side, a Mann–Whitney U test over the runs
-// decides (a significant difference has a direction however small; a
-// large one between scattered runs may have none); with fewer, a ratio
-// within Noise of 1 has no direction.
-func noDirection(num, den Value, ratio float64) (bool, string) {
-	if len(num.Runs) < MinRuns || len(den.Runs) < MinRuns {
-		return math.Abs(ratio-1) < Noise, ""
-	}
-	th := &benchmath.Thresholds{CompareAlpha: Alpha}
-	cmp := benchmath.AssumeNothing.Compare(benchmath.NewSample(num.Runs, th), benchmath.NewSample(den.Runs, th))
-	test := fmt.Sprintf("Mann–Whitney U over %d and %d runs: p=%.2g", len(num.Runs), len(den.Runs), cmp.P)
-	if cmp.P > cmp.Alpha {
-		return true, test + fmt.Sprintf(", no significant difference at α=%g", cmp.Alpha)
-	}
-	return false, test
-}
-
-// Row is one finding, published and here.
-type Row struct {
-	Finding reference.Finding
-	// Paper is the published ratio as text: one value, a range, or
-	// "direction only".
-	Paper string
-	// Num and Den are the two figures measured here, each with what it
-	// was measured on; Ratio is Num over Den.
-	Num, Den Value
-	Ratio    float64
-	Verdict  Verdict
-	// Why says what is missing when not measured, and names the test
-	// behind a timing's verdict when one decided it.
-	Why string
-}
-
 // Value is one side of a ratio as measured here.
 type Value struct {
 	V    float64
@@ -140,6 +76,8 @@ type Value struct {
 	// Runs are the completed runs' values V is the median of; none for
 	// codec timings and binary sizes.
 	Runs []float64
+	// Stack is the contender, in a ranking.
+	Stack string
 }
 
 func (v Value) String() string {
@@ -153,63 +91,11 @@ func (v Value) String() string {
 	return fmt.Sprintf("%s %s (%s)", n, v.Unit, v.Of)
 }
 
-// Check computes every finding of study from m.
-func Check(study *reference.Study, m Measured) []Row {
-	var rows []Row
-	for _, f := range study.Findings {
-		row := Row{Finding: f, Paper: paper(study, f)}
-		var err error
-		if row.Num, err = m.value(f.Here.Measure, f.Here.Num); err == nil {
-			row.Den, err = m.value(f.Here.Measure, f.Here.Den)
-		}
-		switch {
-		case err != nil:
-			row.Verdict, row.Why = NotMeasured, err.Error()
-		case row.Num.V == 0 && row.Den.V == 0:
-			row.Verdict, row.Why = NotMeasured, "both sides measured 0: no direction"
-		default:
-			row.Ratio = row.Num.V / row.Den.V
-			row.Verdict = DoesNotHold
-			close := false
-			if timing(f.Here.Measure) {
-				close, row.Why = noDirection(row.Num, row.Den, row.Ratio)
-			}
-			switch {
-			case close:
-				row.Verdict = Close
-			case f.Holds(row.Ratio):
-				row.Verdict = Holds
-			}
-		}
-		rows = append(rows, row)
-	}
-	return rows
-}
-
-func paper(s *reference.Study, f reference.Finding) string {
-	lo, hi, ok := s.Published(f)
-	switch {
-	case !ok:
-		return "direction only"
-	case lo == hi:
-		return ratioText(lo)
-	}
-	return ratioText(lo) + " to " + ratioText(hi)
-}
-
-// ratioText writes a ratio as ×r and the difference it means, e.g.
-// ×0.74 (−26 %).
-func ratioText(r float64) string {
-	if math.IsInf(r, 0) || math.IsNaN(r) {
-		return fmt.Sprintf("×%v", r)
-	}
-	return fmt.Sprintf("×%.3g (%+.0f %%)", r, (r-1)*100)
-}
-
 // Measures are what a finding's here may name, each with its unit.
 var Measures = map[string]string{
-	"p50": "ms", "mean": "ms", "rps": "req/s", "server_ms": "ms", "boot_ms": "ms", "floor": "ms",
-	"request_wire_bytes": "B", "response_wire_bytes": "B", "wire_bytes": "B", "rss": "MiB", "anon_rss": "MiB", "completed": "runs",
+	"p50": "ms", "mean": "ms", "rps": "req/s", "good_rps": "req/s", "last_step_rps": "req/s", "server_ms": "ms", "decode_ms": "ms", "boot_ms": "ms", "floor": "ms",
+	"request_wire_bytes": "B", "response_wire_bytes": "B", "wire_bytes": "B", "response_body_bytes": "B", "request_body_bytes": "B",
+	"rss": "MiB", "anon_rss": "MiB", "completed": "runs",
 	"marshal_ns": "ns", "unmarshal_ns": "ns", "encoded_bytes": "B",
 	"binary_added_bytes": "B",
 }
@@ -248,8 +134,8 @@ func (m Measured) value(measure string, sel map[string]string) (Value, error) {
 			vs = append(vs, map[bool]float64{true: 1}[r.Completed()])
 			continue
 		}
-		if !r.Completed() {
-			continue
+		if !r.Completed() || r.Errors > 0 && !errorsCounted(measure) {
+			continue // a run whose calls failed is no figure of its case
 		}
 		v, err := recordValue(&r, measure)
 		if err != nil {
@@ -258,13 +144,43 @@ func (m Measured) value(measure string, sel map[string]string) (Value, error) {
 		vs = append(vs, v)
 	}
 	if len(vs) == 0 {
-		return Value{}, fmt.Errorf("%s: no run completed (%s: %s)", of, recs[0].Outcome, recs[0].Reason)
+		return Value{}, fmt.Errorf("%s: no run completed without errors (%s: %s%s)", of, recs[0].Outcome, recs[0].Reason, errorText(recs[0]))
 	}
 	return Value{V: results.SpreadOf(vs).Median, Unit: unit, Of: of, Runs: vs}, nil
 }
 
+// errorsCounted says whether a measure counts a run's failed calls as
+// part of what it measures (goodput does; a latency does not).
+func errorsCounted(measure string) bool {
+	return measure == "good_rps" || strings.HasSuffix(measure, "_bytes") || measure == "rss" || measure == "anon_rss" || measure == "boot_ms"
+}
+
+func errorText(r results.Record) string {
+	if r.Errors == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d calls failed: %v", r.Errors, r.Requests, r.ErrorsByClass)
+}
+
 func recordValue(r *results.Record, measure string) (float64, error) {
 	switch measure {
+	case "good_rps":
+		return r.GoodRPS, nil
+	case "last_step_rps":
+		if len(r.Steps) == 0 {
+			return 0, fmt.Errorf("not a ramp: no steps recorded")
+		}
+		return r.Steps[len(r.Steps)-1].RPS, nil
+	case "response_body_bytes":
+		if r.ResponseBodyBytes == 0 {
+			return 0, fmt.Errorf("no reply body size recorded (a record from before hopbench kept it: run again)")
+		}
+		return float64(r.ResponseBodyBytes), nil
+	case "request_body_bytes":
+		return float64(r.RequestBodyBytes), nil
+	case "decode_ms":
+		ph, err := entryPhases(r)
+		return ph["decode"].MeanUs / 1000, err
 	case "p50":
 		return float64(r.P50Us) / 1000, nil
 	case "mean":
@@ -312,10 +228,24 @@ func recordValue(r *results.Record, measure string) (float64, error) {
 	return r.Wire.Sent + r.Wire.Received, nil // wire_bytes
 }
 
-// entryServerMs is the entry node's own time per request (its total
-// phase: from reading the request to writing the reply, downstream calls
-// included), mean.
+// entryServerMs is the entry service's own time per request, mean: from
+// reading the request to writing the reply, less its wait on the services
+// it calls (their calls' encoding and decoding included), as a study's
+// "request processing time" of one service is.
 func entryServerMs(r *results.Record) (float64, error) {
+	ph, err := entryPhases(r)
+	if err != nil {
+		return 0, err
+	}
+	total, ok := ph["total"]
+	if !ok {
+		return 0, fmt.Errorf("entry node reported no total phase")
+	}
+	return (total.MeanUs - ph["downstream"].MeanUs) / 1000, nil
+}
+
+// entryPhases is the entry node's own report of its phases.
+func entryPhases(r *results.Record) (map[string]stats.Summary, error) {
 	for _, n := range r.Nodes {
 		if n.Index != 0 {
 			continue
@@ -324,15 +254,11 @@ func entryServerMs(r *results.Record) (float64, error) {
 			Phases map[string]stats.Summary `json:"phases_us"`
 		}
 		if err := json.Unmarshal(n.Stats, &st); err != nil {
-			return 0, fmt.Errorf("entry node's stats: %w", err)
+			return nil, fmt.Errorf("entry node's stats: %w", err)
 		}
-		total, ok := st.Phases["total"]
-		if !ok {
-			return 0, fmt.Errorf("entry node reported no total phase")
-		}
-		return total.MeanUs / 1000, nil
+		return st.Phases, nil
 	}
-	return 0, fmt.Errorf("no entry node recorded")
+	return nil, fmt.Errorf("no entry node recorded")
 }
 
 // pick returns the records sel selects, all of one case.
@@ -378,6 +304,11 @@ func matches(r *results.Record, sel map[string]string) bool {
 			got = strconv.Itoa(r.Count)
 		case "load":
 			got = r.Load
+		case "generator":
+			got = "hopbench"
+			if slices.Contains(words, "independent") {
+				got = "independent"
+			}
 		case "tls", "cache", "h2", "mtls":
 			got = strconv.FormatBool(slices.Contains(words, k))
 		default:
@@ -421,7 +352,8 @@ func (m Measured) codecValue(measure, unit string, sel map[string]string) (Value
 	}
 	c := found[0]
 	v := map[string]float64{"marshal_ns": c.MarshalNs, "unmarshal_ns": c.UnmarshalNs, "encoded_bytes": float64(c.CompressedBytes)}[measure]
-	return Value{V: v, Unit: unit, Of: fmt.Sprintf("%s+%s %s×%d, in-process", c.Codec, c.Compress, c.Model, c.Count)}, nil
+	samples := map[string][]float64{"marshal_ns": c.MarshalSamplesNs, "unmarshal_ns": c.UnmarshalSamplesNs}[measure]
+	return Value{V: v, Unit: unit, Of: fmt.Sprintf("%s+%s %s×%d, in-process, timed samples", c.Codec, c.Compress, c.Model, c.Count), Runs: samples}, nil
 }
 
 func selText(sel map[string]string) string {
@@ -434,19 +366,3 @@ func selText(sel map[string]string) string {
 	return strings.Join(parts, " ")
 }
 
-// Table is the rows as a table: finding, claim, the paper's ratio, the
-// ratio here, the two figures it is made of, and the verdict.
-func Table(rows []Row) (header []string, cells [][]string) {
-	header = []string{"finding", "claim", "paper", "here", "measured here (numerator / denominator)", "verdict"}
-	for _, r := range rows {
-		here, from := "–", r.Why
-		if r.Verdict != NotMeasured {
-			here, from = ratioText(r.Ratio), r.Num.String()+" / "+r.Den.String()
-			if r.Why != "" {
-				from += "; " + r.Why
-			}
-		}
-		cells = append(cells, []string{r.Finding.ID, r.Finding.Claim, r.Paper, here, from, string(r.Verdict)})
-	}
-	return header, cells
-}

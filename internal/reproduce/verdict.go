@@ -1,0 +1,394 @@
+package reproduce
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+
+	"golang.org/x/perf/benchmath"
+
+	"github.com/hopbench/hopbench/internal/results"
+	"github.com/hopbench/hopbench/reference"
+)
+
+// Verdict is what a row concludes; these five strings and no others.
+type Verdict string
+
+const (
+	// Holds: the direction is significant (exact, for byte counts) and the
+	// paper's ratio, or its range, lies inside the interval measured here
+	// (for exact measures, within Tolerance of it). A parity claim holds
+	// when the interval sits inside the equivalence band.
+	Holds Verdict = "holds"
+	// DirectionOnly: the direction is significant, the paper's ratio lies
+	// outside: the effect here is stronger or weaker (Row.Degree).
+	DirectionOnly Verdict = "holds in direction only"
+	// DoesNotHold: the opposite direction, significant (a ranking: another
+	// stack significantly ahead; parity: the interval outside the band).
+	DoesNotHold Verdict = "does not hold"
+	// Inconclusive: no significant difference; Row.Why says what would
+	// decide it.
+	Inconclusive Verdict = "inconclusive"
+	NotMeasured  Verdict = "not measured"
+)
+
+// Tolerance is how far an exact measure's ratio (bytes, sizes) may sit
+// from the paper's and still hold in degree: 10 % either way.
+const Tolerance = 0.10
+
+// MinRuns is how many completed runs each side of a timing needs before a
+// direction is decided: with four against four a Mann–Whitney U test can
+// reach p < 0.05; with three against three it never can.
+const MinRuns = 4
+
+// Alpha is the significance level of that test, benchstat's.
+var Alpha = benchmath.DefaultThresholds.CompareAlpha
+
+// Confidence of the intervals, and the bootstrap that makes them.
+const (
+	Confidence = 0.95
+	resamples  = 4000
+)
+
+// IntervalMethod names how a timing's interval is made, once for tables.
+const IntervalMethod = "95 % percentile bootstrap over runs (the ratio of the two sides' medians, runs resampled with replacement, 4000 times)"
+
+// Row is one finding, published and here.
+type Row struct {
+	Finding reference.Finding
+	// Paper is the published ratio as text: one value, a range, or
+	// "direction only"; for a ranking, with the study's order.
+	Paper string
+	// Num and Den are the two figures measured here (for a ranking, the
+	// named stack and its runner-up, or the leader if it is not first);
+	// Ratio is Num over Den.
+	Num, Den Value
+	Ratio    float64
+	// Low and High bound Ratio at Confidence; both zero for an exact
+	// measure or a side with one run.
+	Low, High float64
+	// Test names what decided the direction, with its p-value.
+	Test    string
+	Verdict Verdict
+	// Degree says, for a direction that holds, how here's ratio sits
+	// against the paper's: "as published", "stronger", "weaker".
+	Degree string
+	// Ranking is every contender's figure here, first to last.
+	Ranking string
+	// Why says what is missing when not measured, and what would decide
+	// an inconclusive row.
+	Why string
+}
+
+// Check computes every finding of study from m.
+func Check(study *reference.Study, m Measured) []Row {
+	var rows []Row
+	for _, f := range study.Findings {
+		row := Row{Finding: f, Paper: paper(study, f)}
+		if f.Rank != nil {
+			m.rank(&row)
+		} else {
+			m.pair(&row)
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// pair judges a finding of two sides.
+func (m Measured) pair(row *Row) {
+	f := row.Finding
+	var err error
+	if row.Num, err = m.value(f.Here.Measure, f.Here.Num); err == nil {
+		row.Den, err = m.value(f.Here.Measure, f.Here.Den)
+	}
+	switch {
+	case err != nil:
+		row.Verdict, row.Why = NotMeasured, err.Error()
+		return
+	case row.Num.V == 0 && row.Den.V == 0:
+		row.Verdict, row.Why = NotMeasured, "both sides measured 0: no direction"
+		return
+	}
+	row.judge(f.HoldsWhen)
+}
+
+// judge sets ratio, interval, test and verdict from Num and Den, for a
+// claim of direction dir (reference.Less, Greater or About).
+func (row *Row) judge(dir string) {
+	row.Ratio = row.Num.V / row.Den.V
+	exact := !timing(row.Finding.Here.Measure)
+	if !exact {
+		row.Low, row.High = bootstrap(row.Num.Runs, row.Den.Runs)
+	}
+	if dir == reference.About {
+		row.parity(exact)
+		return
+	}
+	sig := true
+	if exact {
+		row.Test = "exact measure"
+	} else {
+		sig, row.Test, row.Why = significant(row.Num.Runs, row.Den.Runs)
+	}
+	toward := dir == reference.Less && row.Ratio < 1 || dir == reference.Greater && row.Ratio > 1
+	switch {
+	case !sig:
+		row.Verdict = Inconclusive
+	case !toward:
+		row.Verdict = DoesNotHold
+	default:
+		row.Verdict, row.Degree = row.degree(dir, exact)
+	}
+}
+
+// degree compares a direction that holds with the paper's ratio.
+func (row *Row) degree(dir string, exact bool) (Verdict, string) {
+	lo, hi, ok := publishedRange(row.Paper)
+	if !ok {
+		return Holds, "the paper gives a direction only"
+	}
+	l, h := row.Low, row.High
+	if exact || l == 0 && h == 0 {
+		l, h = row.Ratio/(1+Tolerance), row.Ratio*(1+Tolerance)
+	}
+	if h >= lo && l <= hi {
+		return Holds, "the paper's ratio is inside here's interval"
+	}
+	// Further from 1 in the claimed direction is stronger.
+	stronger := dir == reference.Less && h < lo || dir == reference.Greater && l > hi
+	if stronger {
+		return DirectionOnly, "stronger here than in the paper"
+	}
+	return DirectionOnly, "weaker here than in the paper"
+}
+
+// parity judges a "very similar" claim against the equivalence band.
+func (row *Row) parity(exact bool) {
+	lo, hi := 1/(1+reference.Equivalence), 1+reference.Equivalence
+	band := fmt.Sprintf("equivalence band ×%.3g to ×%.3g", lo, hi)
+	l, h := row.Low, row.High
+	if exact {
+		l, h = row.Ratio, row.Ratio
+		row.Test = "exact measure, " + band
+	} else {
+		row.Test = band
+	}
+	switch {
+	case !exact && len(row.Num.Runs) < 2 || !exact && len(row.Den.Runs) < 2:
+		row.Verdict, row.Why = Inconclusive, "one run a side has no interval: repeat the runs (5 a side) to compare it with the band"
+	case l >= lo && h <= hi:
+		row.Verdict = Holds
+	case h < lo || l > hi:
+		row.Verdict = DoesNotHold
+	default:
+		row.Verdict, row.Why = Inconclusive, "the interval crosses the band's edge: more runs would narrow it"
+	}
+}
+
+// significant decides whether two sides' runs differ, by a Mann–Whitney U
+// test over the runs; with fewer than MinRuns a side nothing is decided.
+func significant(num, den []float64) (bool, string, string) {
+	if len(num) < MinRuns || len(den) < MinRuns {
+		return false, fmt.Sprintf("none: %d and %d runs", len(num), len(den)),
+			fmt.Sprintf("%d and %d runs cannot show a significant difference: %d or more a side (5 recommended) can decide it", len(num), len(den), MinRuns)
+	}
+	th := &benchmath.Thresholds{CompareAlpha: Alpha}
+	c := benchmath.AssumeNothing.Compare(benchmath.NewSample(num, th), benchmath.NewSample(den, th))
+	test := fmt.Sprintf("Mann–Whitney U, %d and %d runs: p=%.2g", len(num), len(den), c.P)
+	if c.P > c.Alpha {
+		return false, test, fmt.Sprintf("no significant difference at α=%g: more runs, or a quieter machine, would tell a difference this small", c.Alpha)
+	}
+	return true, test, ""
+}
+
+// bootstrap is the Confidence interval of median(num)/median(den), from
+// resampling each side's runs with replacement; zeros for a side with
+// fewer than two runs. Seeded: one set of runs gives one interval.
+func bootstrap(num, den []float64) (lo, hi float64) {
+	if len(num) < 2 || len(den) < 2 {
+		return 0, 0
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	a, b := make([]float64, len(num)), make([]float64, len(den))
+	ratios := make([]float64, resamples)
+	for i := range ratios {
+		for j := range a {
+			a[j] = num[rng.IntN(len(num))]
+		}
+		for j := range b {
+			b[j] = den[rng.IntN(len(den))]
+		}
+		ratios[i] = median(a) / median(b)
+	}
+	slices.Sort(ratios)
+	tail := (1 - Confidence) / 2
+	return ratios[int(tail*resamples)], ratios[int((1-tail)*resamples)-1]
+}
+
+func median(v []float64) float64 { return results.SpreadOf(v).Median }
+
+// rank judges a superlative: every contender measured, ranked, and the
+// named stack set against the runner-up (or the leader, if it is not
+// first).
+func (m Measured) rank(row *Row) {
+	f := row.Finding
+	named := f.Here.Num["stack"]
+	var vals []Value
+	var missing []string
+	for _, st := range f.Rank.Among {
+		sel := maps.Clone(f.Here.Num)
+		sel["stack"] = st
+		v, err := m.value(f.Here.Measure, sel)
+		if err != nil {
+			if st == named {
+				row.Verdict, row.Why = NotMeasured, err.Error()
+				return
+			}
+			missing = append(missing, st)
+			continue
+		}
+		v.Stack = st
+		vals = append(vals, v)
+	}
+	if len(vals) < 2 {
+		row.Verdict, row.Why = NotMeasured, "fewer than two of the stacks ranked were measured: "+strings.Join(missing, ", ")
+		return
+	}
+	slices.SortStableFunc(vals, func(a, b Value) int {
+		if f.Rank.First == "highest" {
+			return cmp.Compare(b.V, a.V)
+		}
+		return cmp.Compare(a.V, b.V)
+	})
+	row.Ranking = rankingText(vals, missing)
+	dir := reference.Less
+	if f.Rank.First == "highest" {
+		dir = reference.Greater
+	}
+	if vals[0].Stack == named {
+		row.Num, row.Den = vals[0], vals[1]
+		row.judge(dir)
+		return
+	}
+	i := slices.IndexFunc(vals, func(v Value) bool { return v.Stack == named })
+	row.Num, row.Den = vals[i], vals[0]
+	row.judge(dir) // the leader ahead: the ratio points the other way
+	if row.Verdict == Inconclusive {
+		row.Why = fmt.Sprintf("%s ranks %s here, behind %s, but not significantly: %s", named, ordinal(i+1), vals[0].Stack, row.Why)
+	}
+}
+
+func rankingText(vals []Value, missing []string) string {
+	var parts []string
+	for _, v := range vals {
+		parts = append(parts, fmt.Sprintf("%s %s", v.Stack, short(v.V)))
+	}
+	s := strings.Join(parts, ", ") + " " + vals[0].Unit
+	if len(missing) > 0 {
+		s += "; not measured: " + strings.Join(missing, ", ")
+	}
+	return s
+}
+
+func ordinal(n int) string {
+	return map[int]string{1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth"}[n]
+}
+
+func short(v float64) string {
+	if math.Abs(v) >= 1000 {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
+}
+
+func paper(s *reference.Study, f reference.Finding) string {
+	lo, hi, ok := s.Published(f)
+	text := "direction only"
+	switch {
+	case f.HoldsWhen == reference.About && !ok:
+		text = "about ×1 (parity)"
+	case !ok:
+	case lo == hi:
+		text = ratioText(lo)
+	default:
+		text = ratioText(lo) + " to " + ratioText(hi)
+	}
+	if f.Rank != nil {
+		text += "; ranking: " + f.Rank.Paper
+	}
+	return text
+}
+
+// publishedRange reads the paper's ratio back from its text.
+func publishedRange(paper string) (lo, hi float64, ok bool) {
+	var nums []float64
+	for _, w := range strings.Fields(paper) {
+		if v, err := strconv.ParseFloat(strings.TrimPrefix(w, "×"), 64); err == nil && strings.HasPrefix(w, "×") {
+			nums = append(nums, v)
+		}
+	}
+	switch len(nums) {
+	case 0:
+		return 0, 0, false
+	case 1:
+		return nums[0], nums[0], true
+	}
+	return nums[0], nums[1], true
+}
+
+// ratioText writes a ratio as ×r and the difference it means, e.g.
+// ×0.74 (−26 %).
+func ratioText(r float64) string {
+	if math.IsInf(r, 0) || math.IsNaN(r) {
+		return fmt.Sprintf("×%v", r)
+	}
+	return fmt.Sprintf("×%.3g (%+.0f %%)", r, (r-1)*100)
+}
+
+// Counts tallies the rows by verdict, in the verdicts' order.
+func Counts(rows []Row) string {
+	n := map[Verdict]int{}
+	for _, r := range rows {
+		n[r.Verdict]++
+	}
+	var parts []string
+	for _, v := range []Verdict{Holds, DirectionOnly, DoesNotHold, Inconclusive, NotMeasured} {
+		parts = append(parts, fmt.Sprintf("%s %d", v, n[v]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Table is the rows as a table: finding, claim, the paper's ratio, the
+// ratio here with its interval, the two figures (or the ranking) it is
+// made of, the test behind the direction, and the verdict.
+func Table(rows []Row) (header []string, cells [][]string) {
+	header = []string{"finding", "claim", "paper", "here", "95 % CI", "measured here", "test", "verdict"}
+	for _, r := range rows {
+		here, ci, from := "–", "–", r.Why
+		if r.Verdict != NotMeasured {
+			here = ratioText(r.Ratio)
+			if r.Low != 0 || r.High != 0 {
+				ci = fmt.Sprintf("×%.3g to ×%.3g", r.Low, r.High)
+			} else if !timing(r.Finding.Here.Measure) {
+				ci = "exact"
+			}
+			from = r.Num.String() + " / " + r.Den.String()
+			if r.Ranking != "" {
+				from = "ranking here: " + r.Ranking + "; " + from
+			}
+			for _, s := range []string{r.Degree, r.Why} {
+				if s != "" {
+					from += "; " + s
+				}
+			}
+		}
+		cells = append(cells, []string{r.Finding.ID, r.Finding.Claim, r.Paper, here, ci, from, r.Test, string(r.Verdict)})
+	}
+	return header, cells
+}
