@@ -365,4 +365,3 @@ func selText(sel map[string]string) string {
 	}
 	return strings.Join(parts, " ")
 }
-

@@ -185,7 +185,7 @@ func TestParityNeedsTheIntervalInsideTheBand(t *testing.T) {
 	var fs []reference.Finding
 	for _, part := range []string{"same", "apart", "wide"} {
 		f := finding(part, "p50", reference.About, map[string]string{"part": part, "stack": "rest+proto"}, map[string]string{"part": part, "stack": "rest"})
-			fs = append(fs, directionOnly(f))
+		fs = append(fs, directionOnly(f))
 	}
 	rows := Check(study(fs...), Measured{Records: recs})
 	for i, w := range []Verdict{Holds, DoesNotHold, Inconclusive} {
