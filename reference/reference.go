@@ -196,8 +196,8 @@ func (s *Study) validateFinding(c Finding) error {
 		return fmt.Errorf("rank: the stack here's num names, %q, is not among %v", c.Here.Num["stack"], c.Rank.Among)
 	case c.Rank != nil && c.HoldsWhen == About:
 		return fmt.Errorf("a ranking claims a direction, not parity")
-	case c.Here.Measure == "" || len(c.Here.Num) == 0 || len(c.Here.Den) == 0:
-		return fmt.Errorf("here needs a measure and num and den selectors")
+	case c.Here.Measure == "" || len(c.Here.Num) == 0 || len(c.Here.Den) == 0 && c.Rank == nil:
+		return fmt.Errorf("here needs a measure and num and den selectors (a ranking, num alone)")
 	case (c.Ratio == [2]string{}) == (c.Stated == nil):
 		return fmt.Errorf("give either ratio (two figure ids) or stated (the ratio in the text's words)")
 	case c.Stated != nil:

@@ -150,9 +150,10 @@ func (m Measured) value(measure string, sel map[string]string) (Value, error) {
 }
 
 // errorsCounted says whether a measure counts a run's failed calls as
-// part of what it measures (goodput does; a latency does not).
+// part of what it measures (goodput does, and the requests a ramp's last
+// step carried, late ones included; a latency does not).
 func errorsCounted(measure string) bool {
-	return measure == "good_rps" || strings.HasSuffix(measure, "_bytes") || measure == "rss" || measure == "anon_rss" || measure == "boot_ms"
+	return measure == "good_rps" || measure == "last_step_rps" || strings.HasSuffix(measure, "_bytes") || measure == "rss" || measure == "anon_rss" || measure == "boot_ms"
 }
 
 func errorText(r results.Record) string {
