@@ -39,8 +39,9 @@ type Config struct {
 	Count int
 	Seed  uint64
 	// Rate is requests per second, evenly spaced; each request's latency
-	// runs from when it was due, so a slow reply delays the next and is
-	// charged for it.
+	// runs from when it was due (or, when the client was on time and slept,
+	// from when it woke), so a slow reply delays the next and is charged
+	// for it.
 	Rate     float64
 	Warmup   time.Duration
 	Duration time.Duration
@@ -155,8 +156,14 @@ func (c *caller) run(ctx context.Context) (*load.Result, error) {
 		if !due.Before(end) {
 			break
 		}
+		slept := due.After(cfg.now())
 		if !sleepUntil(ctx, due) {
 			break
+		}
+		if slept {
+			// On time, it slept: a timer wakes up to a millisecond late,
+			// which is this generator's lateness, not the service's.
+			due = cfg.now()
 		}
 		if !opened && !due.Before(start) {
 			opened = true
