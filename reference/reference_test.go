@@ -43,7 +43,7 @@ func TestEnsorFindingsMatchTheText(t *testing.T) {
 	if ensor == nil {
 		t.Fatal("no ensor study")
 	}
-	want := map[string]float64{"proto-marshals-faster": 5.9, "proto-unmarshals-faster": 2.4, "proto-request-smaller": 1.52}
+	want := map[string]float64{"proto-marshals-faster": 5.9, "proto-unmarshals-faster": 2.4, "proto-request-smaller": 1.52, "json-unmarshals-slower": 2.32, "proto-unmarshals-slower": 5.70}
 	for _, f := range ensor.Findings {
 		got, _, _ := ensor.Published(f)
 		if math.Abs(got-want[f.ID]) > 0.05 {
