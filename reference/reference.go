@@ -103,7 +103,15 @@ type Here struct {
 	Measure string            `yaml:"measure"`
 	Num     map[string]string `yaml:"num"`
 	Den     map[string]string `yaml:"den"`
+	// Num2 and Den2 make the finding an interaction: the ratio num/den
+	// over num2/den2, e.g. REST over gRPC with TLS against the same
+	// without ("TLS offsets REST's advantage").
+	Num2 map[string]string `yaml:"num2,omitempty"`
+	Den2 map[string]string `yaml:"den2,omitempty"`
 }
+
+// Interaction reports whether the finding compares two ratios.
+func (h Here) Interaction() bool { return len(h.Num2) > 0 }
 
 // Units a figure may have.
 var Units = []string{"ns/op", "µs", "ms", "s", "B", "kB", "KiB", "MB", "MiB", "req/s", "%"}
@@ -194,6 +202,8 @@ func (s *Study) validateFinding(c Finding) error {
 		return fmt.Errorf("rank needs among (two stacks or more), first (lowest or highest) and the paper's ranking")
 	case c.Rank != nil && !contains(c.Rank.Among, c.Here.Num["stack"]):
 		return fmt.Errorf("rank: the stack here's num names, %q, is not among %v", c.Here.Num["stack"], c.Rank.Among)
+	case (len(c.Here.Num2) == 0) != (len(c.Here.Den2) == 0) || c.Here.Interaction() && c.Rank != nil:
+		return fmt.Errorf("an interaction needs both num2 and den2, and is not a ranking")
 	case c.Rank != nil && c.HoldsWhen == About:
 		return fmt.Errorf("a ranking claims a direction, not parity")
 	case c.Here.Measure == "" || len(c.Here.Num) == 0 || len(c.Here.Den) == 0 && c.Rank == nil:

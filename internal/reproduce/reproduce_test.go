@@ -2,6 +2,7 @@ package reproduce
 
 import (
 	"encoding/json"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -192,6 +193,35 @@ func TestParityNeedsTheIntervalInsideTheBand(t *testing.T) {
 		if r := rows[i]; r.Verdict != w || !strings.Contains(r.Test, "equivalence band") {
 			t.Errorf("%s: %s ×%.3f [%.3f, %.3f] (%s); want %s", r.Finding.ID, r.Verdict, r.Ratio, r.Low, r.High, r.Test, w)
 		}
+	}
+}
+
+// An interaction compares two ratios: TLS narrowing REST's lead holds
+// when REST-over-gRPC with TLS is significantly above the same without.
+func TestAnInteractionComparesTwoRatios(t *testing.T) {
+	var recs []results.Record
+	tls := func(recs []results.Record) []results.Record {
+		for i := range recs {
+			recs[i].Options, recs[i].Case = "tls", recs[i].Case+" tls"
+		}
+		return recs
+	}
+	recs = append(recs, runs("l", "rest", 570, 571, 569, 572, 568)...)
+	recs = append(recs, runs("l", "grpc", 680, 681, 679, 682, 678)...)
+	recs = append(recs, tls(runs("l", "rest", 760, 761, 759, 762, 758))...)
+	recs = append(recs, tls(runs("l", "grpc", 820, 821, 819, 822, 818))...)
+	sel := func(stack, tls string) map[string]string { return map[string]string{"part": "l", "stack": stack, "tls": tls} }
+	f := finding("offsets", "p50", "greater than 1", sel("rest", "true"), sel("grpc", "true"))
+	f.Here.Num2, f.Here.Den2 = sel("rest", "false"), sel("grpc", "false")
+	f.Ratio, f.Stated = [2]string{}, &reference.Stated{Low: 1.106, High: 1.106, Quote: "q", Where: "w"}
+	flat := f
+	flat.HoldsWhen = "less than 1"
+	r := Check(study(f, flat), Measured{Records: recs})
+	if math.Abs(r[0].Ratio-1.106) > 0.001 || r[0].Verdict != Holds || r[0].Low > 1.106 || r[0].High < 1.106 || !strings.Contains(r[0].Test, "interaction") {
+		t.Errorf("offsets: %s ×%.4f [%.4f, %.4f] (%s)", r[0].Verdict, r[0].Ratio, r[0].Low, r[0].High, r[0].Test)
+	}
+	if r[1].Verdict != DoesNotHold {
+		t.Errorf("the opposite claim: %s", r[1].Verdict)
 	}
 }
 

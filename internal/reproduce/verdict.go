@@ -90,9 +90,12 @@ func Check(study *reference.Study, m Measured) []Row {
 	var rows []Row
 	for _, f := range study.Findings {
 		row := Row{Finding: f, Paper: paper(study, f)}
-		if f.Rank != nil {
+		switch {
+		case f.Rank != nil:
 			m.rank(&row)
-		} else {
+		case f.Here.Interaction():
+			m.interaction(&row)
+		default:
 			m.pair(&row)
 		}
 		rows = append(rows, row)
@@ -116,6 +119,45 @@ func (m Measured) pair(row *Row) {
 		return
 	}
 	row.judge(f.HoldsWhen)
+}
+
+// interaction judges a ratio of two ratios: num/den over num2/den2. Its
+// direction is significant when its bootstrap interval leaves out 1 (no
+// rank test compares two ratios).
+func (m Measured) interaction(row *Row) {
+	h := row.Finding.Here
+	sides := make([]Value, 4)
+	for i, sel := range []map[string]string{h.Num, h.Den, h.Num2, h.Den2} {
+		v, err := m.value(h.Measure, sel)
+		if err != nil {
+			row.Verdict, row.Why = NotMeasured, err.Error()
+			return
+		}
+		sides[i] = v
+	}
+	row.Num = Value{V: sides[0].V / sides[1].V, Unit: "×", Of: sides[0].String() + " over " + sides[1].String()}
+	row.Den = Value{V: sides[2].V / sides[3].V, Unit: "×", Of: sides[2].String() + " over " + sides[3].String()}
+	row.Ratio = row.Num.V / row.Den.V
+	runs := [][]float64{sides[0].Runs, sides[1].Runs, sides[2].Runs, sides[3].Runs}
+	row.Low, row.High = bootstrapOf(runs, func(m []float64) float64 { return m[0] / m[1] / (m[2] / m[3]) })
+	for _, r := range runs {
+		if len(r) < MinRuns {
+			row.Verdict, row.Test = Inconclusive, "none"
+			row.Why = fmt.Sprintf("an interaction needs %d runs of each of its four cases", MinRuns)
+			return
+		}
+	}
+	row.Test = "interaction: the 95 % interval leaves out ×1"
+	dir := row.Finding.HoldsWhen
+	switch {
+	case row.Low <= 1 && row.High >= 1:
+		row.Verdict, row.Test = Inconclusive, "interaction: the 95 % interval holds ×1"
+		row.Why = "no significant interaction: more runs, or a quieter machine, would tell one this small"
+	case dir == reference.Less && row.High < 1 || dir == reference.Greater && row.Low > 1:
+		row.Verdict, row.Degree = row.degree(dir, false)
+	default:
+		row.Verdict = DoesNotHold
+	}
 }
 
 // judge sets ratio, interval, test and verdict from Num and Den, for a
@@ -211,24 +253,37 @@ func significant(num, den []float64) (bool, string, string) {
 // resampling each side's runs with replacement; zeros for a side with
 // fewer than two runs. Seeded: one set of runs gives one interval.
 func bootstrap(num, den []float64) (lo, hi float64) {
-	if len(num) < 2 || len(den) < 2 {
-		return 0, 0
+	return bootstrapOf([][]float64{num, den}, func(m []float64) float64 { return m[0] / m[1] })
+}
+
+// bootstrapOf is the Confidence interval of stat over the medians of the
+// sides, each side's runs resampled with replacement; zeros when a side
+// has fewer than two runs.
+func bootstrapOf(sides [][]float64, stat func(medians []float64) float64) (lo, hi float64) {
+	for _, s := range sides {
+		if len(s) < 2 {
+			return 0, 0
+		}
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	a, b := make([]float64, len(num)), make([]float64, len(den))
-	ratios := make([]float64, resamples)
-	for i := range ratios {
-		for j := range a {
-			a[j] = num[rng.IntN(len(num))]
-		}
-		for j := range b {
-			b[j] = den[rng.IntN(len(den))]
-		}
-		ratios[i] = median(a) / median(b)
+	draw := make([][]float64, len(sides))
+	for i, s := range sides {
+		draw[i] = make([]float64, len(s))
 	}
-	slices.Sort(ratios)
+	medians := make([]float64, len(sides))
+	stats := make([]float64, resamples)
+	for i := range stats {
+		for k, s := range sides {
+			for j := range draw[k] {
+				draw[k][j] = s[rng.IntN(len(s))]
+			}
+			medians[k] = median(draw[k])
+		}
+		stats[i] = stat(medians)
+	}
+	slices.Sort(stats)
 	tail := (1 - Confidence) / 2
-	return ratios[int(tail*resamples)], ratios[int((1-tail)*resamples)-1]
+	return stats[int(tail*resamples)], stats[int((1-tail)*resamples)-1]
 }
 
 func median(v []float64) float64 { return results.SpreadOf(v).Median }
