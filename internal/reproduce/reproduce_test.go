@@ -210,7 +210,9 @@ func TestAnInteractionComparesTwoRatios(t *testing.T) {
 	recs = append(recs, runs("l", "grpc", 680, 681, 679, 682, 678)...)
 	recs = append(recs, tls(runs("l", "rest", 760, 761, 759, 762, 758))...)
 	recs = append(recs, tls(runs("l", "grpc", 820, 821, 819, 822, 818))...)
-	sel := func(stack, tls string) map[string]string { return map[string]string{"part": "l", "stack": stack, "tls": tls} }
+	sel := func(stack, tls string) map[string]string {
+		return map[string]string{"part": "l", "stack": stack, "tls": tls}
+	}
 	f := finding("offsets", "p50", "greater than 1", sel("rest", "true"), sel("grpc", "true"))
 	f.Here.Num2, f.Here.Den2 = sel("rest", "false"), sel("grpc", "false")
 	f.Ratio, f.Stated = [2]string{}, &reference.Stated{Low: 1.106, High: 1.106, Quote: "q", Where: "w"}
