@@ -149,12 +149,33 @@ func runExperiment(cmd *cobra.Command, a *app, spec *experiment.Spec, data []byt
 
 // runReporter shows each run as it starts, a live line while it measures,
 // and its outcome when it ends.
+// timeLeft guesses the experiment's remaining time from the runs so far:
+// their mean time times the runs still to make (", ~12m left"); nothing
+// before the first run has ended.
+func timeLeft(done, total int, spent time.Duration) string {
+	if done == 0 {
+		return ""
+	}
+	left := (spent / time.Duration(done) * time.Duration(total-done)).Round(time.Minute)
+	switch {
+	case left < time.Minute:
+		return ", <1m left"
+	case left < time.Hour:
+		return fmt.Sprintf(", ~%dm left", int(left.Minutes()))
+	}
+	return fmt.Sprintf(", ~%dh%02dm left", int(left.Hours()), int(left.Minutes())%60)
+}
+
 func runReporter(a *app) (func(int, int, experiment.Run), func(experiment.Run, load.Second), func(*results.Record)) {
 	var live *liveLine
+	var began time.Time
 	onRun := func(i, n int, r experiment.Run) {
-		live = newLiveLine(a.stderr, fmt.Sprintf("[%d/%d] %s", i+1, n, r.Case()), time.Duration(r.Duration))
+		if i == 0 {
+			began = time.Now()
+		}
+		live = newLiveLine(a.stderr, fmt.Sprintf("[%d/%d%s] %s", i+1, n, timeLeft(i, n, time.Since(began)), r.Case()), time.Duration(r.Duration))
 		if !live.tty {
-			fmt.Fprintf(a.stderr, "[%d/%d] %s\n", i+1, n, r.Case())
+			fmt.Fprintln(a.stderr, live.label)
 		}
 	}
 	onSecond := func(_ experiment.Run, s load.Second) { live.second(s) }
