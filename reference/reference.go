@@ -202,8 +202,8 @@ func (s *Study) validateFinding(c Finding) error {
 		return fmt.Errorf("rank needs among (two stacks or more), first (lowest or highest) and the paper's ranking")
 	case c.Rank != nil && !contains(c.Rank.Among, c.Here.Num["stack"]):
 		return fmt.Errorf("rank: the stack here's num names, %q, is not among %v", c.Here.Num["stack"], c.Rank.Among)
-	case (len(c.Here.Num2) == 0) != (len(c.Here.Den2) == 0) || c.Here.Interaction() && c.Rank != nil:
-		return fmt.Errorf("an interaction needs both num2 and den2, and is not a ranking")
+	case (len(c.Here.Num2) == 0) != (len(c.Here.Den2) == 0) || c.Here.Interaction() && (c.Rank != nil || c.HoldsWhen == About):
+		return fmt.Errorf("an interaction needs both num2 and den2, and claims a direction: neither a ranking nor parity")
 	case c.Rank != nil && c.HoldsWhen == About:
 		return fmt.Errorf("a ranking claims a direction, not parity")
 	case c.Here.Measure == "" || len(c.Here.Num) == 0 || len(c.Here.Den) == 0 && c.Rank == nil:

@@ -320,14 +320,15 @@ func (e *execution) drive(ctx context.Context, r Run, cfg load.Config, tgt *load
 }
 
 // nodeEnv is the nodes' environment: the runner's, and the Go runtime's
-// soft memory limit when the run sets one, last so that it wins over a
-// GOMEMLIMIT the nodes would otherwise inherit.
+// soft memory limit the run sets, or off when it sets none; last, so that
+// it wins over a GOMEMLIMIT the nodes would otherwise inherit and the
+// record says what ran.
 func nodeEnv(env []string, r Run) []string {
 	out := slices.DeleteFunc(slices.Clone(env), func(kv string) bool { return strings.HasPrefix(kv, "GOMEMLIMIT=") })
 	if r.GoMemLimit > 0 {
-		out = append(out, fmt.Sprintf("GOMEMLIMIT=%d", int64(r.GoMemLimit)))
+		return append(out, fmt.Sprintf("GOMEMLIMIT=%d", int64(r.GoMemLimit)))
 	}
-	return out
+	return append(out, "GOMEMLIMIT=off")
 }
 
 func (e *execution) nodeArgs(r Run) []string {

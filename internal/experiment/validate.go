@@ -286,8 +286,11 @@ func (s *Spec) validateIndependent(bad func(string, string, ...any)) {
 		bad("generators", "the independent generator speaks plain HTTP/1.1: set tls and http2 false where it runs")
 	}
 	for i, l := range s.Loads {
-		if l.Rate == nil {
+		switch {
+		case l.Rate == nil:
 			bad(fmt.Sprintf("loads[%d]", i), "the independent generator paces an open loop: give a rate load, e.g. {rate: {rate: 2}}")
+		case l.Rate.Arrivals == "poisson":
+			bad(fmt.Sprintf("loads[%d].rate.arrivals", i), "the independent generator paces evenly, one request in flight: leave arrivals constant")
 		}
 	}
 	if !slices.Contains([]string{"", "direct"}, strings.Join(s.Topologies, ",")) {

@@ -134,7 +134,7 @@ func (m Measured) value(measure string, sel map[string]string) (Value, error) {
 			vs = append(vs, map[bool]float64{true: 1}[r.Completed()])
 			continue
 		}
-		if !r.Completed() || r.Errors > 0 && !errorsCounted(measure) {
+		if !r.Completed() || r.Errors > 0 && !errorsCounted(measure) || r.Errors > 0 && r.Errors >= r.Requests && measure != "good_rps" {
 			continue // a run whose calls failed is no figure of its case
 		}
 		v, err := recordValue(&r, measure)
@@ -168,8 +168,14 @@ func recordValue(r *results.Record, measure string) (float64, error) {
 	case "good_rps":
 		return r.GoodRPS, nil
 	case "last_step_rps":
+		// Replies the last step got, late ones included: a call that
+		// failed otherwise carried nothing. Steps count errors of every
+		// class together, so only a run whose errors were all late says.
 		if len(r.Steps) == 0 {
 			return 0, fmt.Errorf("not a ramp: no steps recorded")
+		}
+		if r.Errors != r.ErrorsByClass["over_sla"] {
+			return 0, fmt.Errorf("calls failed other than by arriving late (%v): the last step's replies cannot be told from its failures", r.ErrorsByClass)
 		}
 		return r.Steps[len(r.Steps)-1].RPS, nil
 	case "response_body_bytes":

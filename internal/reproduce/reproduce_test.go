@@ -172,6 +172,18 @@ func TestASuperlativeRanksEveryContender(t *testing.T) {
 	if r := rows[2]; r.Den.Stack != "kafka" || !strings.Contains(r.Paper, "ranking: amqp, grpc, rest, kafka") {
 		t.Errorf("rest, fastest: against %q (want the runner-up, kafka), paper %q", r.Den.Stack, r.Paper)
 	}
+	// A contender that could not be measured (its calls failed) may be
+	// the one ahead: first of the rest is not first of all.
+	failed := rec("l", "graphql", 5, "", results.OutcomeErrors, 10, 1)
+	failed.Requests, failed.Errors = 10, 10
+	withFailed := func(f reference.Finding) reference.Finding {
+		f.Rank.Among = append(slices.Clone(f.Rank.Among), "graphql")
+		return f
+	}
+	r := Check(study(withFailed(rank("rest", "lowest"))), Measured{Records: append(recs, failed)})[0]
+	if r.Verdict != Inconclusive || !strings.Contains(r.Why, "graphql could not be measured") || !strings.Contains(r.Ranking, "not measured: graphql") {
+		t.Errorf("rest first, graphql's calls all failed: %s (%s; %s)", r.Verdict, r.Why, r.Ranking)
+	}
 }
 
 // A parity claim holds when the interval sits inside the equivalence band.
@@ -188,8 +200,12 @@ func TestParityNeedsTheIntervalInsideTheBand(t *testing.T) {
 		f := finding(part, "p50", reference.About, map[string]string{"part": part, "stack": "rest+proto"}, map[string]string{"part": part, "stack": "rest"})
 		fs = append(fs, directionOnly(f))
 	}
+	recs = append(recs, runs("few", "rest+proto", 1000, 1001)...)
+	recs = append(recs, runs("few", "rest", 1000, 1001)...)
+	f := finding("few", "p50", reference.About, map[string]string{"part": "few", "stack": "rest+proto"}, map[string]string{"part": "few", "stack": "rest"})
+	fs = append(fs, directionOnly(f))
 	rows := Check(study(fs...), Measured{Records: recs})
-	for i, w := range []Verdict{Holds, DoesNotHold, Inconclusive} {
+	for i, w := range []Verdict{Holds, DoesNotHold, Inconclusive, Inconclusive} {
 		if r := rows[i]; r.Verdict != w || !strings.Contains(r.Test, "equivalence band") {
 			t.Errorf("%s: %s ×%.3f [%.3f, %.3f] (%s); want %s", r.Finding.ID, r.Verdict, r.Ratio, r.Low, r.High, r.Test, w)
 		}

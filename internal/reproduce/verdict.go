@@ -64,6 +64,10 @@ type Row struct {
 	// Paper is the published ratio as text: one value, a range, or
 	// "direction only"; for a ranking, with the study's order.
 	Paper string
+	// PaperLow and PaperHigh are the published ratio (equal for one
+	// value); HasPaper is false for a direction-only claim.
+	PaperLow, PaperHigh float64
+	HasPaper            bool
 	// Num and Den are the two figures measured here (for a ranking, the
 	// named stack and its runner-up, or the leader if it is not first);
 	// Ratio is Num over Den.
@@ -90,6 +94,7 @@ func Check(study *reference.Study, m Measured) []Row {
 	var rows []Row
 	for _, f := range study.Findings {
 		row := Row{Finding: f, Paper: paper(study, f)}
+		row.PaperLow, row.PaperHigh, row.HasPaper = study.Published(f)
 		switch {
 		case f.Rank != nil:
 			m.rank(&row)
@@ -150,6 +155,9 @@ func (m Measured) interaction(row *Row) {
 	row.Test = "interaction: the 95 % interval leaves out ×1"
 	dir := row.Finding.HoldsWhen
 	switch {
+	case !finite(row.Low, row.High):
+		row.Verdict, row.Test = Inconclusive, "interaction: no finite interval"
+		row.Why = "a case's median is 0 in some resamples"
 	case row.Low <= 1 && row.High >= 1:
 		row.Verdict, row.Test = Inconclusive, "interaction: the 95 % interval holds ×1"
 		row.Why = "no significant interaction: more runs, or a quieter machine, would tell one this small"
@@ -182,6 +190,17 @@ func (row *Row) judge(dir string) {
 	switch {
 	case !sig:
 		row.Verdict = Inconclusive
+	case row.Ratio == 1:
+		row.Verdict, row.Why = DoesNotHold, "a tie: the two sides measure the same"
+	case !finite(row.Ratio, row.Ratio):
+		row.Verdict, row.Why = Inconclusive, "the ratio is not finite: a side measured 0"
+	case !exact && !finite(row.Low, row.High):
+		row.Low, row.High = 0, 0 // no interval to show
+		row.Verdict, row.Degree = row.degree(dir, true)
+		row.Why = "the interval is not finite (a side's median is 0 in some resamples); the degree is judged as for an exact measure"
+		if !toward {
+			row.Verdict, row.Degree = DoesNotHold, ""
+		}
 	case !toward:
 		row.Verdict = DoesNotHold
 	default:
@@ -191,8 +210,8 @@ func (row *Row) judge(dir string) {
 
 // degree compares a direction that holds with the paper's ratio.
 func (row *Row) degree(dir string, exact bool) (Verdict, string) {
-	lo, hi, ok := publishedRange(row.Paper)
-	if !ok {
+	lo, hi := row.PaperLow, row.PaperHigh
+	if !row.HasPaper {
 		return Holds, "the paper gives a direction only"
 	}
 	l, h := row.Low, row.High
@@ -222,8 +241,10 @@ func (row *Row) parity(exact bool) {
 		row.Test = band
 	}
 	switch {
-	case !exact && len(row.Num.Runs) < 2 || !exact && len(row.Den.Runs) < 2:
-		row.Verdict, row.Why = Inconclusive, "one run a side has no interval: repeat the runs (5 a side) to compare it with the band"
+	case !exact && (len(row.Num.Runs) < MinRuns || len(row.Den.Runs) < MinRuns):
+		row.Verdict, row.Why = Inconclusive, fmt.Sprintf("%d and %d runs: %d or more a side (5 recommended) can place the interval against the band", len(row.Num.Runs), len(row.Den.Runs), MinRuns)
+	case !exact && !finite(l, h):
+		row.Verdict, row.Why = Inconclusive, "the interval is not finite (a side's median is 0 in some resamples)"
 	case l >= lo && h <= hi:
 		row.Verdict = Holds
 	case h < lo || l > hi:
@@ -241,7 +262,8 @@ func significant(num, den []float64) (bool, string, string) {
 			fmt.Sprintf("%d and %d runs cannot show a significant difference: %d or more a side (5 recommended) can decide it", len(num), len(den), MinRuns)
 	}
 	th := &benchmath.Thresholds{CompareAlpha: Alpha}
-	c := benchmath.AssumeNothing.Compare(benchmath.NewSample(num, th), benchmath.NewSample(den, th))
+	// NewSample sorts what it is given: the runs stay as recorded.
+	c := benchmath.AssumeNothing.Compare(benchmath.NewSample(slices.Clone(num), th), benchmath.NewSample(slices.Clone(den), th))
 	test := fmt.Sprintf("Mann–Whitney U, %d and %d runs: p=%.2g", len(num), len(den), c.P)
 	if c.P > c.Alpha {
 		return false, test, fmt.Sprintf("no significant difference at α=%g: more runs, or a quieter machine, would tell a difference this small", c.Alpha)
@@ -288,6 +310,15 @@ func bootstrapOf(sides [][]float64, stat func(medians []float64) float64) (lo, h
 
 func median(v []float64) float64 { return results.SpreadOf(v).Median }
 
+func finite(vs ...float64) bool {
+	for _, v := range vs {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}
+
 // rank judges a superlative: every contender measured, ranked, and the
 // named stack set against the runner-up (or the leader, if it is not
 // first).
@@ -329,6 +360,12 @@ func (m Measured) rank(row *Row) {
 	if vals[0].Stack == named {
 		row.Num, row.Den = vals[0], vals[1]
 		row.judge(dir)
+		if len(missing) > 0 && (row.Verdict == Holds || row.Verdict == DirectionOnly) {
+			// A stack left out, often for failed calls, may be the one
+			// ahead: first of those measured is not first of all.
+			row.Verdict, row.Degree = Inconclusive, ""
+			row.Why = "first of the stacks measured, but " + strings.Join(missing, ", ") + " could not be measured: the ranking is not complete"
+		}
 		return
 	}
 	i := slices.IndexFunc(vals, func(v Value) bool { return v.Stack == named })
@@ -378,23 +415,6 @@ func paper(s *reference.Study, f reference.Finding) string {
 		text += "; ranking: " + f.Rank.Paper
 	}
 	return text
-}
-
-// publishedRange reads the paper's ratio back from its text.
-func publishedRange(paper string) (lo, hi float64, ok bool) {
-	var nums []float64
-	for _, w := range strings.Fields(paper) {
-		if v, err := strconv.ParseFloat(strings.TrimPrefix(w, "×"), 64); err == nil && strings.HasPrefix(w, "×") {
-			nums = append(nums, v)
-		}
-	}
-	switch len(nums) {
-	case 0:
-		return 0, 0, false
-	case 1:
-		return nums[0], nums[0], true
-	}
-	return nums[0], nums[1], true
 }
 
 // ratioText writes a ratio as ×r and the difference it means, e.g.
