@@ -56,7 +56,7 @@ func TestEveryStudyPresetRunsEndToEndWithItsPaperVsHereTable(t *testing.T) {
 	}
 }
 
-// smoke cuts a preset down to a few seconds a part.
+// smoke cuts a preset down to a few seconds a part, each case made once.
 func smoke(t *testing.T, data []byte) string {
 	var spec map[string]any
 	if err := yaml.Unmarshal(data, &spec); err != nil {
@@ -64,7 +64,7 @@ func smoke(t *testing.T, data []byte) string {
 	}
 	delete(spec, "scales")
 	shrink := func(m map[string]any) {
-		for _, k := range []string{"duration", "warmup", "requests"} {
+		for _, k := range []string{"duration", "warmup", "requests", "repetitions"} {
 			delete(m, k)
 		}
 		if ps, ok := m["payloads"].([]any); ok {
