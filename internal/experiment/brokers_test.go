@@ -45,7 +45,11 @@ func zombieStat(s string) bool {
 }
 
 // Every broker stack serves a chain of five services, and its record
-// carries the broker's figures beside the nodes'.
+// carries the broker's figures beside the nodes'. The runs are shuffled,
+// so any stack may go first after its broker starts: a second of warm-up
+// and a loose SLA keep a consumer group settling on a loaded machine
+// (replies after 1 s, seen in CI) from failing what is a test of the
+// chain, not of latency.
 func TestBrokerStacksThroughAChainOfFive(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts brokers")
@@ -56,7 +60,8 @@ payloads: [{model: payment, counts: [3]}]
 topologies: [chain:5]
 loads: [{closed: {clients: 4}}]
 duration: 1s
-warmup: 0s
+warmup: 1s
+sla: 10s
 transport_options: {amqp.reply: queue}
 `))
 	if err != nil {
