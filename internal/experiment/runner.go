@@ -194,22 +194,9 @@ func (e *execution) run(ctx context.Context, r Run) *results.Record {
 func (e *execution) measure(ctx context.Context, r Run, rec *results.Record) error {
 	top, _ := topology.Parse(r.Topology) // validated
 	st, _ := transport.ParseStack(r.Stack)
-	tr, _ := transport.Lookup(st.Transport)
-	opts, err := transport.ResolveOptions(tr, r.TransportOptions)
+	listen, brk, err := e.placement(ctx, r, st, rec)
 	if err != nil {
 		return err
-	}
-	if len(opts) > 0 {
-		rec.TransportOptions = opts
-	}
-	listen := "127.0.0.1:0"
-	var brk *broker.Broker
-	if name := transport.BrokerOf(tr); name != "" {
-		if brk, err = e.brokers.ensure(ctx, name); err != nil {
-			return err
-		}
-		// No name: each node gets a queue, topic or subject of its own.
-		listen = tr.(transport.Brokered).Scheme() + "://" + brk.Addr + "/"
 	}
 	nodes := &nodeSet{limit: int64(r.Memory), name: fmt.Sprintf("hopbench-%d-run%d", os.Getpid(), r.Index)}
 	defer nodes.close()
@@ -269,6 +256,41 @@ func (e *execution) measure(ctx context.Context, r Run, rec *results.Record) err
 		return err
 	}
 	clientWire := counter.Snapshot().Sub(before)
+	recordLoad(rec, res, tgt, clientWire)
+	nodes.windowEnd(rec.Nodes, res.Requests)
+	if brk != nil {
+		recordBroker(rec, brk, brokerUsage, res.Requests, clientWire)
+	}
+	rec.Outcome, rec.Reason = outcome(ctx, runCtx, brk, nodes, rec, res)
+	return nil
+}
+
+// placement resolves the stack's options into rec and says where its
+// nodes listen: on loopback, or for a broker stack on its broker, which
+// it makes sure is up.
+func (e *execution) placement(ctx context.Context, r Run, st transport.Stack, rec *results.Record) (string, *broker.Broker, error) {
+	tr, _ := transport.Lookup(st.Transport)
+	opts, err := transport.ResolveOptions(tr, r.TransportOptions)
+	if err != nil {
+		return "", nil, err
+	}
+	if len(opts) > 0 {
+		rec.TransportOptions = opts
+	}
+	name := transport.BrokerOf(tr)
+	if name == "" {
+		return "127.0.0.1:0", nil, nil
+	}
+	brk, err := e.brokers.ensure(ctx, name)
+	if err != nil {
+		return "", nil, err
+	}
+	// No name: each node gets a queue, topic or subject of its own.
+	return tr.(transport.Brokered).Scheme() + "://" + brk.Addr + "/", brk, nil
+}
+
+// recordLoad writes what the generator measured into rec.
+func recordLoad(rec *results.Record, res *load.Result, tgt *load.Target, clientWire wire.Totals) {
 	rec.Figures = results.FiguresOf(res, clientWire)
 	rec.RequestBodyBytes = tgt.RequestBytes()
 	rec.RequestBodyRawBytes = tgt.RawRequestBytes()
@@ -278,32 +300,38 @@ func (e *execution) measure(ctx context.Context, r Run, rec *results.Record) err
 	if res.Uncorrected != nil {
 		rec.UncorrectedHistogram, _ = stats.Encode(res.Uncorrected)
 	}
-	nodes.windowEnd(rec.Nodes, res.Requests)
-	if brk != nil {
-		rec.Brokers = []results.Broker{brokerRecord(brk)}
-		if u := brokerUsage.end(res.Requests); len(u) == 1 {
-			rec.Brokers[0].Usage = u[0]
-		}
-		if res.Requests > 0 {
-			// Every byte to or from the broker is a client's: the load
-			// generator's and the nodes'.
-			w := nodesWire(rec.Nodes)
-			n := float64(res.Requests)
-			rec.Brokers[0].Wire = &results.WirePerRequest{Sent: float64(clientWire.Written+w.Written) / n, Received: float64(clientWire.Read+w.Read) / n}
-		}
+}
+
+// recordBroker writes the broker's figures over the window into rec; its
+// nodes' figures must be in rec already.
+func recordBroker(rec *results.Record, brk *broker.Broker, usage *usageWindow, requests int64, clientWire wire.Totals) {
+	rec.Brokers = []results.Broker{brokerRecord(brk)}
+	if u := usage.end(requests); len(u) == 1 {
+		rec.Brokers[0].Usage = u[0]
 	}
-	rec.Outcome = results.OutcomeOK
+	if requests > 0 {
+		// Every byte to or from the broker is a client's: the load
+		// generator's and the nodes'.
+		w := nodesWire(rec.Nodes)
+		n := float64(requests)
+		rec.Brokers[0].Wire = &results.WirePerRequest{Sent: float64(clientWire.Written+w.Written) / n, Received: float64(clientWire.Read+w.Read) / n}
+	}
+}
+
+// outcome says how a run that was made ended: what cut it short, if
+// anything, or whether its calls all succeeded.
+func outcome(ctx, runCtx context.Context, brk *broker.Broker, nodes *nodeSet, rec *results.Record, res *load.Result) (string, string) {
 	switch {
 	case context.Cause(runCtx) == errBrokerExited:
-		rec.Outcome, rec.Reason = results.OutcomeBrokerDied, brokerExited(brk)
+		return results.OutcomeBrokerDied, brokerExited(brk)
 	case context.Cause(runCtx) == errNodeExited:
-		rec.Outcome, rec.Reason = nodes.exitOutcome(rec.Nodes)
+		return nodes.exitOutcome(rec.Nodes)
 	case ctx.Err() != nil:
-		rec.Outcome, rec.Reason = results.OutcomeInterrupted, "stopped before the end of the run; figures are partial"
+		return results.OutcomeInterrupted, "stopped before the end of the run; figures are partial"
 	case res.Errors > 0:
-		rec.Outcome = results.OutcomeErrors
+		return results.OutcomeErrors, ""
 	}
-	return nil
+	return results.OutcomeOK, ""
 }
 
 // drive runs the load against the entry node at addr: hopbench's engine
