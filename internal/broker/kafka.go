@@ -74,9 +74,36 @@ func startKafka(_ context.Context, b *Broker, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	host, _, _ := net.SplitHostPort(cfg.Addr)
 	data := filepath.Join(cfg.Dir, "data")
-	props := filepath.Join(cfg.Dir, "server.properties")
+	props, log4j, err := writeKafkaConfig(cfg, controllerPort, data)
+	if err != nil {
+		return err
+	}
+	b.Log = filepath.Join(cfg.Dir, "kafka.log")
+	classpath := filepath.Join(libs, "*")
+	jvm := append([]string{java}, kafkaJVMOptions...)
+	jvm = append(jvm, "-Dlog4j2.configurationFile="+log4j, "-cp", classpath)
+	if _, err := os.Stat(filepath.Join(data, "meta.properties")); err != nil {
+		format := exec.Command(jvm[0], append(jvm[1:], "kafka.tools.StorageTool", "format",
+			"-t", clusterID(), "-c", props)...)
+		if out, err := format.CombinedOutput(); err != nil {
+			return fmt.Errorf("formatting its storage: %v: %s", err, out)
+		}
+	}
+	p, err := spawn(append(jvm, "kafka.Kafka", props), nil, cfg.Dir, b.Log, cfg.Detach)
+	if err != nil {
+		return err
+	}
+	b.proc = p
+	return nil
+}
+
+// writeKafkaConfig writes the node's server.properties and log4j2
+// configuration into cfg.Dir, anew at every start, and returns their
+// paths.
+func writeKafkaConfig(cfg Config, controllerPort int, data string) (props, log4j string, err error) {
+	host, _, _ := net.SplitHostPort(cfg.Addr)
+	props = filepath.Join(cfg.Dir, "server.properties")
 	max := strconv.Itoa(64<<20 + 1<<20) // a 64 MiB body and its envelope
 	text := fmt.Sprintf(`# written by hopbench at every start: one node, broker and controller (KRaft)
 process.roles=broker,controller
@@ -104,9 +131,9 @@ log.retention.ms=600000
 log.segment.bytes=67108864
 `, host, controllerPort, cfg.Addr, data, max)
 	if err := os.WriteFile(props, []byte(text), 0o644); err != nil {
-		return err
+		return "", "", err
 	}
-	log4j := filepath.Join(cfg.Dir, "log4j2.properties")
+	log4j = filepath.Join(cfg.Dir, "log4j2.properties")
 	if err := os.WriteFile(log4j, []byte(`# written by hopbench: the broker logs to its output, which goes to kafka.log
 rootLogger.level = INFO
 rootLogger.appenderRef.stdout.ref = STDOUT
@@ -123,25 +150,9 @@ logger.apache.level = WARN
 logger.server.name = kafka.server.KafkaRaftServer
 logger.server.level = INFO
 `), 0o644); err != nil {
-		return err
+		return "", "", err
 	}
-	b.Log = filepath.Join(cfg.Dir, "kafka.log")
-	classpath := filepath.Join(libs, "*")
-	jvm := append([]string{java}, kafkaJVMOptions...)
-	jvm = append(jvm, "-Dlog4j2.configurationFile="+log4j, "-cp", classpath)
-	if _, err := os.Stat(filepath.Join(data, "meta.properties")); err != nil {
-		format := exec.Command(jvm[0], append(jvm[1:], "kafka.tools.StorageTool", "format",
-			"-t", clusterID(), "-c", props)...)
-		if out, err := format.CombinedOutput(); err != nil {
-			return fmt.Errorf("formatting its storage: %v: %s", err, out)
-		}
-	}
-	p, err := spawn(append(jvm, "kafka.Kafka", props), nil, cfg.Dir, b.Log, cfg.Detach)
-	if err != nil {
-		return err
-	}
-	b.proc = p
-	return nil
+	return props, log4j, nil
 }
 
 // clusterID is a random Kafka cluster id: 16 bytes, base64url. Like
