@@ -242,11 +242,16 @@ func (s *Study) Published(c Finding) (low, high float64, ok bool) {
 // Holds says whether a ratio measured here points the way the claim does
 // (for a parity claim, whether it is 1 within band, a relative tolerance).
 func (c Finding) Holds(ratio float64) bool {
-	switch c.HoldsWhen {
-	case Less:
-		return ratio < 1
-	case About:
+	if c.HoldsWhen == About {
 		return ratio >= 1/(1+Equivalence) && ratio <= 1+Equivalence
+	}
+	return Toward(c.HoldsWhen, ratio)
+}
+
+// Toward says whether ratio points the way dir (Less or Greater) claims.
+func Toward(dir string, ratio float64) bool {
+	if dir == Less {
+		return ratio < 1
 	}
 	return ratio > 1
 }

@@ -134,8 +134,8 @@ func (m Measured) value(measure string, sel map[string]string) (Value, error) {
 			vs = append(vs, map[bool]float64{true: 1}[r.Completed()])
 			continue
 		}
-		if !r.Completed() || r.Errors > 0 && !errorsCounted(measure) || r.Errors > 0 && r.Errors >= r.Requests && measure != "good_rps" {
-			continue // a run whose calls failed is no figure of its case
+		if !figureOf(&r, measure) {
+			continue
 		}
 		v, err := recordValue(&r, measure)
 		if err != nil {
@@ -147,6 +147,22 @@ func (m Measured) value(measure string, sel map[string]string) (Value, error) {
 		return Value{}, fmt.Errorf("%s: no run completed without errors (%s: %s%s)", of, recs[0].Outcome, recs[0].Reason, errorText(recs[0]))
 	}
 	return Value{V: results.SpreadOf(vs).Median, Unit: unit, Of: of, Runs: vs}, nil
+}
+
+// figureOf says whether a run gives measure a figure of its case: it must
+// have completed, and a run whose calls failed gives none, but for the
+// measures that count failed calls as part of what they measure, and for
+// those only while some call succeeded (goodput's 0 excepted).
+func figureOf(r *results.Record, measure string) bool {
+	switch {
+	case !r.Completed():
+		return false
+	case r.Errors == 0:
+		return true
+	case !errorsCounted(measure):
+		return false
+	}
+	return r.Errors < r.Requests || measure == "good_rps"
 }
 
 // errorsCounted says whether a measure counts a run's failed calls as

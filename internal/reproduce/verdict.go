@@ -186,7 +186,7 @@ func (row *Row) judge(dir string) {
 	} else {
 		sig, row.Test, row.Why = significant(row.Num.Runs, row.Den.Runs)
 	}
-	toward := dir == reference.Less && row.Ratio < 1 || dir == reference.Greater && row.Ratio > 1
+	toward := reference.Toward(dir, row.Ratio)
 	switch {
 	case !sig:
 		row.Verdict = Inconclusive
