@@ -147,8 +147,6 @@ func runExperiment(cmd *cobra.Command, a *app, spec *experiment.Spec, data []byt
 	return recs, err
 }
 
-// runReporter shows each run as it starts, a live line while it measures,
-// and its outcome when it ends.
 // timeLeft guesses the experiment's remaining time from the runs so far:
 // their mean time times the runs still to make (", ~12m left"); nothing
 // before the first run has ended.
@@ -166,6 +164,8 @@ func timeLeft(done, total int, spent time.Duration) string {
 	return fmt.Sprintf(", ~%dh%02dm left", int(left.Hours()), int(left.Minutes())%60)
 }
 
+// runReporter shows each run as it starts, a live line while it measures,
+// and its outcome when it ends.
 func runReporter(a *app) (func(int, int, experiment.Run), func(experiment.Run, load.Second), func(*results.Record)) {
 	var live *liveLine
 	var began time.Time
