@@ -23,6 +23,9 @@ const (
 	Closed Kind = "closed" // Clients workers, each sending when its last reply came
 	Rate   Kind = "rate"   // open loop at Rate requests/s
 	Ramp   Kind = "ramp"   // clients or rate rising in Steps
+	// Capacity searches open-loop rates for the highest that meets the
+	// SLA (see Search); Duration is the search's time budget.
+	Capacity Kind = "capacity"
 )
 
 // Config is one load. Zero values take the documented defaults.
@@ -34,9 +37,12 @@ type Config struct {
 	// gaps instead of even ones.
 	Rate    float64
 	Poisson bool
-	// Workers bounds the calls in flight for open loops (default 256); a
-	// due request waiting for a free worker keeps its intended send time.
+	// Workers bounds the calls in flight for open loops (default 256; a
+	// capacity search sizes each probe's pool from its rate and the SLA);
+	// a due request waiting for a free worker keeps its intended send time.
 	Workers int
+	// Search is a capacity search's settings.
+	Search Search
 	// Steps and RampOf ("clients" or "rate") describe a ramp.
 	Steps  Steps
 	RampOf string
@@ -85,8 +91,15 @@ func (c *Config) Validate() error {
 		if c.Duration == 0 {
 			c.Duration = c.Steps.Duration()
 		}
+	case Capacity:
+		if err := c.Search.validate(); err != nil {
+			return err
+		}
+		if c.Duration == 0 {
+			c.Duration = DefaultBudget
+		}
 	default:
-		return fmt.Errorf("load model %q: want closed, rate or ramp", c.Kind)
+		return fmt.Errorf("load model %q: want closed, rate, ramp or capacity", c.Kind)
 	}
 	switch {
 	case c.Requests < 0:
@@ -98,7 +111,7 @@ func (c *Config) Validate() error {
 	case c.Warmup < 0:
 		return fmt.Errorf("warmup %v: want zero or more", c.Warmup)
 	}
-	if c.Workers <= 0 {
+	if c.Workers <= 0 && c.Kind != Capacity {
 		c.Workers = 256
 	}
 	if c.SLA <= 0 {
@@ -112,7 +125,9 @@ func (c *Config) Validate() error {
 
 // Open reports whether the load is an open loop, paced by arrivals rather
 // than by replies.
-func (c *Config) Open() bool { return c.Kind == Rate || c.Kind == Ramp && c.RampOf == "rate" }
+func (c *Config) Open() bool {
+	return c.Kind == Rate || c.Kind == Capacity || c.Kind == Ramp && c.RampOf == "rate"
+}
 
 // Result is what one load measured.
 type Result struct {
@@ -134,13 +149,19 @@ type Result struct {
 	// Uncorrected is from the actual send time; open loops only.
 	Uncorrected *hdrhistogram.Histogram
 	Series      []Second
-	Steps       []Step // ramps only
+	Steps       []Step // ramps, and a capacity search's probes
+	// Capacity is what a capacity search found; nil for other loads.
+	Capacity *SearchResult
 	// ClientCPU is this process's CPU time over the measured window.
 	ClientCPU time.Duration
 }
 
-// RPS is requests per second over the measured window.
+// RPS is requests per second over the measured window; for a capacity
+// search, the rate achieved by the probe at the capacity.
 func (r *Result) RPS() float64 {
+	if r.Capacity != nil {
+		return r.capacityStep().RPS
+	}
 	if r.Elapsed <= 0 {
 		return 0
 	}
@@ -151,10 +172,22 @@ func (r *Result) RPS() float64 {
 // window: goodput, which a run whose replies are all late has none of,
 // however many it counted.
 func (r *Result) GoodRPS() float64 {
+	if r.Capacity != nil {
+		return r.capacityStep().GoodRPS
+	}
 	if r.Elapsed <= 0 {
 		return 0
 	}
 	return float64(r.Good) / r.Elapsed.Seconds()
+}
+
+// capacityStep is a capacity search's probe at its capacity; a zero step
+// when no rate met the SLA.
+func (r *Result) capacityStep() Step {
+	if r.Capacity.Step < 0 {
+		return Step{}
+	}
+	return r.Steps[r.Capacity.Step]
 }
 
 // ClientCPUPerRequest is the generator's CPU per request, in microseconds.
@@ -178,9 +211,9 @@ type Second struct {
 	Late int64 `json:"late,omitempty"`
 }
 
-// Step is one step of a ramp.
+// Step is one step of a ramp, or one probe of a capacity search.
 type Step struct {
-	Value    float64 `json:"value"` // clients or rate in force
+	Value    float64 `json:"value"` // clients or rate in force (intended)
 	Requests int64   `json:"requests"`
 	Errors   int64   `json:"errors"`
 	RPS      float64 `json:"rps"`
@@ -189,6 +222,17 @@ type Step struct {
 	// WithinSLA is the share of requests that succeeded within the SLA.
 	WithinSLA float64       `json:"within_sla"`
 	Latency   stats.Summary `json:"latency"`
+	// A capacity probe's RPS is the rate achieved: calls sent within its
+	// window, per second. Unanswered counts calls sent that had no reply
+	// by the probe's drain deadline. Then its errors by class, latency
+	// from the actual send time, latency at the search's percentile,
+	// generator's CPU (cores) and verdict (Probe*).
+	Unanswered     int64            `json:"unanswered,omitempty"`
+	ErrorsByClass  map[string]int64 `json:"errors_by_class,omitempty"`
+	Uncorrected    *stats.Summary   `json:"uncorrected,omitempty"`
+	PercentileUs   int64            `json:"percentile_us,omitempty"`
+	ClientCPUCores float64          `json:"client_cpu_cores,omitempty"`
+	Probe          string           `json:"probe,omitempty"`
 }
 
 // String names the load compactly, as results and tables show it:
@@ -206,6 +250,16 @@ func (c *Config) String() string {
 	case Ramp:
 		s := c.Steps
 		return fmt.Sprintf("ramp:%s:%s-%s+%s/%s", c.RampOf, g(s.From), g(s.To), g(s.Step), s.Every)
+	case Capacity:
+		p := c.Search.Percentile
+		if p == 0 {
+			p = 99
+		}
+		name := fmt.Sprintf("capacity:p%s<=%s", g(p), c.SLA)
+		if c.Poisson {
+			name += "/poisson"
+		}
+		return name
 	}
 	return string(c.Kind)
 }

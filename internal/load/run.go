@@ -16,6 +16,9 @@ func Run(ctx context.Context, cfg Config, newCall func() Call) (*Result, error) 
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if cfg.Kind == Capacity {
+		return capacitySearch(ctx, cfg, newCall)
+	}
 	e := &engine{cfg: cfg, newCall: newCall, buckets: make(chan *bucket, 1024)}
 	e.t0 = time.Now()
 	e.win = &window{start: e.t0.Add(cfg.Warmup), sla: cfg.SLA, open: cfg.Open()}

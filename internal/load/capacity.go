@@ -1,0 +1,337 @@
+package load
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"sync/atomic"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/hopbench/hopbench/internal/stats"
+)
+
+// Search is a capacity search: open-loop probes at rising rates, then a
+// bisection, for the highest rate at which the Percentile of latencies
+// (from the intended send time) stays within Config.SLA and failed calls
+// within MaxErrors. Config.Duration bounds the whole search.
+type Search struct {
+	Percentile float64       // default 99
+	MaxErrors  float64       // share of calls failed for any reason but lateness; default 0.001
+	Step       time.Duration // each probe's measured time; default 2s
+	Start      float64       // the first rate probed; default 100
+	MaxRate    float64       // the highest rate probed; default 200 000
+	// Resolution ends the bisection when the lowest failing rate is within
+	// this share above the highest passing one; default 0.05.
+	Resolution float64
+}
+
+// Search defaults and bounds.
+const (
+	DefaultBudget  = 40 * time.Second
+	minProbeRate   = 1.0  // below this the search gives up
+	keptShare      = 0.97 // achieved ÷ intended a probe must reach
+	saturatedShare = 0.9  // of this process's cores: the generator is saturated
+	maxAutoWorkers = 4096
+)
+
+func (s *Search) validate() error {
+	if s.Percentile == 0 {
+		s.Percentile = 99
+	}
+	if s.MaxErrors == 0 {
+		s.MaxErrors = 0.001
+	}
+	if s.Step == 0 {
+		s.Step = 2 * time.Second
+	}
+	if s.Start == 0 {
+		s.Start = 100
+	}
+	if s.MaxRate == 0 {
+		s.MaxRate = 200_000
+	}
+	if s.Resolution == 0 {
+		s.Resolution = 0.05
+	}
+	switch {
+	case s.Percentile <= 0 || s.Percentile >= 100:
+		return fmt.Errorf("capacity percentile %v: want one between 0 and 100, such as 99", s.Percentile)
+	case s.MaxErrors < 0 || s.MaxErrors >= 1:
+		return fmt.Errorf("capacity max_errors %v: want a share of calls from 0 to below 1, such as 0.001", s.MaxErrors)
+	case s.Step < 500*time.Millisecond:
+		return fmt.Errorf("capacity step %v: want at least 500ms, enough calls for a percentile", s.Step)
+	case s.Start < minProbeRate || s.MaxRate < s.Start:
+		return fmt.Errorf("capacity start %v and max_rate %v: want 1 ≤ start ≤ max_rate (requests/s)", s.Start, s.MaxRate)
+	case s.Resolution < 0.01 || s.Resolution > 1:
+		return fmt.Errorf("capacity resolution %v: want 0.01 to 1", s.Resolution)
+	}
+	return nil
+}
+
+// SearchResult is what a capacity search found.
+type SearchResult struct {
+	// RPS is the highest rate probed that met the SLA: capacity_rps. Zero
+	// when no rate down to 1 req/s met it.
+	RPS float64 `json:"rps"`
+	// Above is the lowest rate probed that the service failed (zero when it
+	// failed none): the capacity lies between RPS and Above.
+	Above float64 `json:"above,omitempty"`
+	// LowerBound is true when the search stopped before the service failed
+	// a rate (the generator could not keep up, the time budget or max_rate
+	// ran out): the service carries at least RPS.
+	LowerBound bool `json:"lower_bound,omitempty"`
+	// Ended says why the search stopped.
+	Ended      string  `json:"ended"`
+	Percentile float64 `json:"percentile"`
+	SLAUs      int64   `json:"sla_us"`
+	MaxErrors  float64 `json:"max_errors"`
+	// Step is the index in Result.Steps of the probe at RPS (-1 for none).
+	Step int `json:"step"`
+}
+
+// String reads the capacity as tables show it: "12800", "≥ 12800" for a
+// lower bound, "none" when no rate met the SLA.
+func (c *SearchResult) String() string {
+	switch {
+	case c == nil:
+		return ""
+	case c.RPS == 0:
+		return "none"
+	case c.LowerBound:
+		return fmt.Sprintf("≥ %.0f", c.RPS)
+	}
+	return fmt.Sprintf("%.0f", c.RPS)
+}
+
+// Probe verdicts, kept in Step.Probe.
+const (
+	ProbeWithin    = "within"    // met the SLA, errors under the bound, rate kept
+	ProbeOverSLA   = "over_sla"  // the percentile was over the SLA
+	ProbeErrors    = "errors"    // more calls failed than the bound allows
+	ProbeShort     = "short"     // the service fell behind the rate
+	ProbeGenerator = "generator" // the generator could not keep the rate; the service was within its SLA
+)
+
+// capacitySearch runs the search cfg describes (Kind Capacity, validated).
+// Requests, errors and CPU in the result count every probe; latency and
+// the rates RPS and GoodRPS report are the probe at the capacity's.
+func capacitySearch(ctx context.Context, cfg Config, newCall func() Call) (*Result, error) {
+	s := &searcher{cfg: cfg, newCall: newCall, deadline: time.Now().Add(cfg.Duration)}
+	s.res = &Result{ErrorsByClass: map[string]int64{}, Latency: stats.NewHistogram(), Uncorrected: stats.NewHistogram(),
+		Capacity: &SearchResult{Percentile: cfg.Search.Percentile, SLAUs: cfg.SLA.Microseconds(), MaxErrors: cfg.Search.MaxErrors, Step: -1}}
+	s.run(ctx)
+	return s.res, nil
+}
+
+type searcher struct {
+	cfg       Config
+	newCall   func() Call
+	deadline  time.Time
+	res       *Result
+	good, bad float64 // highest passing and lowest failing rate so far
+	seconds   int     // series offset
+}
+
+func (s *searcher) run(ctx context.Context) {
+	c := s.res.Capacity
+	rate := s.cfg.Search.Start
+	for {
+		if ctx.Err() != nil {
+			c.Ended, c.LowerBound = "interrupted", s.bad == 0
+			return
+		}
+		first := len(s.res.Steps) == 0
+		if !first && time.Now().Add(s.probeCost(false)).After(s.deadline) {
+			c.Ended, c.LowerBound = fmt.Sprintf("the time budget (%v) ran out", s.cfg.Duration), s.bad == 0
+			return
+		}
+		st, hist, raw, err := s.probe(ctx, rate, first)
+		if err != nil {
+			c.Ended = err.Error()
+			return
+		}
+		if ctx.Err() != nil {
+			continue // stopped during the probe: a part of one says nothing
+		}
+		s.res.Steps = append(s.res.Steps, st)
+		switch st.Probe {
+		case ProbeWithin:
+			s.good = rate
+			c.RPS, c.Step = rate, len(s.res.Steps)-1
+			s.res.Latency, s.res.Uncorrected = hist, raw
+		case ProbeGenerator:
+			c.Ended, c.LowerBound = fmt.Sprintf("the generator could not keep %.0f req/s (achieved %.0f) while the service was within its SLA", rate, st.RPS), true
+			return
+		default:
+			s.bad = rate
+			c.Above = rate
+		}
+		next, ended := s.next(rate)
+		if ended != "" {
+			c.Ended, c.LowerBound = ended, s.bad == 0 && s.good > 0
+			return
+		}
+		rate = next
+	}
+}
+
+// next is the rate to probe after rate, or why the search is over.
+func (s *searcher) next(rate float64) (float64, string) {
+	sc := s.cfg.Search
+	switch {
+	case s.bad == 0 && rate >= sc.MaxRate:
+		return 0, fmt.Sprintf("max_rate (%.0f req/s) met the SLA", sc.MaxRate)
+	case s.bad == 0:
+		return min(rate*2, sc.MaxRate), ""
+	case s.good == 0 && rate/2 < minProbeRate:
+		return 0, fmt.Sprintf("no rate down to %.0f req/s met the SLA", rate)
+	case s.good == 0:
+		return rate / 2, ""
+	case s.bad <= s.good*(1+sc.Resolution):
+		return 0, fmt.Sprintf("bracketed: %.0f req/s met the SLA, %.0f did not", s.good, s.bad)
+	}
+	return math.Sqrt(s.good * s.bad), ""
+}
+
+// probeCost is how long a probe takes, its settling pause and drain
+// included.
+func (s *searcher) probeCost(first bool) time.Duration {
+	d := s.settle() + s.cfg.Search.Step + s.drain()
+	if first {
+		d += s.cfg.Warmup
+	}
+	return d
+}
+
+// settle is the idle pause before a probe, so the work a failed one left
+// queued (in a broker, a server's backlog) does not land on the next.
+func (s *searcher) settle() time.Duration {
+	if len(s.res.Steps) > 0 && s.res.Steps[len(s.res.Steps)-1].Probe != ProbeWithin {
+		return time.Second
+	}
+	return 250 * time.Millisecond
+}
+
+// drain is how long after its window a probe waits for calls in flight;
+// calls still out then never complete in it, and count against the rate
+// the probe achieved.
+func (s *searcher) drain() time.Duration { return max(4*s.cfg.SLA, 500*time.Millisecond) }
+
+// probe runs one open-loop rate for a step and judges it.
+func (s *searcher) probe(ctx context.Context, rate float64, first bool) (Step, *hdrhistogram.Histogram, *hdrhistogram.Histogram, error) {
+	if !first && !sleepUntil(ctx, time.Now().Add(s.settle())) {
+		return Step{}, nil, nil, nil
+	}
+	sc := s.cfg.Search
+	pc := Config{Kind: Rate, Rate: rate, Poisson: s.cfg.Poisson, Workers: s.workers(rate), Duration: sc.Step,
+		SLA: s.cfg.SLA, Timeout: s.cfg.Timeout, Seed: s.cfg.Seed + uint64(len(s.res.Steps))}
+	if first {
+		pc.Warmup, pc.AtStart = s.cfg.Warmup, s.cfg.AtStart
+	}
+	if p := s.cfg.Progress; p != nil {
+		off := s.seconds
+		pc.Progress = func(sec Second) { sec.T += off; p(sec) }
+	}
+	pctx, cancel := context.WithTimeout(ctx, pc.Warmup+sc.Step+s.drain())
+	defer cancel()
+	start := time.Now().Add(pc.Warmup)
+	sends := &sendCount{start: start, end: start.Add(sc.Step)}
+	r, err := Run(pctx, pc, sends.wrap(s.newCall))
+	if err != nil {
+		return Step{}, nil, nil, err
+	}
+	s.add(r)
+	st := Step{Value: rate, Requests: r.Requests, Errors: r.Errors, ErrorsByClass: r.ErrorsByClass,
+		RPS: float64(sends.onTime.Load()) / sc.Step.Seconds(), GoodRPS: float64(r.Good) / sc.Step.Seconds(),
+		Unanswered: max(0, sends.all.Load()-r.Requests), Latency: stats.Summarize(r.Latency)}
+	u := stats.Summarize(r.Uncorrected)
+	st.Uncorrected = &u
+	if r.Requests > 0 {
+		st.WithinSLA = float64(r.Good) / float64(r.Requests)
+	}
+	if r.Elapsed > 0 {
+		st.ClientCPUCores = r.ClientCPU.Seconds() / r.Elapsed.Seconds()
+	}
+	st.PercentileUs = r.Latency.ValueAtQuantile(sc.Percentile)
+	st.Probe = s.judge(st, r.Uncorrected.ValueAtQuantile(sc.Percentile))
+	return st, r.Latency, r.Uncorrected, nil
+}
+
+// judge says how a probe went. The generator is blamed only when the
+// service answered within the SLA from the actual send time (the wait
+// was the generator's) or the generator used its cores up.
+func (s *searcher) judge(st Step, rawUs int64) string {
+	sc, slaUs := s.cfg.Search, s.cfg.SLA.Microseconds()
+	failed := st.Errors - st.ErrorsByClass[ClassOverSLA.String()]
+	kept := st.RPS >= keptShare*st.Value
+	// Calls with no reply by the drain deadline were later than any
+	// recorded: the percentile is over the SLA when they are more than
+	// its tail.
+	sent := st.Requests + st.Unanswered
+	lost := float64(st.Unanswered) > (1-sc.Percentile/100)*float64(sent)
+	within := st.PercentileUs <= slaUs && !lost
+	switch {
+	case st.Requests > 0 && float64(failed) > sc.MaxErrors*float64(st.Requests):
+		return ProbeErrors
+	case within && kept:
+		return ProbeWithin
+	case st.ClientCPUCores >= saturatedShare*float64(runtime.GOMAXPROCS(0)) || st.Requests > 0 && rawUs <= slaUs:
+		return ProbeGenerator
+	case !within:
+		return ProbeOverSLA
+	}
+	return ProbeShort
+}
+
+// sendCount counts a probe's calls as they are sent: all of those in its
+// measured window or after it, and those sent before the window closed.
+type sendCount struct {
+	start, end  time.Time
+	all, onTime atomic.Int64
+}
+
+func (c *sendCount) wrap(newCall func() Call) func() Call {
+	return func() Call {
+		call := newCall()
+		return func(ctx context.Context) error {
+			if now := time.Now(); !now.Before(c.start) {
+				c.all.Add(1)
+				if now.Before(c.end) {
+					c.onTime.Add(1)
+				}
+			}
+			return call(ctx)
+		}
+	}
+}
+
+// workers is a probe's pool: the configured size, or enough that calls at
+// twice the SLA in flight at the rate never wait for one (Little's law),
+// so a pool that is too small is never mistaken for a slow service.
+func (s *searcher) workers(rate float64) int {
+	if s.cfg.Workers > 0 {
+		return s.cfg.Workers
+	}
+	return min(max(256, int(math.Ceil(2*rate*s.cfg.SLA.Seconds()))), maxAutoWorkers)
+}
+
+// add counts a probe into the search's totals.
+func (s *searcher) add(r *Result) {
+	t := s.res
+	t.Requests += r.Requests
+	t.Errors += r.Errors
+	t.Good += r.Good
+	t.Elapsed += r.Elapsed
+	t.ClientCPU += r.ClientCPU
+	for k, v := range r.ErrorsByClass {
+		t.ErrorsByClass[k] += v
+	}
+	for _, sec := range r.Series {
+		sec.T += s.seconds
+		t.Series = append(t.Series, sec)
+	}
+	s.seconds += int(math.Ceil(r.Elapsed.Seconds()))
+}
