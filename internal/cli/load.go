@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -26,7 +27,7 @@ type loadFlags struct {
 	options                           map[string]string
 	target                            load.TargetConfig
 	cfg                               load.Config
-	mtls                              bool
+	mtls, capacity                    bool
 }
 
 func newLoadCommand(a *app) *cobra.Command {
@@ -39,10 +40,19 @@ and errors, like ghz or wrk.
 
 Give --clients for a closed loop (each client sends when its last reply came)
 or --rate for an open loop (requests at fixed times; latency counts from when
-each request was due, so a stalling server cannot hide its tail).`,
+each request was due, so a stalling server cannot hide its tail).
+
+--capacity searches open-loop rates for the node's capacity at an SLA: the
+highest rate whose --percentile (p99) of latencies stays within --sla and
+whose failed calls stay under --max-errors. Rates double from --start-rate
+until one fails, then are bisected to within 5 %; each probe runs --step,
+and the search stops at --duration (its time budget, 40s by default). When
+the generator cannot send a rate while the node is still within its SLA,
+the capacity is reported as a lower bound ("≥ N").`,
 		Example: `  hopbench node --stack grpc &
   hopbench load --stack grpc --op echo --model text --count 100 --clients 64 --duration 10s
-  hopbench load --stack rest+proto --rate 1000 --duration 30s --format json`,
+  hopbench load --stack rest+proto --rate 1000 --duration 30s --format json
+  hopbench load --stack rest --capacity --sla 5ms --percentile 99`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runLoad(cmd, a, &f) },
 	}
@@ -57,10 +67,16 @@ each request was due, so a stalling server cannot hide its tail).`,
 	fl.Float64Var(&f.cfg.Rate, "rate", 0, "open loop at this many requests/s")
 	fl.BoolVar(&f.cfg.Poisson, "poisson", false, "with --rate: Poisson arrivals instead of evenly spaced ones")
 	fl.IntVar(&f.cfg.Workers, "workers", 256, "with --rate: most requests in flight")
-	fl.DurationVar(&f.cfg.Duration, "duration", 10*time.Second, "measured time")
+	fl.DurationVar(&f.cfg.Duration, "duration", 10*time.Second, "measured time (with --capacity: the search's budget, default 40s)")
 	fl.Int64Var(&f.cfg.Requests, "requests", 0, "with --clients: stop after this many requests instead of --duration")
 	fl.DurationVar(&f.cfg.Warmup, "warmup", 0, "load before measuring, discarded")
-	fl.DurationVar(&f.cfg.SLA, "sla", time.Second, "a reply later than this counts as an error (over_sla)")
+	fl.DurationVar(&f.cfg.SLA, "sla", time.Second, "a reply later than this counts as an error (over_sla); with --capacity, the latency the percentile must stay within")
+	fl.BoolVar(&f.capacity, "capacity", false, "search open-loop rates for the highest that meets --sla at --percentile")
+	fl.Float64Var(&f.cfg.Search.Percentile, "percentile", 99, "with --capacity: the percentile held to the SLA")
+	fl.Float64Var(&f.cfg.Search.MaxErrors, "max-errors", 0.001, "with --capacity: share of calls that may fail for reasons other than lateness")
+	fl.DurationVar(&f.cfg.Search.Step, "step", 2*time.Second, "with --capacity: measured time of each probed rate")
+	fl.Float64Var(&f.cfg.Search.Start, "start-rate", 1000, "with --capacity: the first rate probed (requests/s)")
+	fl.Float64Var(&f.cfg.Search.MaxRate, "max-rate", 200_000, "with --capacity: the highest rate probed (requests/s)")
 	fl.DurationVar(&f.cfg.Timeout, "timeout", 30*time.Second, "give up on a call after this long")
 	fl.IntVar(&f.target.Connections, "connections", 1, "clients dialled and shared by the workers")
 	fl.BoolVar(&f.target.Transport.HTTP2, "http2", false, "HTTP/2 for HTTP-based stacks (h2c without TLS)")
@@ -73,7 +89,7 @@ each request was due, so a stalling server cannot hide its tail).`,
 }
 
 func runLoad(cmd *cobra.Command, a *app, f *loadFlags) error {
-	if err := f.check(); err != nil {
+	if err := f.check(cmd.Flags().Changed); err != nil {
 		return usageError{err}
 	}
 	counter := &wire.Counter{}
@@ -101,13 +117,16 @@ func runLoad(cmd *cobra.Command, a *app, f *loadFlags) error {
 	out.RequestBodyBytes = tgt.RequestBytes()
 	out.RequestBodyRawBytes = tgt.RawRequestBytes()
 	out.ResponseBodyBytes = tgt.ReplyBytes()
+	if res.Capacity != nil {
+		out.Steps = res.Steps
+	}
 	if err := out.write(a.stdout, f.format); err != nil {
 		return err
 	}
 	return ctx.Err() // an interrupted load still printed what it measured
 }
 
-func (f *loadFlags) check() error {
+func (f *loadFlags) check(changed func(string) bool) error {
 	var err error
 	if f.target.Stack, err = transport.ParseStack(f.stack); err != nil {
 		return err
@@ -122,6 +141,19 @@ func (f *loadFlags) check() error {
 	}
 	f.target.Transport.Options = f.options
 	switch {
+	case f.capacity && (f.cfg.Clients > 0 || f.cfg.Rate > 0):
+		return errors.New("--capacity searches the rate itself: leave out --clients and --rate")
+	case f.capacity:
+		f.cfg.Kind = load.Capacity
+		if !changed("duration") {
+			f.cfg.Duration = load.DefaultBudget
+		}
+		if !changed("workers") {
+			f.cfg.Workers = 0 // sized per probe
+		}
+		if !changed("sla") {
+			return errors.New("--capacity needs --sla, the latency the percentile must stay within (e.g. --sla 10ms)")
+		}
 	case f.cfg.Clients > 0 && f.cfg.Rate > 0:
 		return errors.New("give --clients (closed loop) or --rate (open loop), not both")
 	case f.cfg.Clients > 0:
@@ -129,7 +161,7 @@ func (f *loadFlags) check() error {
 	case f.cfg.Rate > 0:
 		f.cfg.Kind = load.Rate
 	default:
-		return errors.New("give --clients N for a closed loop or --rate R for an open loop")
+		return errors.New("give --clients N for a closed loop, --rate R for an open loop or --capacity --sla D for a capacity search")
 	}
 	if f.format != "table" && f.format != "json" {
 		return fmt.Errorf("--format %q: want table or json", f.format)
@@ -180,6 +212,8 @@ type loadOutput struct {
 	Count  int    `json:"count"`
 	Load   string `json:"load"`
 	results.Figures
+	// Steps are a capacity search's probes: its curve.
+	Steps []load.Step `json:"steps,omitempty"`
 }
 
 func (o *loadOutput) write(w io.Writer, format string) error {
@@ -193,7 +227,11 @@ func (o *loadOutput) write(w io.Writer, format string) error {
 	row("stack", "%s at %s", o.Stack, o.Target)
 	row("call", "%s %s×%d, %d B request body", o.Op, o.Model, o.Count, o.RequestBodyBytes)
 	row("load", "%s", o.Load)
-	row("requests", "%d in %.2fs: %.0f req/s", o.Requests, o.ElapsedS, o.RPS)
+	if o.Capacity != nil {
+		row("requests", "%d in %.2fs over %d probes; %.0f req/s achieved at the capacity", o.Requests, o.ElapsedS, len(o.Steps), o.RPS)
+	} else {
+		row("requests", "%d in %.2fs: %.0f req/s", o.Requests, o.ElapsedS, o.RPS)
+	}
 	row("errors", "%d%s", o.Errors, classes(o.ErrorsByClass))
 	row("latency", "p50 %s  p90 %s  p99 %s  p99.9 %s  max %s", us(o.P50Us), us(o.P90Us), us(o.P99Us), us(o.P999Us), us(o.MaxUs))
 	if u := o.Uncorrected; u != nil {
@@ -203,8 +241,16 @@ func (o *loadOutput) write(w io.Writer, format string) error {
 		row("wire", "%.0f B sent, %.0f B received per request", o.Wire.Sent, o.Wire.Received)
 	}
 	row("generator", "%.1f µs CPU per request", o.ClientCPUUsPerReq)
+	if c := o.Capacity; c != nil {
+		row("capacity", "%s req/s at p%s ≤ %s (%s)", c, pct(c.Percentile), time.Duration(c.SLAUs)*time.Microsecond, c.Ended)
+		for _, st := range o.Steps {
+			row("  probe", "%8.0f req/s: achieved %.0f, p%s %s, %d errors%s: %s", st.Value, st.RPS, pct(c.Percentile), us(st.PercentileUs), st.Errors, classes(st.ErrorsByClass), st.Probe)
+		}
+	}
 	return tw.Flush()
 }
+
+func pct(p float64) string { return strconv.FormatFloat(p, 'f', -1, 64) }
 
 func classes(m map[string]int64) string {
 	var parts []string

@@ -143,6 +143,13 @@ func (s *Spec) run(stack, top, model string, count int, op string, l LoadSpec) R
 	if l.Closed == nil {
 		r.Requests = 0
 	}
+	if l.Capacity != nil {
+		// The search's SLA is the run's; its budget is the run's time.
+		r.SLA, r.Duration = l.Capacity.SLA, l.Capacity.Budget
+		if r.Duration == 0 {
+			r.Duration = Duration(load.DefaultBudget)
+		}
+	}
 	r.GoMemLimit = s.goMemLimit()
 	if r.Duration == 0 && r.Requests == 0 {
 		r.Duration = Duration(DefaultDuration)

@@ -328,7 +328,22 @@ func outcome(ctx, runCtx context.Context, brk *broker.Broker, nodes *nodeSet, re
 		return nodes.exitOutcome(rec.Nodes)
 	case ctx.Err() != nil:
 		return results.OutcomeInterrupted, "stopped before the end of the run; figures are partial"
+	case res.Capacity != nil:
+		return capacityOutcome(res)
 	case res.Errors > 0:
+		return results.OutcomeErrors, ""
+	}
+	return results.OutcomeOK, ""
+}
+
+// capacityOutcome judges a capacity search by its probe at the capacity:
+// the probes above it fail by design.
+func capacityOutcome(res *load.Result) (string, string) {
+	c := res.Capacity
+	switch {
+	case c.Step < 0:
+		return results.OutcomeErrors, "no capacity: " + c.Ended
+	case res.Steps[c.Step].Errors > 0:
 		return results.OutcomeErrors, ""
 	}
 	return results.OutcomeOK, ""

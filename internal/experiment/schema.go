@@ -16,6 +16,6 @@ func JSONSchema() ([]byte, error) {
 	s.Title = "hopbench experiment"
 	s.Description = "An experiment: every combination of its lists is one run. See the README."
 	loads := s.Properties.Value("loads")
-	loads.Items.OneOf = []*jsonschema.Schema{{Required: []string{"closed"}}, {Required: []string{"rate"}}, {Required: []string{"ramp"}}}
+	loads.Items.OneOf = []*jsonschema.Schema{{Required: []string{"closed"}}, {Required: []string{"rate"}}, {Required: []string{"ramp"}}, {Required: []string{"capacity"}}}
 	return json.MarshalIndent(s, "", "  ")
 }

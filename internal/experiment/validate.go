@@ -167,13 +167,13 @@ func (s *Spec) validateLoads(bad func(string, string, ...any)) {
 	for i, l := range s.Loads {
 		at := fmt.Sprintf("loads[%d]", i)
 		set := 0
-		for _, isSet := range []bool{l.Closed != nil, l.Rate != nil, l.Ramp != nil} {
+		for _, isSet := range []bool{l.Closed != nil, l.Rate != nil, l.Ramp != nil, l.Capacity != nil} {
 			if isSet {
 				set++
 			}
 		}
 		if set != 1 {
-			bad(at, "give exactly one of closed, rate or ramp (%d given)", set)
+			bad(at, "give exactly one of closed, rate, ramp or capacity (%d given)", set)
 			continue
 		}
 		switch {
@@ -196,10 +196,29 @@ func (s *Spec) validateLoads(bad func(string, string, ...any)) {
 			if all := l.config().Steps.Duration(); s.Duration != 0 && time.Duration(s.Duration) < all {
 				bad("duration", "%v ends %s before its last step: its steps take %v; give the ramp that duration, or none (a ramp's default)", time.Duration(s.Duration), at, all)
 			}
+		case l.Capacity != nil:
+			validateCapacity(at+".capacity", l.Capacity, bad)
 		}
 		if s.Requests > 0 && l.Closed == nil {
 			bad("requests", "a request count ends closed loads only; %s is an open or ramped load: give a duration", at)
 		}
+	}
+}
+
+func validateCapacity(at string, c *CapacitySpec, bad func(string, string, ...any)) {
+	if c.SLA <= 0 {
+		bad(at+".sla", "none given: the latency the percentile must stay within, e.g. {capacity: {sla: 10ms}}")
+	}
+	if a := c.Arrivals; a != "" && a != "constant" && a != "poisson" {
+		bad(at+".arrivals", "%q: want constant or poisson", a)
+	}
+	if c.Budget < 0 || c.Budget > Duration(time.Hour) {
+		bad(at+".budget", "%v: want up to 1h (default 40s)", time.Duration(c.Budget))
+	}
+	cfg := LoadSpec{Capacity: c}.config()
+	cfg.SLA = max(cfg.SLA, time.Millisecond) // reported above when missing
+	if err := cfg.Validate(); err != nil {
+		bad(at, "%v", err)
 	}
 }
 

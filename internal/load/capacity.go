@@ -21,7 +21,7 @@ type Search struct {
 	Percentile float64       // default 99
 	MaxErrors  float64       // share of calls failed for any reason but lateness; default 0.001
 	Step       time.Duration // each probe's measured time; default 2s
-	Start      float64       // the first rate probed; default 100
+	Start      float64       // the first rate probed; default 1000
 	MaxRate    float64       // the highest rate probed; default 200 000
 	// Resolution ends the bisection when the lowest failing rate is within
 	// this share above the highest passing one; default 0.05.
@@ -34,6 +34,7 @@ const (
 	minProbeRate   = 1.0  // below this the search gives up
 	keptShare      = 0.97 // achieved ÷ intended a probe must reach
 	saturatedShare = 0.9  // of this process's cores: the generator is saturated
+	minAutoWorkers = 8
 	maxAutoWorkers = 4096
 )
 
@@ -48,7 +49,7 @@ func (s *Search) validate() error {
 		s.Step = 2 * time.Second
 	}
 	if s.Start == 0 {
-		s.Start = 100
+		s.Start = 1000 // a probe of 2s then has 2000 calls, 20 in its p99's tail
 	}
 	if s.MaxRate == 0 {
 		s.MaxRate = 200_000
@@ -98,6 +99,8 @@ func (c *SearchResult) String() string {
 	switch {
 	case c == nil:
 		return ""
+	case c.RPS == 0 && c.LowerBound:
+		return "unknown"
 	case c.RPS == 0:
 		return "none"
 	case c.LowerBound:
@@ -260,9 +263,11 @@ func (s *searcher) probe(ctx context.Context, rate float64, first bool) (Step, *
 	return st, r.Latency, r.Uncorrected, nil
 }
 
-// judge says how a probe went. The generator is blamed only when the
-// service answered within the SLA from the actual send time (the wait
-// was the generator's) or the generator used its cores up.
+// judge says how a probe went. The generator is blamed only when it could
+// not send the rate or used its cores up while the service answered within
+// the SLA from the actual send time. A probe that kept its rate and whose
+// latency from the intended send time was over the SLA fails, whoever was
+// late: that is the latency callers on this machine would see.
 func (s *searcher) judge(st Step, rawUs int64) string {
 	sc, slaUs := s.cfg.Search, s.cfg.SLA.Microseconds()
 	failed := st.Errors - st.ErrorsByClass[ClassOverSLA.String()]
@@ -278,7 +283,7 @@ func (s *searcher) judge(st Step, rawUs int64) string {
 		return ProbeErrors
 	case within && kept:
 		return ProbeWithin
-	case st.ClientCPUCores >= saturatedShare*float64(runtime.GOMAXPROCS(0)) || st.Requests > 0 && rawUs <= slaUs:
+	case (!kept || st.ClientCPUCores >= saturatedShare*float64(runtime.GOMAXPROCS(0))) && st.Requests > 0 && rawUs <= slaUs && !lost:
 		return ProbeGenerator
 	case !within:
 		return ProbeOverSLA
@@ -315,7 +320,7 @@ func (s *searcher) workers(rate float64) int {
 	if s.cfg.Workers > 0 {
 		return s.cfg.Workers
 	}
-	return min(max(256, int(math.Ceil(2*rate*s.cfg.SLA.Seconds()))), maxAutoWorkers)
+	return min(max(minAutoWorkers, int(math.Ceil(2*rate*s.cfg.SLA.Seconds()))), maxAutoWorkers)
 }
 
 // add counts a probe into the search's totals.

@@ -59,7 +59,7 @@ func search(t *testing.T, cfg load.Config, newCall func() load.Call) *load.Resul
 func TestCapacitySearchFindsTheKnee(t *testing.T) {
 	const knee = 1000.0 // calls/s: a 1 ms service time, one at a time
 	q := &queue{service: time.Second / time.Duration(knee)}
-	r := search(t, load.Config{SLA: 10 * time.Millisecond, Search: load.Search{Step: time.Second}}, q.newCall)
+	r := search(t, load.Config{SLA: 10 * time.Millisecond, Search: load.Search{Step: time.Second, Start: 100}}, q.newCall)
 	c := r.Capacity
 	if c.RPS < 0.9*knee || c.RPS > 1.1*knee || c.LowerBound {
 		t.Fatalf("capacity %s req/s (ended: %s), want within 10%% of %v and not a lower bound", c, c.Ended, knee)
@@ -86,7 +86,7 @@ func TestCapacitySearchFindsTheKnee(t *testing.T) {
 func TestCapacityAboveWhatTheGeneratorSendsIsALowerBound(t *testing.T) {
 	// A service that answers every call in 7 ms however many come, driven
 	// by one worker: the generator cannot send more than ~140 calls/s.
-	r := search(t, load.Config{SLA: 50 * time.Millisecond, Workers: 1, Search: load.Search{Step: time.Second}}, sleeper(7*time.Millisecond))
+	r := search(t, load.Config{SLA: 50 * time.Millisecond, Workers: 1, Search: load.Search{Step: time.Second, Start: 100}}, sleeper(7*time.Millisecond))
 	c := r.Capacity
 	if c.RPS != 100 || !c.LowerBound || !strings.Contains(c.Ended, "generator could not keep") {
 		t.Fatalf("capacity %s (lower bound %v), ended %q: want ≥ 100, a lower bound blamed on the generator", c, c.LowerBound, c.Ended)
@@ -112,7 +112,7 @@ func TestCapacityNoneWhenNoRateMeetsTheSLA(t *testing.T) {
 
 func TestCapacitySearchKeepsItsTimeBudget(t *testing.T) {
 	start := time.Now()
-	r := search(t, load.Config{SLA: 50 * time.Millisecond, Duration: 3 * time.Second, Search: load.Search{Step: time.Second}}, sleeper(time.Millisecond))
+	r := search(t, load.Config{SLA: 50 * time.Millisecond, Duration: 3 * time.Second, Search: load.Search{Step: time.Second, Start: 100}}, sleeper(time.Millisecond))
 	if took := time.Since(start); took > 5*time.Second {
 		t.Errorf("a 3s search took %v", took)
 	}

@@ -110,6 +110,14 @@ type Figures struct {
 	// Wire is the client's bytes per request on its connections, TLS
 	// records and HTTP/2 frames included.
 	Wire *WirePerRequest `json:"wire_bytes_per_req,omitempty"`
+	// CapacityRPS is a capacity search's finding: the highest rate probed
+	// whose percentile met the SLA (Capacity says which, whether it is a
+	// lower bound, and why the search ended; the steps are its curve).
+	// For such a run rps, good_rps and the latency percentiles are those
+	// of the probe at that rate; requests, errors and per-request figures
+	// count every probe.
+	CapacityRPS float64            `json:"capacity_rps,omitempty"`
+	Capacity    *load.SearchResult `json:"capacity,omitempty"`
 }
 
 // WirePerRequest is bytes per request sent and received at the client.
@@ -130,6 +138,9 @@ func FiguresOf(r *load.Result, w wire.Totals) Figures {
 	if r.Uncorrected != nil {
 		u := stats.Summarize(r.Uncorrected)
 		f.Uncorrected = &u
+	}
+	if r.Capacity != nil {
+		f.CapacityRPS, f.Capacity = r.Capacity.RPS, r.Capacity
 	}
 	if r.Requests > 0 && (w.Written > 0 || w.Read > 0) {
 		f.Wire = &WirePerRequest{Sent: float64(w.Written) / float64(r.Requests), Received: float64(w.Read) / float64(r.Requests)}

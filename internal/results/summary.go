@@ -45,6 +45,11 @@ type Row struct {
 	Outcomes                                              []string // distinct, in order seen
 	Requests, Errors                                      int64
 	RPS, P50Us, P99Us, CPUUsPerReq                        Spread
+	// Capacity is a capacity search's capacity_rps over repetitions, and
+	// LowerBound whether any repetition's was only a lower bound;
+	// Searched whether the case is a capacity search at all.
+	Capacity             Spread
+	LowerBound, Searched bool
 }
 
 // Summarize groups records by case, in the order cases first appear, and
@@ -54,14 +59,14 @@ type Row struct {
 func Summarize(recs []Record) []Row {
 	var rows []Row
 	index := map[string]int{}
-	var rps, p50, p99, cpu [][]float64
+	var rps, p50, p99, cpu, capacity [][]float64
 	for _, r := range recs {
 		i, ok := index[r.Case]
 		if !ok {
 			i = len(rows)
 			index[r.Case] = i
 			rows = append(rows, Row{Case: r.Case, Part: r.Part, Stack: r.Stack, Topology: r.Topology, Op: r.Op, Model: r.Model, Count: r.Count, Load: r.Load, Options: r.Options})
-			rps, p50, p99, cpu = append(rps, nil), append(p50, nil), append(p99, nil), append(cpu, nil)
+			rps, p50, p99, cpu, capacity = append(rps, nil), append(p50, nil), append(p99, nil), append(cpu, nil), append(capacity, nil)
 		}
 		row := &rows[i]
 		if !slices.Contains(row.Outcomes, r.Outcome) {
@@ -77,9 +82,15 @@ func Summarize(recs []Record) []Row {
 		p50[i] = append(p50[i], float64(r.P50Us))
 		p99[i] = append(p99[i], float64(r.P99Us))
 		cpu[i] = append(cpu[i], r.ClientCPUUsPerReq)
+		if c := r.Capacity; c != nil {
+			capacity[i] = append(capacity[i], c.RPS)
+			row.Searched = true
+			row.LowerBound = row.LowerBound || c.LowerBound
+		}
 	}
 	for i := range rows {
 		rows[i].RPS, rows[i].P50Us, rows[i].P99Us, rows[i].CPUUsPerReq = SpreadOf(rps[i]), SpreadOf(p50[i]), SpreadOf(p99[i]), SpreadOf(cpu[i])
+		rows[i].Capacity = SpreadOf(capacity[i])
 	}
 	return rows
 }
@@ -96,16 +107,42 @@ func (r Row) Cells() []string {
 	}
 }
 
+// CapacityCell is the row's capacity at its SLA as tables show it:
+// "≥ " before a lower bound, "none" when no rate met the SLA, empty for a
+// case that searched none.
+func (r Row) CapacityCell() string {
+	switch {
+	case !r.Searched:
+		return ""
+	case r.Reps == 0:
+		return "not measured"
+	case r.Capacity.Max == 0:
+		return "none"
+	case r.LowerBound:
+		return "≥ " + r.Capacity.format(1, 0, r.Reps)
+	}
+	return r.Capacity.format(1, 0, r.Reps)
+}
+
 // Table is the summary table of rows: Header and each row's Cells, after
-// a part column when the experiment has parts.
+// a part column when the experiment has parts, with a capacity column
+// after req/s when it has capacity searches.
 func Table(rows []Row) (header []string, cells [][]string) {
 	parts := slices.ContainsFunc(rows, func(r Row) bool { return r.Part != "" })
-	header = Header
+	searched := slices.ContainsFunc(rows, func(r Row) bool { return r.Searched })
+	rpsAt := slices.Index(Header, "req/s") + 1
+	header = slices.Clone(Header)
+	if searched {
+		header = slices.Insert(header, rpsAt, "capacity req/s")
+	}
 	if parts {
-		header = append([]string{"part"}, Header...)
+		header = append([]string{"part"}, header...)
 	}
 	for _, r := range rows {
 		c := r.Cells()
+		if searched {
+			c = slices.Insert(c, rpsAt, r.CapacityCell())
+		}
 		if parts {
 			c = append([]string{r.Part}, c...)
 		}
@@ -145,14 +182,25 @@ func CSV(w io.Writer, rows []Row) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"case", "part", "stack", "topology", "op", "model", "count", "load", "options", "reps", "outcomes", "requests", "errors",
 		"rps_median", "rps_min", "rps_max", "p50_us_median", "p50_us_min", "p50_us_max",
-		"p99_us_median", "p99_us_min", "p99_us_max", "client_cpu_us_per_req_median"})
+		"p99_us_median", "p99_us_min", "p99_us_max", "client_cpu_us_per_req_median",
+		"capacity_rps_median", "capacity_rps_min", "capacity_rps_max", "capacity_lower_bound"})
 	g := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 	for _, r := range rows {
-		cw.Write([]string{r.Case, r.Part, r.Stack, r.Topology, r.Op, r.Model, strconv.Itoa(r.Count), r.Load, r.Options, strconv.Itoa(r.Reps),
+		cw.Write(append([]string{r.Case, r.Part, r.Stack, r.Topology, r.Op, r.Model, strconv.Itoa(r.Count), r.Load, r.Options, strconv.Itoa(r.Reps),
 			strings.Join(r.Outcomes, ";"), strconv.FormatInt(r.Requests, 10), strconv.FormatInt(r.Errors, 10),
 			g(r.RPS.Median), g(r.RPS.Min), g(r.RPS.Max), g(r.P50Us.Median), g(r.P50Us.Min), g(r.P50Us.Max),
-			g(r.P99Us.Median), g(r.P99Us.Min), g(r.P99Us.Max), g(r.CPUUsPerReq.Median)})
+			g(r.P99Us.Median), g(r.P99Us.Min), g(r.P99Us.Max), g(r.CPUUsPerReq.Median)}, r.capacityCSV()...))
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// capacityCSV is the row's capacity columns: empty for a case that
+// searched none.
+func (r Row) capacityCSV() []string {
+	if !r.Searched || r.Reps == 0 {
+		return []string{"", "", "", ""}
+	}
+	g := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	return []string{g(r.Capacity.Median), g(r.Capacity.Min), g(r.Capacity.Max), strconv.FormatBool(r.LowerBound)}
 }
