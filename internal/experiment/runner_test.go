@@ -90,3 +90,41 @@ warmup: 0s
 		t.Fatalf("read back %d records: %v", len(back), err)
 	}
 }
+
+// A capacity search against a real node records its probes as steps, its
+// capacity and why it ended; its rate and latency are the capacity's
+// probe's, its requests every probe's.
+func TestACapacitySearchIsRecorded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	spec, err := Parse([]byte(`
+stacks: [rest]
+payloads: [{model: text, counts: [10]}]
+loads: [{capacity: {sla: 100ms, step: 1s, start: 250, max_rate: 1000, budget: 20s}}]
+warmup: 0s
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := &Runner{Bin: hopbenchBin(t), Dir: t.TempDir()}
+	recs, err := x.Run(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := recs[0]
+	c := r.Capacity
+	if c == nil || r.CapacityRPS != 1000 || !c.LowerBound || len(r.Steps) != 3 || r.Outcome != results.OutcomeOK {
+		t.Fatalf("capacity %+v (capacity_rps %v), %d steps, outcome %q (%s): want ≥ 1000 from probes at 250, 500 and 1000", c, r.CapacityRPS, len(r.Steps), r.Outcome, r.Reason)
+	}
+	if r.Load != "capacity:p99<=100ms" || r.P99Us == 0 || r.RPS < 970 || r.RPS > 1010 {
+		t.Errorf("load %q, p99 %dµs at %.0f req/s: want the capacity's probe's figures", r.Load, r.P99Us, r.RPS)
+	}
+	var probed int64
+	for _, st := range r.Steps {
+		probed += st.Requests
+	}
+	if r.Requests != probed || len(r.Nodes) != 1 || r.Nodes[0].CPUUsPerReq <= 0 {
+		t.Errorf("requests %d over probes of %d; nodes %+v", r.Requests, probed, r.Nodes)
+	}
+}
