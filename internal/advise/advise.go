@@ -96,6 +96,13 @@ type Stack struct {
 	Fits bool
 	// LatencyUs is the latency at the required percentile in the run judged.
 	LatencyUs float64
+	// Headroom is, for a rate with an SLA, the highest rate an open-loop
+	// run held within the SLA divided by the rate asked; zero when none
+	// reached the rate.
+	Headroom float64
+	// NotMeasured is true when no open-loop run reached the rate asked:
+	// the stack's latency there is unknown.
+	NotMeasured bool
 	// Evidence are the figures used, each naming the run it came from.
 	Evidence []string
 	// Unmet says which requirements it fails and by how much.
@@ -129,12 +136,20 @@ func Advise(req Requirements, recs []results.Record) (*Advice, error) {
 		a.Basis += fmt.Sprintf(" (the measured count nearest the %d asked for)", req.Count)
 		a.Missing = append(a.Missing, fmt.Sprintf("no run measured %s×%d: the figures are for ×%d; measure the size you need for figures that fit it", req.Model, req.Count, count))
 	}
+	var unmeasured []string
 	for _, name := range stackOrder(cases) {
 		s, err := judge(req, name, cases[name])
 		if err != nil {
 			return nil, err
 		}
 		a.Ranked = append(a.Ranked, s)
+		if s.NotMeasured {
+			unmeasured = append(unmeasured, name)
+		}
+	}
+	if len(unmeasured) > 0 {
+		a.Missing = append(a.Missing, fmt.Sprintf("latency at %.0f req/s was not measured for %s; measure it (a capacity search per stack) with: %s",
+			req.Rate, strings.Join(unmeasured, ", "), measureCommand(req, unmeasured)))
 	}
 	slices.SortStableFunc(a.Ranked, func(x, y Stack) int {
 		if x.Fits != y.Fits {
@@ -146,10 +161,23 @@ func Advise(req Requirements, recs []results.Record) (*Advice, error) {
 		if len(x.Unmet) != len(y.Unmet) {
 			return len(x.Unmet) - len(y.Unmet)
 		}
+		if x.Headroom != y.Headroom {
+			return cmp.Compare(y.Headroom, x.Headroom)
+		}
 		return cmp.Compare(x.LatencyUs, y.LatencyUs)
 	})
 	return a, nil
 }
+
+// NeedsMeasurement reports whether the results could not answer: nothing
+// matched, or some stack's latency at the rate asked was not measured.
+func (a *Advice) NeedsMeasurement() bool {
+	return len(a.Ranked) == 0 || slices.ContainsFunc(a.Ranked, func(s Stack) bool { return s.NotMeasured })
+}
+
+// atRateAsked reports whether the requirements ask for an SLA at a rate,
+// which only open-loop runs can judge.
+func (r Requirements) atRateAsked() bool { return r.Rate > 0 && r.SLA > 0 }
 
 // A candidate is one case (all repetitions of a configuration) of a stack.
 type candidate struct {
@@ -235,25 +263,34 @@ func judge(req Requirements, name string, cases []*candidate) (Stack, error) {
 		return s, err
 	}
 	c, sustained := pick(req, cases)
-	lat, err := latencyAt(c, req.Percentile)
-	if err != nil {
-		return s, fmt.Errorf("%s: %w", c.row.Case, err)
-	}
-	s.LatencyUs = lat
-	best := cases[0]
+	var best *candidate // the highest throughput, capacity searches aside
 	for _, x := range cases {
-		if x.row.RPS.Median > best.row.RPS.Median {
+		if !x.row.Searched && (best == nil || x.row.RPS.Median > best.row.RPS.Median) {
 			best = x
 		}
 	}
-	s.Evidence = append(s.Evidence,
-		fmt.Sprintf("p%s %s at %.0f req/s (%s, %s)", pct(req.Percentile), msStr(lat), c.row.RPS.Median, c.row.Load, plural(c.row.Reps, "repetition")),
-		fmt.Sprintf("peak %.0f req/s (%s)", best.row.RPS.Median, best.row.Load))
-	if req.Rate > 0 && !sustained {
-		s.Unmet = append(s.Unmet, fmt.Sprintf("rate: %.0f req/s needed, %.0f req/s at most in these runs", req.Rate, best.row.RPS.Median))
+	if req.atRateAsked() {
+		at := judgeAtRate(req, cases)
+		at.rateEvidence(req, &s)
+		if at.at == nil && !sustained && best != nil {
+			s.Unmet = append(s.Unmet, fmt.Sprintf("rate: %.0f req/s needed, %.0f req/s at most in these runs", req.Rate, best.row.RPS.Median))
+		}
+	} else {
+		lat, err := latencyAt(c, req.Percentile)
+		if err != nil {
+			return s, fmt.Errorf("%s: %w", c.row.Case, err)
+		}
+		s.LatencyUs = lat
+		s.Evidence = append(s.Evidence, fmt.Sprintf("p%s %s at %.0f req/s (%s, %s)", pct(req.Percentile), msStr(lat), c.row.RPS.Median, c.row.Load, plural(c.row.Reps, "repetition")))
+		if req.Rate > 0 && !sustained {
+			s.Unmet = append(s.Unmet, fmt.Sprintf("rate: %.0f req/s needed, %.0f req/s at most in these runs", req.Rate, best.row.RPS.Median))
+		}
+		if req.SLA > 0 && lat > float64(req.SLA.Microseconds()) {
+			s.Unmet = append(s.Unmet, fmt.Sprintf("latency: p%s %s, over the %s SLA", pct(req.Percentile), msStr(lat), req.SLA))
+		}
 	}
-	if req.SLA > 0 && lat > float64(req.SLA.Microseconds()) {
-		s.Unmet = append(s.Unmet, fmt.Sprintf("latency: p%s %s, over the %s SLA", pct(req.Percentile), msStr(lat), req.SLA))
+	if best != nil {
+		s.Evidence = append(s.Evidence, fmt.Sprintf("peak %.0f req/s (%s)", best.row.RPS.Median, best.row.Load))
 	}
 	s.Evidence = append(s.Evidence, resources(req, c, &s)...)
 	traits(req, st, transport.TraitsOf(tr), &s)

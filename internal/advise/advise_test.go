@@ -44,9 +44,26 @@ func byName(a *Advice) map[string]Stack {
 	return m
 }
 
+func TestClosedLoopsDoNotSayTheLatencyAtARate(t *testing.T) {
+	a := advise(t, Requirements{Model: "payment", Count: 5, Rate: 2000, SLA: 20 * time.Millisecond, Stacks: []string{"grpc", "graphql"}}, quick(t))
+	for _, s := range a.Ranked {
+		if s.Fits || !s.NotMeasured || !strings.Contains(s.Unmet[0], "latency at 2000 req/s: not measured") {
+			t.Errorf("%s judged at a rate from closed loops: fits %v, unmet %q", s.Name, s.Fits, s.Unmet)
+		}
+	}
+	g := byName(a)["graphql"]
+	if !strings.Contains(strings.Join(g.Unmet, "\n"), "rate: 2000 req/s needed, 580 req/s at most") {
+		t.Errorf("graphql, which a closed loop never took to 2000 req/s: %v", g.Unmet)
+	}
+	cmd := "hopbench advise --model payment --count 5 --rate 2000 --sla 20ms --stacks graphql,grpc --measure"
+	if !a.NeedsMeasurement() || len(a.Missing) != 1 || !strings.HasSuffix(a.Missing[0], cmd) {
+		t.Errorf("missing %q, want the command %q", a.Missing, cmd)
+	}
+}
+
 func TestRanksEveryMeasuredStackCitingItsFigures(t *testing.T) {
 	recs := quick(t)
-	a := advise(t, Requirements{Model: "payment", Count: 5, Rate: 2000, SLA: 20 * time.Millisecond}, recs)
+	a := advise(t, Requirements{Model: "payment", Count: 5, Rate: 2000}, recs)
 	if len(a.Ranked) != 8 || a.Basis != "payment×5 through direct" {
 		t.Fatalf("%d ranked on %q", len(a.Ranked), a.Basis)
 	}
@@ -64,7 +81,7 @@ func TestRanksEveryMeasuredStackCitingItsFigures(t *testing.T) {
 		}
 	}
 	// The latency cited is the one in the records: the p99 of the least
-	// loaded run that carried 2000 req/s.
+	// loaded run that carried 2000 req/s (no SLA is judged from it).
 	for _, r := range recs {
 		if r.Stack == "grpc" && r.Topology == "direct" && r.Model == "payment" && r.Load == "closed:1" {
 			h, _ := stats.Decode(r.Histogram)
@@ -144,6 +161,58 @@ func TestValidateNamesTheField(t *testing.T) {
 		c.req.Defaults()
 		if err := c.req.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: %v, want an error naming %s", c.req, err, c.want)
+		}
+	}
+}
+
+// testdata/capacity.jsonl is `hopbench advise --model text --count 100
+// --rate 1000 --sla 20ms --measure --stacks rest,grpc,nats` in an empty
+// directory on the development machine (2026-11-23): a capacity search
+// per stack from 1000 req/s.
+func capacities(t *testing.T) []results.Record {
+	t.Helper()
+	recs, _, err := results.Read("testdata/capacity.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+func TestAnSLAAtARateIsJudgedFromCapacitySearches(t *testing.T) {
+	recs := capacities(t)
+	a := advise(t, Requirements{Model: "text", Count: 100, Rate: 1000, SLA: 20 * time.Millisecond}, recs)
+	if len(a.Ranked) != 3 || a.NeedsMeasurement() {
+		t.Fatalf("%d ranked, needs measurement %v", len(a.Ranked), a.NeedsMeasurement())
+	}
+	for i, s := range a.Ranked {
+		if !s.Fits || s.Headroom < 1 {
+			t.Errorf("%s: fits %v, headroom %v, unmet %q", s.Name, s.Fits, s.Headroom, s.Unmet)
+		}
+		if i > 0 && s.Headroom > a.Ranked[i-1].Headroom {
+			t.Errorf("%s (headroom ×%.1f) ranks below %s (×%.1f)", s.Name, s.Headroom, a.Ranked[i-1].Name, a.Ranked[i-1].Headroom)
+		}
+		ev := strings.Join(s.Evidence, "\n")
+		if !strings.Contains(ev, "at 1000 req/s, open loop") || !strings.Contains(ev, "(capacity:p99<=20ms, 1 repetition), headroom ×") {
+			t.Errorf("%s: evidence %q names no capacity run", s.Name, s.Evidence)
+		}
+	}
+	// The capacity and headroom are the records' own.
+	for _, r := range recs {
+		if got := byName(a)[r.Stack].Headroom; got != r.CapacityRPS/1000 {
+			t.Errorf("%s: headroom %v, record's capacity %v", r.Stack, got, r.CapacityRPS)
+		}
+	}
+	// Asked beyond what any search held, a stack falls short, by its figure.
+	b := advise(t, Requirements{Model: "text", Count: 100, Rate: 12000, SLA: 20 * time.Millisecond}, recs)
+	rest := byName(b)["rest"]
+	if rest.Fits || rest.NotMeasured || !strings.Contains(strings.Join(rest.Unmet, ""), "short of the 12000 req/s needed") {
+		t.Errorf("rest at 12000 req/s: fits %v, unmet %q", rest.Fits, rest.Unmet)
+	}
+	// A tighter SLA is read off the same probes' latencies.
+	c := advise(t, Requirements{Model: "text", Count: 100, Rate: 1000, SLA: 100 * time.Microsecond}, recs)
+	for _, s := range c.Ranked {
+		if s.Fits {
+			t.Errorf("%s fits a p99 of 100µs: evidence %q", s.Name, s.Evidence)
 		}
 	}
 }

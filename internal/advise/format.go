@@ -14,7 +14,11 @@ func (a *Advice) Write(w io.Writer) error {
 	if a.Basis != "" {
 		fmt.Fprintf(&b, "Compared on: %s\n", a.Basis)
 	}
-	if len(a.Ranked) > 0 {
+	switch {
+	case len(a.Ranked) > 0 && a.Requirements.atRateAsked():
+		fmt.Fprintf(&b, "Ranked: stacks that meet every requirement first, by headroom (the highest rate an open-loop run held with p%s within %s, over the %.0f req/s asked); then the rest, fewest unmet first. Latency at a rate is read from open-loop runs only.\n",
+			pct(a.Requirements.Percentile), a.Requirements.SLA, a.Requirements.Rate)
+	case len(a.Ranked) > 0:
 		fmt.Fprintf(&b, "Ranked: stacks that meet every requirement first, by latency at p%s; then the rest, fewest unmet first.\n", pct(a.Requirements.Percentile))
 	}
 	for i, s := range a.Ranked {

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -35,12 +36,21 @@ Requirements come as flags or a YAML file (--requirements) with the same
 names (model, count, rate, sla, percentile, topology, async, durable,
 browser, schema_evolution, memory_mib); flags override the file.
 
+An SLA at a rate (--rate with --sla) is judged from open-loop runs only
+(rate, ramp of rate, or capacity runs) at or above that rate: a closed loop
+measures what a stack carries, not its latency at a given rate. Stacks that
+fit are ranked by headroom: the highest rate an open-loop run held within
+the SLA, over the rate asked.
+
 No stack is ranked without a measurement behind it. When the results hold
-no run of the payload and topology asked for, advise says what they hold;
-with --measure it then runs a short experiment of every stack for exactly
-that (about 4 minutes; brokers are started and stopped) and advises from it.`,
+no run of the payload and topology asked for, or no open-loop run at the
+rate asked, advise says what is missing and the command that measures it;
+with --measure it runs that short experiment of every stack (for a rate
+with an SLA, a capacity search per stack starting at the rate, under 5
+minutes for 8 stacks; brokers are started and stopped) and advises from it.`,
 		Example: `  hopbench advise --model payment --count 5 --rate 2000 --sla 20ms
   hopbench advise results/quick-20261122-210550 --model text --count 100 --async --durable
+  hopbench advise --model text --count 100 --rate 1000 --sla 20ms --measure --stacks rest,grpc,nats
   hopbench advise --requirements needs.yaml --measure`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if file != "" {
@@ -60,8 +70,8 @@ that (about 4 minutes; brokers are started and stopped) and advises from it.`,
 			if err != nil {
 				return err
 			}
-			if len(adv.Ranked) == 0 && measure {
-				fmt.Fprintf(a.stderr, "advise: nothing measured for %s×%d through %s; measuring it now\n", req.Model, req.Count, req.Topology)
+			if measure && adv.NeedsMeasurement() {
+				fmt.Fprintf(a.stderr, "advise: %s; measuring it now\n", measuring(req))
 				spec, data, err := adviseSpec(req)
 				if err != nil {
 					return err
@@ -91,7 +101,7 @@ that (about 4 minutes; brokers are started and stopped) and advises from it.`,
 	fl.BoolVar(&req.SchemaEvolution, "schema-evolution", false, "the schema must be able to change safely")
 	fl.Float64Var(&req.MemoryMiB, "memory-mib", 0, "memory budget of one service, its broker included (MiB)")
 	fl.StringSliceVar(&req.Stacks, "stacks", nil, "consider (and measure) only these stacks, e.g. rest+proto,grpc")
-	fl.BoolVar(&measure, "measure", false, "when nothing matches, run a short experiment for exactly these requirements")
+	fl.BoolVar(&measure, "measure", false, "when the results cannot answer, run a short experiment for exactly these requirements")
 	return cmd
 }
 
@@ -148,6 +158,29 @@ func adviseResults(a *app, args []string) ([]results.Record, error) {
 	return nil, nil
 }
 
+// measuring says what advise --measure is about to measure.
+func measuring(req advise.Requirements) string {
+	what := fmt.Sprintf("%s×%d through %s", req.Model, req.Count, req.Topology)
+	if req.Rate > 0 && req.SLA > 0 {
+		return fmt.Sprintf("searching each stack's capacity at p%v ≤ %s for %s, from %.0f req/s", req.Percentile, req.SLA, what, req.Rate)
+	}
+	return "measuring " + what + " at 1 and 32 clients"
+}
+
+// adviseBudget is each stack's capacity search budget under advise
+// --measure: 8 stacks, their boots and brokers in under 5 minutes.
+const adviseBudget = 30 * time.Second
+
+// adviseLoads is what advise --measure runs: a capacity search from the
+// rate asked for an SLA at a rate, else latency at one client and
+// throughput at 32.
+func adviseLoads(req advise.Requirements) string {
+	if req.Rate > 0 && req.SLA > 0 {
+		return fmt.Sprintf("  - capacity: {sla: %s, percentile: %v, start: %v, budget: %s}\n", req.SLA, req.Percentile, max(1, math.Round(req.Rate)), adviseBudget)
+	}
+	return "  - closed: {clients: 1}\n  - closed: {clients: 32}\n"
+}
+
 // adviseSpec is a short experiment of every stack of the quick preset (or
 // those asked for) for exactly the payload and topology asked for.
 func adviseSpec(req advise.Requirements) (*experiment.Spec, []byte, error) {
@@ -170,11 +203,9 @@ payloads:
 ops: [echo]
 topologies: [%q]
 loads:
-  - closed: {clients: 1}
-  - closed: {clients: 32}
-warmup: 1s
+%swarmup: 1s
 duration: 3s
-`, strings.Join(q.Stacks, ", "), req.Model, req.Count, req.Topology))
+`, strings.Join(q.Stacks, ", "), req.Model, req.Count, req.Topology, adviseLoads(req)))
 	spec, err := experiment.Parse(data)
 	if err != nil {
 		return nil, nil, fmt.Errorf("the experiment advise would run: %w", err)

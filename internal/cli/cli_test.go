@@ -131,6 +131,9 @@ func TestBadInputIsAUsageErrorNamingTheFix(t *testing.T) {
 		{[]string{"codec", "--format", "yaml"}, `--format "yaml": known formats are table, json, csv, markdown`},
 		{[]string{"codec", "--count", "many"}, `invalid argument "many"`},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+		{[]string{"load", "--capacity"}, "--capacity needs --sla"},
+		{[]string{"load", "--capacity", "--sla", "5ms", "--rate", "100"}, "leave out --clients and --rate"},
+		{[]string{"load", "--capacity", "--sla", "5ms", "--percentile", "100"}, "capacity percentile 100"},
 	} {
 		_, _, err := run(t, c.args...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
