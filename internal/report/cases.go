@@ -29,7 +29,10 @@ type measured struct {
 	Brokers             []brokerFigures
 
 	Series []load.Second // the first completed repetition's
-	Steps  []load.Step   // the first completed repetition's (ramps)
+	Steps  []load.Step   // the first completed repetition's (ramps, capacity probes)
+	// Search is the first completed repetition's capacity search, if the
+	// case is one: its Steps are that search's probes.
+	Search *load.SearchResult
 	Floor  float64       // the machine's HTTP round trip, µs; 0 when not calibrated
 }
 
@@ -117,7 +120,7 @@ func (a *accumulator) add(m *measured, r *results.Record) error {
 		m.Hist.Merge(h)
 	}
 	if m.Series == nil {
-		m.Series, m.Steps = r.Series, r.Steps
+		m.Series, m.Steps, m.Search = r.Series, r.Steps, r.Capacity
 	}
 	if r.Calibration != nil {
 		m.Floor = r.Calibration.HTTPRoundTripUs

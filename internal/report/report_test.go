@@ -3,8 +3,10 @@ package report
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -181,5 +183,46 @@ func TestWriteLeavesHTMLMarkdownAndSVGs(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// A capacity search's report draws each stack's curve with the SLA and
+// its knee, compares the capacities, and puts capacity in the summary.
+// The records are advise's: a capacity search of rest, grpc and nats.
+func TestCapacitySearchesAreDrawnAsCurvesWithTheirKnees(t *testing.T) {
+	recs, _, err := results.Read("../advise/testdata/capacity.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Build("capacity", nil, recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sec *Section
+	for _, s := range r.Sections {
+		if s.ID == "capacity" {
+			sec = s
+		}
+		if s.ID == "ramps" {
+			t.Errorf("capacity probes drawn as a ramp")
+		}
+	}
+	if sec == nil || len(sec.Figures) != 2 {
+		t.Fatalf("capacity section %+v, want a curve and a bar chart", sec)
+	}
+	curve := string(sec.Figures[0].InlineSVG)
+	for _, want := range []string{"SLA p99 ≤ 20ms", "rest p99", "grpc p50", "achieved rate"} {
+		if !strings.Contains(curve, want) {
+			t.Errorf("curve lacks %q", want)
+		}
+	}
+	rows := sec.Figures[0].Table.Rows
+	for i, rec := range recs {
+		if got := rows[i][1]; got != fmt.Sprintf("%.0f", rec.CapacityRPS) {
+			t.Errorf("%s: capacity cell %q, record %v", rec.Stack, got, rec.CapacityRPS)
+		}
+	}
+	if !slices.Contains(r.Summary.Header, "capacity req/s") {
+		t.Errorf("summary header %q has no capacity", r.Summary.Header)
 	}
 }

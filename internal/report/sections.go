@@ -142,7 +142,7 @@ func (b *builder) seconds() error {
 func (b *builder) ramps() error {
 	var ramped []*measured
 	for _, c := range measuredOnly(b.cases) {
-		if len(c.Steps) > 0 {
+		if len(c.Steps) > 0 && c.Search == nil {
 			ramped = append(ramped, c)
 		}
 	}

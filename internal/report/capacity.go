@@ -1,0 +1,130 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"image/color"
+	"math"
+	"slices"
+	"strconv"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/hopbench/hopbench/internal/load"
+)
+
+// capacity draws, for each scenario searched, every stack's latency
+// against the rate it achieved (the curve its probes traced), the SLA,
+// each stack's knee, and the capacities side by side.
+func (b *builder) capacity() error {
+	var searched []*measured
+	for _, c := range measuredOnly(b.cases) {
+		if c.Search != nil {
+			searched = append(searched, c)
+		}
+	}
+	if len(searched) == 0 {
+		return nil
+	}
+	s := b.section("capacity", "Capacity at the SLA: latency against throughput",
+		"Each probe of a capacity search (first repetition), open loop: p50 (dashed) and the SLA's percentile (solid) from the intended send time, against the rate achieved, on a log latency axis. The grey line is the SLA; a ring marks each stack's knee, the highest rate probed that met it. Capacities are medians over repetitions; ≥ marks a lower bound (the generator could not send more, or the search ran out of time or rates before the stack failed).")
+	keys, by := groups(searched, (*measured).scenario)
+	for _, k := range keys {
+		cases := by[k]
+		t := Table{Header: []string{"stack", "capacity req/s", "p50 ms there", "percentile ms there", "probes", "search ended"}}
+		var caps bars
+		for _, c := range cases {
+			caps.Values = append(caps.Values, c.Capacity.Median)
+			t.Rows = append(t.Rows, capacityRow(c))
+		}
+		caps.Name = "capacity at the SLA"
+		if err := b.add(s, "", t)(curveChart(k, cases, b.stacks)); err != nil {
+			return err
+		}
+		if err := b.add(s, "", t)(barChart(k+": capacity at the SLA", "req/s", distinct(cases, stackOf), []bars{caps}, colours{})); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func capacityRow(c *measured) []string {
+	se := c.Search
+	p50, at := "—", "—"
+	if se.Step >= 0 {
+		st := c.Steps[se.Step]
+		p50, at = ms(float64(st.Latency.P50Us)), ms(float64(st.PercentileUs))
+	}
+	return []string{c.Stack, c.CapacityCell(), p50, at, strconv.Itoa(len(c.Steps)), se.Ended}
+}
+
+// curveChart is latency against achieved rate, a stack's probes in its
+// colour, with the SLA and each knee.
+func curveChart(title string, cases []*measured, col colours) (*chart, error) {
+	se := cases[0].Search
+	p := newPlot(title+": latency against throughput", "achieved rate (req/s)", "latency (ms, log)")
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	maxX := 0.0
+	for _, c := range cases {
+		probes := slices.Clone(c.Steps)
+		slices.SortFunc(probes, func(x, y load.Step) int { return cmp.Compare(x.Value, y.Value) })
+		var p50, pq plotter.XYs
+		for _, st := range probes {
+			if st.Latency.Count == 0 {
+				continue
+			}
+			p50 = append(p50, plotter.XY{X: st.RPS, Y: posMs(st.Latency.P50Us)})
+			pq = append(pq, plotter.XY{X: st.RPS, Y: posMs(st.PercentileUs)})
+			maxX = math.Max(maxX, st.RPS)
+		}
+		colour := col.of(c.Stack)
+		if err := addCurve(p, c.Stack+" p"+pctLabel(se.Percentile), pq, colour, nil); err != nil {
+			return nil, err
+		}
+		if err := addCurve(p, c.Stack+" p50", p50, colour, []vg.Length{vg.Points(4), vg.Points(3)}); err != nil {
+			return nil, err
+		}
+		if k := c.Search.Step; k >= 0 {
+			knee, err := plotter.NewScatter(plotter.XYs{{X: c.Steps[k].RPS, Y: posMs(c.Steps[k].PercentileUs)}})
+			if err != nil {
+				return nil, err
+			}
+			knee.GlyphStyle = draw.GlyphStyle{Color: colour, Radius: vg.Points(5), Shape: draw.RingGlyph{}}
+			p.Add(knee)
+		}
+	}
+	sla := float64(se.SLAUs) / 1000
+	bound, err := plotter.NewLine(plotter.XYs{{X: 0, Y: sla}, {X: maxX * 1.05, Y: sla}})
+	if err != nil {
+		return nil, err
+	}
+	bound.Color, bound.Width, bound.Dashes = color.Gray{Y: 0x80}, vg.Points(1), []vg.Length{vg.Points(2), vg.Points(2)}
+	p.Add(bound)
+	p.legend.Add(fmt.Sprintf("SLA p%s ≤ %s", pctLabel(se.Percentile), time.Duration(se.SLAUs)*time.Microsecond), bound)
+	return p, nil
+}
+
+func addCurve(p *chart, name string, xys plotter.XYs, colour color.Color, dashes []vg.Length) error {
+	if len(xys) == 0 {
+		return nil
+	}
+	lp, sp, err := plotter.NewLinePoints(xys)
+	if err != nil {
+		return fmt.Errorf("chart %q, %s: %w", p.Title.Text, name, err)
+	}
+	lp.Color, sp.Color, lp.Dashes = colour, colour, dashes
+	lp.Width, sp.Radius = vg.Points(1.5), vg.Points(1.5)
+	p.Add(lp, sp)
+	p.legend.Add(name, lp)
+	return nil
+}
+
+// posMs is a latency in ms for a log axis, which cannot take zero.
+func posMs(us int64) float64 { return math.Max(float64(us), 1) / 1000 }
+
+func pctLabel(p float64) string { return strconv.FormatFloat(p, 'f', -1, 64) }
