@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -93,5 +94,38 @@ func TestATornLastLineIsSkippedAndOtherDamageRefused(t *testing.T) {
 	os.WriteFile(future, []byte("{\"version\":99}\n"), 0o644)
 	if _, _, err := Read(future); err == nil || !strings.Contains(err.Error(), "version 99") {
 		t.Errorf("unknown version: %v", err)
+	}
+}
+
+func TestCapacityIsSummarizedWithItsBound(t *testing.T) {
+	search := func(rps float64, lower bool, outcome string) Record {
+		r := *record("capacity", 0, rps, time.Millisecond, outcome)
+		r.Load = "capacity:p99<=10ms"
+		r.Capacity = &load.SearchResult{RPS: rps, LowerBound: lower, Step: 0}
+		r.CapacityRPS = rps
+		return r
+	}
+	cases := []struct {
+		recs []Record
+		want string
+	}{
+		{[]Record{search(1000, false, OutcomeOK), search(1200, false, OutcomeOK), search(1100, false, OutcomeErrors)}, "1100 (1000–1200)"},
+		{[]Record{search(1000, true, OutcomeOK)}, "≥ 1000"},
+		{[]Record{search(0, false, OutcomeErrors)}, "none"},
+		{[]Record{search(900, false, OutcomeFailed)}, "not measured"},
+	}
+	for _, c := range cases {
+		rows := Summarize(c.recs)
+		if got := rows[0].CapacityCell(); got != c.want {
+			t.Errorf("capacity cell %q, want %q", got, c.want)
+		}
+		header, cells := Table(rows)
+		if i := slices.Index(header, "capacity req/s"); i < 0 || cells[0][i] != c.want {
+			t.Errorf("table %q %q: no capacity column saying %q", header, cells, c.want)
+		}
+	}
+	plain := Summarize([]Record{*record("closed", 0, 1000, time.Millisecond, OutcomeOK)})
+	if header, _ := Table(plain); slices.Contains(header, "capacity req/s") {
+		t.Errorf("a table with no capacity search has a capacity column: %q", header)
 	}
 }

@@ -72,6 +72,7 @@ func Summarize(recs []Record) []Row {
 		if !slices.Contains(row.Outcomes, r.Outcome) {
 			row.Outcomes = append(row.Outcomes, r.Outcome)
 		}
+		row.Searched = row.Searched || strings.HasPrefix(r.Load, "capacity:")
 		if !r.Completed() {
 			continue
 		}
@@ -84,7 +85,6 @@ func Summarize(recs []Record) []Row {
 		cpu[i] = append(cpu[i], r.ClientCPUUsPerReq)
 		if c := r.Capacity; c != nil {
 			capacity[i] = append(capacity[i], c.RPS)
-			row.Searched = true
 			row.LowerBound = row.LowerBound || c.LowerBound
 		}
 	}
