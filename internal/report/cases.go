@@ -33,7 +33,7 @@ type measured struct {
 	// Search is the first completed repetition's capacity search, if the
 	// case is one: its Steps are that search's probes.
 	Search *load.SearchResult
-	Floor  float64       // the machine's HTTP round trip, µs; 0 when not calibrated
+	Floor  float64 // the machine's HTTP round trip, µs; 0 when not calibrated
 }
 
 type brokerFigures struct {
