@@ -14,9 +14,11 @@ import (
 // testdata/quick.jsonl is one `make run` of the quick preset on the
 // development machine (2026-11-22): 8 stacks, text×100 and payment×5,
 // direct and chain:5, closed:1 and closed:32.
-func quick(t *testing.T) []results.Record {
+func quick(t *testing.T) []results.Record { return fixture(t, "testdata/quick.jsonl") }
+
+func fixture(t *testing.T, path string) []results.Record {
 	t.Helper()
-	recs, _, err := results.Read("testdata/quick.jsonl")
+	recs, _, err := results.Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,14 +171,7 @@ func TestValidateNamesTheField(t *testing.T) {
 // --rate 1000 --sla 20ms --measure --stacks rest,grpc,nats` in an empty
 // directory on the development machine (2026-11-23): a capacity search
 // per stack from 1000 req/s.
-func capacities(t *testing.T) []results.Record {
-	t.Helper()
-	recs, _, err := results.Read("testdata/capacity.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return recs
-}
+func capacities(t *testing.T) []results.Record { return fixture(t, "testdata/capacity.jsonl") }
 
 func TestAnSLAAtARateIsJudgedFromCapacitySearches(t *testing.T) {
 	recs := capacities(t)

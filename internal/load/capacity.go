@@ -94,13 +94,16 @@ type SearchResult struct {
 }
 
 // String reads the capacity as tables show it: "12800", "≥ 12800" for a
-// lower bound, "none" when no rate met the SLA.
+// lower bound, "< 125" when no rate met the SLA down to 125 req/s before
+// the search stopped, "none" when none did down to 1 req/s.
 func (c *SearchResult) String() string {
 	switch {
 	case c == nil:
 		return ""
 	case c.RPS == 0 && c.LowerBound:
 		return "unknown"
+	case c.RPS == 0 && c.Above >= 2*minProbeRate:
+		return fmt.Sprintf("< %.0f", c.Above)
 	case c.RPS == 0:
 		return "none"
 	case c.LowerBound:

@@ -108,6 +108,11 @@ func TestCapacityNoneWhenNoRateMeetsTheSLA(t *testing.T) {
 	if r.RPS() != 0 || r.Latency.TotalCount() != 0 {
 		t.Errorf("rps %v, %d latencies: a search that found nothing has no rate or latency at its capacity", r.RPS(), r.Latency.TotalCount())
 	}
+	// Cut short on the way down, it says how far down it looked.
+	r = search(t, load.Config{SLA: 10 * time.Millisecond, Duration: 2 * time.Second, Search: load.Search{Step: time.Second, Start: 40}}, sleeper(30*time.Millisecond))
+	if c := r.Capacity; c.String() != "< 40" || !strings.Contains(c.Ended, "time budget") {
+		t.Errorf("capacity %q, ended %q: want < 40 (the lowest rate probed) and the budget named", c, c.Ended)
+	}
 }
 
 func TestCapacitySearchKeepsItsTimeBudget(t *testing.T) {
