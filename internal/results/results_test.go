@@ -124,6 +124,12 @@ func TestCapacityIsSummarizedWithItsBound(t *testing.T) {
 			t.Errorf("table %q %q: no capacity column saying %q", header, cells, c.want)
 		}
 	}
+	// A row's errors are those at the capacity, like its rate and latency.
+	r := search(1000, false, OutcomeOK)
+	r.Requests, r.Errors, r.Steps = 5000, 900, []load.Step{{Value: 1000, Requests: 1000, Errors: 3}}
+	if row := Summarize([]Record{r})[0]; row.Requests != 1000 || row.Errors != 3 {
+		t.Errorf("capacity row: %d errors in %d requests, want the probe at the capacity's 3 in 1000", row.Errors, row.Requests)
+	}
 	plain := Summarize([]Record{*record("closed", 0, 1000, time.Millisecond, OutcomeOK)})
 	if header, _ := Table(plain); slices.Contains(header, "capacity req/s") {
 		t.Errorf("a table with no capacity search has a capacity column: %q", header)

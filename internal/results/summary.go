@@ -77,8 +77,14 @@ func Summarize(recs []Record) []Row {
 			continue
 		}
 		row.Reps++
-		row.Requests += r.Requests
-		row.Errors += r.Errors
+		reqs, errs := r.Requests, r.Errors
+		if c := r.Capacity; c != nil && c.Step >= 0 && c.Step < len(r.Steps) {
+			// Like its rate and latency, a search's errors are those at
+			// its capacity: the probes above it fail by design.
+			reqs, errs = r.Steps[c.Step].Requests, r.Steps[c.Step].Errors
+		}
+		row.Requests += reqs
+		row.Errors += errs
 		rps[i] = append(rps[i], r.RPS)
 		p50[i] = append(p50[i], float64(r.P50Us))
 		p99[i] = append(p99[i], float64(r.P99Us))
