@@ -272,7 +272,7 @@ func judge(req Requirements, name string, cases []*candidate) (Stack, error) {
 	if req.atRateAsked() {
 		at := judgeAtRate(req, cases)
 		at.rateEvidence(req, &s)
-		if at.at == nil && !sustained && best != nil {
+		if !at.fits(req.Rate) && !sustained && best != nil {
 			s.Unmet = append(s.Unmet, fmt.Sprintf("rate: %.0f req/s needed, %.0f req/s at most in these runs", req.Rate, best.row.RPS.Median))
 		}
 	} else {

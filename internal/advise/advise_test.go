@@ -2,10 +2,13 @@ package advise
 
 import (
 	"bytes"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/results"
 	"github.com/hopbench/hopbench/internal/stats"
 	_ "github.com/hopbench/hopbench/internal/transport/all"
@@ -209,5 +212,48 @@ func TestAnSLAAtARateIsJudgedFromCapacitySearches(t *testing.T) {
 		if s.Fits {
 			t.Errorf("%s fits a p99 of 100µs: evidence %q", s.Name, s.Evidence)
 		}
+	}
+}
+
+// searchRecord is a completed capacity search of grpc echoing text×100
+// whose probes are at rates, each meeting the 10ms SLA or not (p99 1ms
+// or 50ms), the last one blamed on the generator when generator is set.
+func searchRecord(rep int, probes map[float64]bool, generator float64) results.Record {
+	r := results.Record{Case: "grpc capacity", Repetition: rep, Stack: "grpc", Topology: "direct", Op: "echo", Model: "text", Count: 100,
+		Load: "capacity:p99<=10ms", Outcome: results.OutcomeOK}
+	c := &load.SearchResult{Percentile: 99, SLAUs: 10_000, Step: -1}
+	for _, rate := range slices.Sorted(maps.Keys(probes)) {
+		st := load.Step{Value: rate, RPS: rate, Requests: int64(rate), Latency: stats.Summary{Count: int64(rate), P99Us: 50_000}, PercentileUs: 50_000, Probe: load.ProbeOverSLA}
+		if probes[rate] {
+			st.Latency.P99Us, st.PercentileUs, st.Probe = 1000, 1000, load.ProbeWithin
+			c.RPS, c.Step = rate, len(r.Steps)
+		}
+		r.Steps = append(r.Steps, st)
+	}
+	if generator > 0 {
+		r.Steps = append(r.Steps, load.Step{Value: generator, RPS: generator / 2, Requests: int64(generator / 2), Latency: stats.Summary{Count: 1, P99Us: 50_000}, PercentileUs: 50_000, Probe: load.ProbeGenerator})
+		c.LowerBound = true
+	}
+	r.Capacity, r.CapacityRPS = c, c.RPS
+	return r
+}
+
+func TestACaseFitsByTheMedianOfItsRepetitions(t *testing.T) {
+	req := Requirements{Model: "text", Count: 100, Rate: 1500, SLA: 10 * time.Millisecond}
+	// One repetition held 4000 req/s, two only 1000: the case holds 1000.
+	recs := []results.Record{
+		searchRecord(0, map[float64]bool{1000: true, 2000: true, 4000: true, 8000: false}, 0),
+		searchRecord(1, map[float64]bool{1000: true, 2000: false}, 0),
+		searchRecord(2, map[float64]bool{1000: true, 2000: false}, 0),
+	}
+	g := byName(advise(t, req, recs))["grpc"]
+	if g.Fits || !strings.Contains(strings.Join(g.Unmet, ""), "up to 1000 req/s (median of the runs), short of the 1500") {
+		t.Errorf("fits %v on one repetition of three: unmet %q", g.Fits, g.Unmet)
+	}
+	// A search the generator stopped says nothing about the rates above it.
+	limited := []results.Record{searchRecord(0, map[float64]bool{1000: true}, 2000)}
+	g = byName(advise(t, req, limited))["grpc"]
+	if g.Fits || !g.NotMeasured || !strings.Contains(strings.Join(g.Unmet, ""), "held ≥ 1000 req/s") {
+		t.Errorf("a generator-limited search judged: fits %v, not measured %v, unmet %q", g.Fits, g.NotMeasured, g.Unmet)
 	}
 }

@@ -1,6 +1,7 @@
 package advise
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -38,6 +39,9 @@ func pointsOf(r *results.Record, p float64) []point {
 	case r.Capacity != nil:
 		var out []point
 		for i, st := range r.Steps {
+			if st.Probe == load.ProbeGenerator {
+				continue // the generator's limit, not the stack's
+			}
 			failed := st.Errors - st.ErrorsByClass["over_sla"]
 			pt := stepPoint(st, p, failed)
 			if r.Capacity.Percentile == p {
@@ -88,50 +92,69 @@ func stepPoint(st load.Step, p float64, failed int64) point {
 	return pt
 }
 
-// atRate is what a stack's open-loop runs say about an SLA at a rate.
+// atRate is what a stack's open-loop runs say about an SLA at a rate,
+// read from its best case.
 type atRate struct {
-	// capacity is the highest rate a run held within the SLA (the median
-	// over a case's repetitions, the best case); lowerBound when that
-	// run's search stopped before the stack failed.
+	// capacity is the highest rate a run held within the SLA, the median
+	// over the case's repetitions; lowerBound when the run at that median
+	// was a search stopped before the stack failed.
 	capacity   float64
 	lowerBound bool
-	// at is the point nearest the asked rate at or above it, if any
-	// met it; failedBelow is true when a run failed the SLA at or below
-	// the asked rate (so the stack was measured not to carry it).
-	at          *point
-	failedBelow bool
-	from        *candidate
-	measured    bool // any open-loop point at all
+	// at is the case's point nearest the asked rate at or above it that
+	// met the SLA, for its latency there.
+	at       *point
+	from     *candidate
+	measured bool // any open-loop point at all
+	// below is true when some run probed the asked rate or less.
+	below bool
 }
 
+// fits reports whether the best case held the asked rate within the SLA.
+func (a atRate) fits(rate float64) bool { return a.at != nil && a.capacity >= rate }
+
 // judgeAtRate reads every open-loop point of a stack's cases against the
-// rate and SLA asked for.
+// rate and SLA asked for, each case by the median of its repetitions.
 func judgeAtRate(req Requirements, cases []*candidate) atRate {
 	slaUs := float64(req.SLA.Microseconds())
 	var a atRate
 	for _, c := range cases {
-		var caps []float64
-		lower := false
+		type rep struct {
+			best  float64
+			lower bool
+		}
+		var reps []rep
+		var at *point
 		for _, r := range c.recs {
-			best := 0.0
+			var x rep
 			for _, pt := range pointsOf(r, req.Percentile) {
 				a.measured = true
+				a.below = a.below || pt.rate <= req.Rate
 				if !pt.meets(slaUs) {
-					a.failedBelow = a.failedBelow || pt.rate <= req.Rate && pt.latencyUs >= 0
 					continue
 				}
-				if pt.rate > best {
-					best, lower = pt.rate, pt.lowerBound
+				if pt.rate > x.best {
+					x = rep{pt.rate, pt.lowerBound}
 				}
-				if pt.rate >= req.Rate && (a.at == nil || pt.rate < a.at.rate) {
+				if pt.rate >= req.Rate && (at == nil || pt.rate < at.rate) {
 					p := pt
-					a.at = &p
+					at = &p
 				}
 			}
-			caps = append(caps, best)
+			reps = append(reps, x)
 		}
-		if med := results.SpreadOf(caps).Median; med > a.capacity {
-			a.capacity, a.lowerBound, a.from = med, lower, c
+		if len(reps) == 0 {
+			continue
+		}
+		slices.SortFunc(reps, func(x, y rep) int { return cmp.Compare(x.best, y.best) })
+		mid := reps[len(reps)/2]
+		med := mid.best
+		lower := mid.lower
+		if len(reps)%2 == 0 {
+			lo := reps[len(reps)/2-1]
+			med, lower = (lo.best+mid.best)/2, lo.lower || mid.lower
+		}
+		if med > a.capacity || a.from == nil {
+			a.capacity, a.lowerBound, a.from, a.at = med, lower, c, at
 		}
 	}
 	return a
@@ -148,15 +171,18 @@ func (a atRate) rateEvidence(req Requirements, s *Stack) {
 	case !a.measured:
 		s.NotMeasured = true
 		s.Unmet = append(s.Unmet, fmt.Sprintf("latency at %.0f req/s: not measured (only closed-loop runs, which measure throughput, not the latency at a rate)", req.Rate))
-	case a.at == nil && a.failedBelow:
-		s.Unmet = append(s.Unmet, fmt.Sprintf("rate at the SLA: %s within %s up to %s%.0f req/s at most, short of the %.0f req/s needed", p, req.SLA, bound, a.capacity, req.Rate))
-	case a.at == nil:
-		s.NotMeasured = true
-		s.Unmet = append(s.Unmet, fmt.Sprintf("latency at %.0f req/s: not measured (open-loop runs reached %s%.0f req/s within the SLA, none went as high)", req.Rate, bound, a.capacity))
-	default:
+	case a.fits(req.Rate):
 		s.LatencyUs = a.at.latencyUs
 		s.Headroom = a.capacity / req.Rate
-		s.Evidence = append(s.Evidence, fmt.Sprintf("%s %s at %.0f req/s, open loop", p, msStr(a.at.latencyUs), a.at.rate))
+		s.Evidence = append(s.Evidence, fmt.Sprintf("%s %s at %.0f req/s, open loop (%s)", p, msStr(a.at.latencyUs), a.at.rate, a.from.row.Load))
+	case a.lowerBound:
+		s.NotMeasured = true
+		s.Unmet = append(s.Unmet, fmt.Sprintf("latency at %.0f req/s: not measured (runs held ≥ %.0f req/s within the SLA and stopped before failing it: the generator's limit, or the search's budget or max_rate)", req.Rate, a.capacity))
+	case a.below || a.capacity > 0:
+		s.Unmet = append(s.Unmet, fmt.Sprintf("rate at the SLA: %s within %s up to %s%.0f req/s (median of the runs), short of the %.0f req/s needed", p, req.SLA, bound, a.capacity, req.Rate))
+	default:
+		s.NotMeasured = true
+		s.Unmet = append(s.Unmet, fmt.Sprintf("latency at %.0f req/s: not measured (open-loop runs failed the SLA at higher rates and none ran at or below it)", req.Rate))
 	}
 	if a.from != nil && a.capacity > 0 {
 		s.Evidence = append(s.Evidence, fmt.Sprintf("capacity at %s ≤ %s: %s%.0f req/s (%s, %s), headroom %s×%.1f over the %.0f req/s asked",

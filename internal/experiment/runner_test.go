@@ -117,7 +117,7 @@ warmup: 0s
 	if c == nil || r.CapacityRPS != 1000 || !c.LowerBound || len(r.Steps) != 3 || r.Outcome != results.OutcomeOK {
 		t.Fatalf("capacity %+v (capacity_rps %v), %d steps, outcome %q (%s): want ≥ 1000 from probes at 250, 500 and 1000", c, r.CapacityRPS, len(r.Steps), r.Outcome, r.Reason)
 	}
-	if r.Load != "capacity:p99<=100ms" || r.P99Us == 0 || r.RPS < 970 || r.RPS > 1010 {
+	if r.Load != "capacity:p99<=100ms/step:1s/start:250/max_rate:1000/budget:20s" || r.P99Us == 0 || r.RPS < 970 || r.RPS > 1010 {
 		t.Errorf("load %q, p99 %dµs at %.0f req/s: want the capacity's probe's figures", r.Load, r.P99Us, r.RPS)
 	}
 	var probed int64

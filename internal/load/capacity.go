@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"runtime"
+	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -72,6 +72,31 @@ func (s *Search) validate() error {
 	return nil
 }
 
+// knobs names the settings a search has beyond its percentile and SLA
+// that differ from the defaults, so that two searches that differ name
+// two cases: "/step:1s/budget:15s".
+func (s Search) knobs(budget time.Duration, poisson bool) string {
+	g := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	var out string
+	for _, k := range []struct {
+		set  bool
+		name string
+	}{
+		{s.Step != 0 && s.Step != 2*time.Second, "step:" + s.Step.String()},
+		{s.Start != 0 && s.Start != 1000, "start:" + g(s.Start)},
+		{s.MaxRate != 0 && s.MaxRate != 200_000, "max_rate:" + g(s.MaxRate)},
+		{s.MaxErrors != 0 && s.MaxErrors != 0.001, "max_errors:" + g(s.MaxErrors)},
+		{s.Resolution != 0 && s.Resolution != 0.05, "resolution:" + g(s.Resolution)},
+		{budget != 0 && budget != DefaultBudget, "budget:" + budget.String()},
+		{poisson, "poisson"},
+	} {
+		if k.set {
+			out += "/" + k.name
+		}
+	}
+	return out
+}
+
 // SearchResult is what a capacity search found.
 type SearchResult struct {
 	// RPS is the highest rate probed that met the SLA: capacity_rps. Zero
@@ -84,6 +109,10 @@ type SearchResult struct {
 	// a rate (the generator could not keep up, the time budget or max_rate
 	// ran out): the service carries at least RPS.
 	LowerBound bool `json:"lower_bound,omitempty"`
+	// CutShort is true when the search stopped (its budget, the generator,
+	// an interruption) with RPS and Above further apart than its
+	// resolution: the capacity lies somewhere between them.
+	CutShort bool `json:"cut_short,omitempty"`
 	// Ended says why the search stopped.
 	Ended      string  `json:"ended"`
 	Percentile float64 `json:"percentile"`
@@ -106,6 +135,8 @@ func (c *SearchResult) String() string {
 		return fmt.Sprintf("< %.0f", c.Above)
 	case c.RPS == 0:
 		return "none"
+	case c.CutShort && c.Above > 0:
+		return fmt.Sprintf("%.0f–%.0f", c.RPS, c.Above)
 	case c.LowerBound:
 		return fmt.Sprintf("≥ %.0f", c.RPS)
 	}
@@ -146,12 +177,12 @@ func (s *searcher) run(ctx context.Context) {
 	rate := s.cfg.Search.Start
 	for {
 		if ctx.Err() != nil {
-			c.Ended, c.LowerBound = "interrupted", s.bad == 0
+			s.stop("interrupted")
 			return
 		}
 		first := len(s.res.Steps) == 0
 		if !first && time.Now().Add(s.probeCost(false)).After(s.deadline) {
-			c.Ended, c.LowerBound = fmt.Sprintf("the time budget (%v) ran out", s.cfg.Duration), s.bad == 0
+			s.stop(fmt.Sprintf("the time budget (%v) ran out", s.cfg.Duration))
 			return
 		}
 		st, hist, raw, err := s.probe(ctx, rate, first)
@@ -169,7 +200,7 @@ func (s *searcher) run(ctx context.Context) {
 			c.RPS, c.Step = rate, len(s.res.Steps)-1
 			s.res.Latency, s.res.Uncorrected = hist, raw
 		case ProbeGenerator:
-			c.Ended, c.LowerBound = fmt.Sprintf("the generator could not keep %.0f req/s (achieved %.0f) while the service was within its SLA", rate, st.RPS), true
+			s.stop(fmt.Sprintf("the generator could not keep %.0f req/s (achieved %.0f) while the service was within its SLA", rate, st.RPS))
 			return
 		default:
 			s.bad = rate
@@ -182,6 +213,15 @@ func (s *searcher) run(ctx context.Context) {
 		}
 		rate = next
 	}
+}
+
+// stop ends the search before it bracketed the capacity: below the
+// lowest failed rate if one failed, else at least the highest that passed.
+func (s *searcher) stop(why string) {
+	c := s.res.Capacity
+	c.Ended = why
+	c.LowerBound = s.bad == 0 && s.good > 0
+	c.CutShort = s.good > 0 && s.bad > s.good*(1+s.cfg.Search.Resolution)
 }
 
 // next is the rate to probe after rate, or why the search is over.
@@ -245,6 +285,7 @@ func (s *searcher) probe(ctx context.Context, rate float64, first bool) (Step, *
 	defer cancel()
 	start := time.Now().Add(pc.Warmup)
 	sends := &sendCount{start: start, end: start.Add(sc.Step)}
+	due := scheduled(pc)
 	r, err := Run(pctx, pc, sends.wrap(s.newCall))
 	if err != nil {
 		return Step{}, nil, nil, err
@@ -253,6 +294,7 @@ func (s *searcher) probe(ctx context.Context, rate float64, first bool) (Step, *
 	st := Step{Value: rate, Requests: r.Requests, Errors: r.Errors, ErrorsByClass: r.ErrorsByClass,
 		RPS: float64(sends.onTime.Load()) / sc.Step.Seconds(), GoodRPS: float64(r.Good) / sc.Step.Seconds(),
 		Unanswered: max(0, sends.all.Load()-r.Requests), Latency: stats.Summarize(r.Latency)}
+	kept := float64(sends.onTime.Load()) >= keptShare*float64(due)
 	u := stats.Summarize(r.Uncorrected)
 	st.Uncorrected = &u
 	if r.Requests > 0 {
@@ -261,9 +303,21 @@ func (s *searcher) probe(ctx context.Context, rate float64, first bool) (Step, *
 	if r.Elapsed > 0 {
 		st.ClientCPUCores = r.ClientCPU.Seconds() / r.Elapsed.Seconds()
 	}
-	st.PercentileUs = r.Latency.ValueAtQuantile(sc.Percentile)
-	st.Probe = s.judge(st, r.Uncorrected.ValueAtQuantile(sc.Percentile))
+	q, lost := quantileOfSent(r.Latency.TotalCount(), st.Unanswered, sc.Percentile)
+	st.PercentileUs = r.Latency.ValueAtQuantile(q)
+	st.Probe = s.judge(st, kept, lost, r.Uncorrected.ValueAtQuantile(q))
 	return st, r.Latency, r.Uncorrected, nil
+}
+
+// quantileOfSent is the quantile of the answered calls that stands for
+// percentile p of all calls sent, the unanswered counted as later than
+// any answered; lost is true when the unanswered reach into p itself.
+func quantileOfSent(answered, unanswered int64, p float64) (q float64, lost bool) {
+	if answered == 0 {
+		return p, unanswered > 0
+	}
+	q = p * float64(answered+unanswered) / float64(answered)
+	return min(q, 100), q > 100
 }
 
 // judge says how a probe went. The generator is blamed only when it could
@@ -271,22 +325,21 @@ func (s *searcher) probe(ctx context.Context, rate float64, first bool) (Step, *
 // the SLA from the actual send time. A probe that kept its rate and whose
 // latency from the intended send time was over the SLA fails, whoever was
 // late: that is the latency callers on this machine would see.
-func (s *searcher) judge(st Step, rawUs int64) string {
+//
+// kept says whether the generator sent 97 % of the calls its pacer made
+// due; lost whether calls unanswered by the drain deadline reach into the
+// percentile (they count as later than any answered one); rawUs is the
+// percentile from the actual send time.
+func (s *searcher) judge(st Step, kept, lost bool, rawUs int64) string {
 	sc, slaUs := s.cfg.Search, s.cfg.SLA.Microseconds()
 	failed := st.Errors - st.ErrorsByClass[ClassOverSLA.String()]
-	kept := st.RPS >= keptShare*st.Value
-	// Calls with no reply by the drain deadline were later than any
-	// recorded: the percentile is over the SLA when they are more than
-	// its tail.
-	sent := st.Requests + st.Unanswered
-	lost := float64(st.Unanswered) > (1-sc.Percentile/100)*float64(sent)
 	within := st.PercentileUs <= slaUs && !lost
 	switch {
 	case st.Requests > 0 && float64(failed) > sc.MaxErrors*float64(st.Requests):
 		return ProbeErrors
 	case within && kept:
 		return ProbeWithin
-	case (!kept || st.ClientCPUCores >= saturatedShare*float64(runtime.GOMAXPROCS(0))) && st.Requests > 0 && rawUs <= slaUs && !lost:
+	case (!kept || st.ClientCPUCores >= saturatedShare*float64(stats.UsableCPUs())) && st.Requests > 0 && rawUs <= slaUs && !lost:
 		return ProbeGenerator
 	case !within:
 		return ProbeOverSLA

@@ -98,6 +98,9 @@ func (c *Config) Validate() error {
 		if c.Duration == 0 {
 			c.Duration = DefaultBudget
 		}
+		if c.Duration < c.Warmup+c.Search.Step {
+			return fmt.Errorf("capacity budget %v: shorter than the warm-up and one probe (%v); give the search more time", c.Duration, c.Warmup+c.Search.Step)
+		}
 	default:
 		return fmt.Errorf("load model %q: want closed, rate, ramp or capacity", c.Kind)
 	}
@@ -255,11 +258,7 @@ func (c *Config) String() string {
 		if p == 0 {
 			p = 99
 		}
-		name := fmt.Sprintf("capacity:p%s<=%s", g(p), c.SLA)
-		if c.Poisson {
-			name += "/poisson"
-		}
-		return name
+		return fmt.Sprintf("capacity:p%s<=%s", g(p), c.SLA) + c.Search.knobs(c.Duration, c.Poisson)
 	}
 	return string(c.Kind)
 }

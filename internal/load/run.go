@@ -183,6 +183,22 @@ func (e *engine) pacer() Pacer {
 	return &Constant{Rate: c.Rate, Duration: total}
 }
 
+// scheduled counts the requests cfg's pacer makes due in the measured
+// window: for Poisson arrivals, the draw the run itself makes.
+func scheduled(cfg Config) int64 {
+	p := (&engine{cfg: cfg}).pacer()
+	var n int64
+	for {
+		due, ok := p.Next()
+		if !ok {
+			return n
+		}
+		if due >= cfg.Warmup {
+			n++
+		}
+	}
+}
+
 // then runs one pacer and, after it, another shifted by offset.
 type then struct {
 	first, second Pacer

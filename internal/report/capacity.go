@@ -31,14 +31,18 @@ func (b *builder) capacity() error {
 		return nil
 	}
 	s := b.section("capacity", "Capacity at the SLA: latency against throughput",
-		"Each probe of a capacity search (first repetition), open loop: p50 (dashed) and the SLA's percentile (solid) from the intended send time, against the rate achieved, on a log latency axis. The grey line is the SLA; a ring marks each stack's knee, the highest rate probed that met it. Capacities are medians over repetitions; ≥ marks a lower bound (the generator could not send more, or the search ran out of time or rates before the stack failed).")
+		"Each probe of a capacity search (first repetition), open loop: p50 (dashed) and the SLA's percentile (solid) from the intended send time, against the rate achieved, on a log latency axis. The grey line is the SLA; a ring marks each stack's knee, the highest rate probed that met it. Capacities are medians over repetitions; in the table ≥ marks a lower bound (the generator could not send more, or the search ran out of time or rates before the stack failed), a range a search cut short between a rate that met the SLA and one that did not, < N a search that found no rate meeting it down to N; the bars draw the medians, bounds unmarked, and nothing where no capacity was found.")
 	keys, by := groups(searched, (*measured).scenario)
 	for _, k := range keys {
 		cases := by[k]
-		t := Table{Header: []string{"stack", "capacity req/s", "p50 ms there", "percentile ms there", "probes", "search ended"}}
+		t := Table{Header: []string{"stack", "capacity req/s", "p50 ms there (1st run)", "percentile ms there (1st run)", "probes (1st run)", "search ended (1st run)"}}
 		var caps bars
 		for _, c := range cases {
-			caps.Values = append(caps.Values, c.Capacity.Median)
+			v := c.Capacity.Median
+			if v == 0 {
+				v = math.NaN() // no capacity found: no bar, the table says why
+			}
+			caps.Values = append(caps.Values, v)
 			t.Rows = append(t.Rows, capacityRow(c))
 		}
 		caps.Name = "capacity at the SLA"

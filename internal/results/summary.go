@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/hopbench/hopbench/internal/load"
 )
 
 // Spread is a figure over repetitions: median, min and max.
@@ -50,6 +52,9 @@ type Row struct {
 	// Searched whether the case is a capacity search at all.
 	Capacity             Spread
 	LowerBound, Searched bool
+	// Search is the first completed repetition's search, for the bound
+	// it read when no repetition found a capacity.
+	Search *load.SearchResult
 }
 
 // Summarize groups records by case, in the order cases first appear, and
@@ -77,22 +82,27 @@ func Summarize(recs []Record) []Row {
 			continue
 		}
 		row.Reps++
-		reqs, errs := r.Requests, r.Errors
-		if c := r.Capacity; c != nil && c.Step >= 0 && c.Step < len(r.Steps) {
+		if c := r.Capacity; c != nil {
+			capacity[i] = append(capacity[i], c.RPS)
+			row.LowerBound = row.LowerBound || c.LowerBound
+			if row.Search == nil {
+				row.Search = c
+			}
+			if c.Step < 0 || c.Step >= len(r.Steps) {
+				continue // no rate met the SLA: no rate or latency there to show
+			}
 			// Like its rate and latency, a search's errors are those at
 			// its capacity: the probes above it fail by design.
-			reqs, errs = r.Steps[c.Step].Requests, r.Steps[c.Step].Errors
+			row.Requests += r.Steps[c.Step].Requests
+			row.Errors += r.Steps[c.Step].Errors
+		} else {
+			row.Requests += r.Requests
+			row.Errors += r.Errors
 		}
-		row.Requests += reqs
-		row.Errors += errs
 		rps[i] = append(rps[i], r.RPS)
 		p50[i] = append(p50[i], float64(r.P50Us))
 		p99[i] = append(p99[i], float64(r.P99Us))
 		cpu[i] = append(cpu[i], r.ClientCPUUsPerReq)
-		if c := r.Capacity; c != nil {
-			capacity[i] = append(capacity[i], c.RPS)
-			row.LowerBound = row.LowerBound || c.LowerBound
-		}
 	}
 	for i := range rows {
 		rows[i].RPS, rows[i].P50Us, rows[i].P99Us, rows[i].CPUUsPerReq = SpreadOf(rps[i]), SpreadOf(p50[i]), SpreadOf(p99[i]), SpreadOf(cpu[i])
@@ -122,8 +132,8 @@ func (r Row) CapacityCell() string {
 		return ""
 	case r.Reps == 0:
 		return "not measured"
-	case r.Capacity.Max == 0:
-		return "none"
+	case r.Capacity.Max == 0 || r.Reps == 1:
+		return r.Search.String()
 	case r.LowerBound:
 		return "≥ " + r.Capacity.format(1, 0, r.Reps)
 	}

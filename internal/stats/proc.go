@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Proc is what /proc says about one process at one moment.
@@ -73,6 +75,16 @@ func kB(s string) int64 {
 // peak read later belongs to the measured window and not to start-up.
 func ResetPeak(pid int) error {
 	return os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0)
+}
+
+// UsableCPUs is how many CPUs this thread may run on (its affinity, which
+// pinning narrows), at least 1.
+func UsableCPUs() int {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil || set.Count() == 0 {
+		return 1
+	}
+	return set.Count()
 }
 
 // SelfCPU is the CPU time this process has used (user + system), at
