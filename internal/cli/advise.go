@@ -176,7 +176,8 @@ const adviseBudget = 30 * time.Second
 // throughput at 32.
 func adviseLoads(req advise.Requirements) string {
 	if req.Rate > 0 && req.SLA > 0 {
-		return fmt.Sprintf("  - capacity: {sla: %s, percentile: %v, start: %v, budget: %s}\n", req.SLA, req.Percentile, max(1, math.Round(req.Rate)), adviseBudget)
+		start := max(1, math.Round(req.Rate))
+		return fmt.Sprintf("  - capacity: {sla: %s, percentile: %v, start: %v, max_rate: %v, budget: %s}\n", req.SLA, req.Percentile, start, max(200_000, 4*start), adviseBudget)
 	}
 	return "  - closed: {clients: 1}\n  - closed: {clients: 32}\n"
 }
