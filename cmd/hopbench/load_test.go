@@ -75,3 +75,31 @@ func TestLoadRefusesBadUseClearly(t *testing.T) {
 		}
 	}
 }
+
+// hopbench load --capacity against a node prints its capacity and every
+// probe; a search that reached max_rate says it is a lower bound.
+func TestLoadSearchesACapacity(t *testing.T) {
+	addr := startNode(t, "--stack", "grpc")
+	out, code := hopbench(t, "load", "--stack", "grpc", "--target", addr, "--capacity", "--sla", "100ms", "--start-rate", "100",
+		"--max-rate", "400", "--step", "500ms", "--duration", "10s", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	var got struct {
+		CapacityRPS float64 `json:"capacity_rps"`
+		Capacity    struct {
+			LowerBound bool   `json:"lower_bound"`
+			Ended      string `json:"ended"`
+		} `json:"capacity"`
+		Steps []struct {
+			Value float64 `json:"value"`
+			Probe string  `json:"probe"`
+		} `json:"steps"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if got.CapacityRPS != 400 || !got.Capacity.LowerBound || len(got.Steps) != 3 || got.Steps[2].Probe != "within" {
+		t.Errorf("capacity %v (lower bound %v, %s) over %+v: want ≥ 400 from probes at 100, 200, 400", got.CapacityRPS, got.Capacity.LowerBound, got.Capacity.Ended, got.Steps)
+	}
+}
