@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The walk-through: brokers up, then for each broker stack a node
@@ -48,6 +49,14 @@ func TestBrokerStacksByHandWithDefaults(t *testing.T) {
 				t.Fatalf("load figures: %s (%v)", out, err)
 			}
 		})
+	}
+	// The kafka node has gone, its topic stays: with no service consuming,
+	// a load's first call has a deadline and ends with a classified error
+	// instead of waiting for ever.
+	began := time.Now()
+	stderr, code := hopbenchStderr(t, "load", "--stack", "kafka", "--clients", "1", "--duration", "3s")
+	if took := time.Since(began); code == 0 || took > 18*time.Second || !strings.Contains(stderr, "did not answer a first echo call (timeout)") {
+		t.Errorf("kafka load with nobody consuming: exit %d after %v: %s", code, took.Round(time.Second), stderr)
 	}
 	out, code := hopbench(t, "brokers", "status", "--dir", dir, "--format", "json")
 	var status []struct {

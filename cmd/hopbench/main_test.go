@@ -283,3 +283,38 @@ func TestTopologyAsChildProcesses(t *testing.T) {
 		}
 	}
 }
+
+// Two nodes started with default flags but for their service ports do not
+// collide on an admin port, and a GraphQL node answers introspection.
+func TestNodesWithDefaultFlagsServeSideBySide(t *testing.T) {
+	var admins []string
+	for range 2 {
+		cmd := exec.Command(bin, "node", "--stack", "graphql", "--listen", "127.0.0.1:0")
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() })
+		line, _ := bufio.NewReader(stderr).ReadString('\n')
+		m := regexp.MustCompile(`serving on (127\.0\.0\.1:\d+), admin on http://(127\.0\.0\.1:\d+)`).FindStringSubmatch(line)
+		if m == nil {
+			t.Fatalf("node did not start: %q", line)
+		}
+		admins = append(admins, m[2])
+		resp, err := http.Post("http://"+m[1]+"/graphql", "application/json", strings.NewReader(`{"query":"{ __schema { queryType { name } } }"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(string(body), `"queryType":{"name":"Query"}`) {
+			t.Errorf("introspection: %s", body)
+		}
+	}
+	if admins[0] == admins[1] {
+		t.Errorf("both admin endpoints on %s", admins[0])
+	}
+}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
@@ -100,8 +101,9 @@ func runLoad(cmd *cobra.Command, a *app, f *loadFlags) error {
 		return err
 	}
 	defer tgt.Close()
-	if err := tgt.Probe(ctx); err != nil {
-		return fmt.Errorf("the node at %s did not answer a first %s call: %w (is `hopbench node --stack %s` running there?)", f.target.Addr, f.op, err, f.stack)
+	if err := probe(ctx, tgt, min(f.cfg.Timeout, firstCallDeadline)); err != nil {
+		return fmt.Errorf("the node at %s did not answer a first %s call (%s): %w (is `hopbench node --stack %s` running there, and for a broker stack, consuming?)",
+			f.target.Addr, f.op, load.Classify(err), err, f.stack)
 	}
 	var before wire.Totals
 	f.cfg.AtStart = func() { before = counter.Snapshot() }
@@ -124,6 +126,17 @@ func runLoad(cmd *cobra.Command, a *app, f *loadFlags) error {
 		return err
 	}
 	return ctx.Err() // an interrupted load still printed what it measured
+}
+
+// firstCallDeadline bounds the call that checks a node answers before a
+// load: a broker stack's request with no service consuming would wait for
+// ever.
+const firstCallDeadline = 10 * time.Second
+
+func probe(ctx context.Context, tgt *load.Target, within time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, within)
+	defer cancel()
+	return tgt.Probe(ctx)
 }
 
 func (f *loadFlags) check(changed func(string) bool) error {

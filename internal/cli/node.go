@@ -19,6 +19,7 @@ type nodeFlags struct {
 	downstream           []string
 	options              map[string]string
 	tls, mtls, h2        bool
+	noIntrospection      bool
 	cfg                  node.Config
 	maxBytes             int
 }
@@ -41,7 +42,7 @@ a broker: start it first with hopbench brokers up.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.stack, "stack", "rest", "stack: technology[+codec][+compression]")
 	fl.StringVar(&f.cfg.Listen, "listen", "", "address to serve on (default 127.0.0.1:7070; for broker stacks the broker's URL and queue, topic or subject, e.g. amqp://127.0.0.1:5672/hopbench)")
-	fl.StringToStringVar(&f.options, "option", nil, "a stack's own setting, `NAME=VALUE` (repeatable): amqp reply=direct|queue, prefetch, persistent, confirm; kafka acks=all|leader|none, linger, fetch_max_wait, partitions")
+	fl.StringToStringVar(&f.options, "option", nil, "a stack's own setting, `NAME=VALUE` (repeatable): amqp reply=direct|queue, prefetch, persistent, confirm; kafka acks=all|leader|none, linger, fetch_max_wait, partitions; graphql introspection=true|false")
 	fl.StringSliceVar(&f.downstream, "downstream", nil, "addresses of the nodes this one calls, in parallel, for every request")
 	fl.BoolVar(&f.h2, "http2", false, "HTTP/2 for HTTP-based stacks (h2c without TLS)")
 	fl.BoolVar(&f.tls, "tls", false, "serve TLS with a throwaway CA made at start-up")
@@ -51,7 +52,8 @@ a broker: start it first with hopbench brokers up.`,
 	fl.BoolVar(&f.cfg.Cache, "cache", false, "reuse the encoded reply of an identical get")
 	fl.IntVar(&f.maxBytes, "max-bytes", codec.DefaultMaxBytes, "largest request or reply body, in bytes")
 	fl.IntVar(&f.cfg.MaxInFlight, "max-in-flight", 1024, "requests served at once; more are refused as unavailable")
-	fl.StringVar(&f.cfg.Admin, "admin", "127.0.0.1:7071", "admin endpoint (/ready, /stats, /metrics); empty for none")
+	fl.StringVar(&f.cfg.Admin, "admin", "127.0.0.1:0", "admin endpoint (/ready, /stats, /metrics); the default is a free port, printed at start-up; empty for none")
+	fl.BoolVar(&f.noIntrospection, "no-introspection", false, "graphql: refuse introspection queries (the same as --option introspection=false)")
 	fl.Uint64Var(&f.cfg.Seed, "seed", 1, "generator seed for get replies")
 	return cmd
 }
@@ -64,6 +66,15 @@ func runNode(cmd *cobra.Command, a *app, f nodeFlags) error {
 	useTLS := f.tls || f.mtls || f.tlsDir != ""
 	if len(f.downstream) > 0 && useTLS && f.tlsDir == "" {
 		return usageError{fmt.Errorf("--tls with --downstream needs a CA shared with the downstream nodes: give every node the same --tls-dir DIR")}
+	}
+	if f.noIntrospection {
+		if st.Transport != "graphql" {
+			return usageError{fmt.Errorf("--no-introspection is a graphql setting; the stack is %s", st)}
+		}
+		if f.options == nil {
+			f.options = map[string]string{}
+		}
+		f.options["introspection"] = "false"
 	}
 	f.cfg.Stack, f.cfg.Downstream = st, f.downstream
 	if f.cfg.Listen == "" {

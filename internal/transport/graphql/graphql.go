@@ -16,11 +16,13 @@ import (
 	"net"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler"
+	"github.com/99designs/gqlgen/graphql/handler/extension"
 	gqltransport "github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 	"google.golang.org/protobuf/proto"
@@ -58,9 +60,20 @@ func check(cfg transport.Config) error {
 	return nil
 }
 
+// Options are graphql's own settings.
+func (Transport) Options() []transport.Option {
+	return []transport.Option{
+		{Name: "introspection", Default: "true", Help: "answer introspection queries (__schema, __type), which GraphQL tools and IDEs rely on", Check: transport.Bool},
+	}
+}
+
 // Listen serves h.Message at POST /graphql on addr.
-func (Transport) Listen(ctx context.Context, addr string, cfg transport.Config, h transport.Handler) (transport.Server, error) {
+func (t Transport) Listen(ctx context.Context, addr string, cfg transport.Config, h transport.Handler) (transport.Server, error) {
 	if err := check(cfg); err != nil {
+		return nil, err
+	}
+	opts, err := transport.ResolveOptions(t, cfg.Options)
+	if err != nil {
 		return nil, err
 	}
 	if h.Message == nil {
@@ -74,6 +87,9 @@ func (Transport) Listen(ctx context.Context, addr string, cfg transport.Config, 
 	gql := handler.New(generated.NewExecutableSchema(generated.Config{Resolvers: &resolver{serve: h.Message}}))
 	gql.AddTransport(gqltransport.POST{})
 	gql.SetErrorPresenter(presentError)
+	if on, _ := strconv.ParseBool(opts["introspection"]); on {
+		gql.Use(extension.Introspection{})
+	}
 	mux := http.NewServeMux()
 	mux.Handle("POST /graphql", limitBody(cfg.MaxBytesOrDefault(), gql))
 	srv := &http.Server{

@@ -1,7 +1,13 @@
 package graphql_test
 
 import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
 	"testing"
+
+	"google.golang.org/protobuf/proto"
 
 	"github.com/hopbench/hopbench/internal/certs"
 	"github.com/hopbench/hopbench/internal/transport"
@@ -29,4 +35,35 @@ func TestRefusesWhatItCannotCarry(t *testing.T) {
 		{Config: transport.Config{Codec: "proto"}, Want: `graphql carries JSON only, not "proto"`},
 		{Config: transport.Config{Compression: "gzip"}, Want: `without compression`},
 	})
+}
+
+// Introspection answers by default, as GraphQL tools expect, and is
+// refused with introspection=false; an unknown option is refused.
+func TestIntrospectionIsOnUnlessTurnedOff(t *testing.T) {
+	tr, _ := transport.Lookup("graphql")
+	h := transport.Handler{Message: func(context.Context, *transport.MessageRequest) (proto.Message, error) { return nil, nil }}
+	query := func(opts map[string]string) (int, string) {
+		t.Helper()
+		srv, err := tr.Listen(context.Background(), "127.0.0.1:0", transport.Config{Options: opts}, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer srv.Close()
+		resp, err := http.Post("http://"+srv.Addr()+"/graphql", "application/json", strings.NewReader(`{"query":"{ __schema { queryType { name } } }"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := query(nil); code != http.StatusOK || !strings.Contains(body, `"queryType":{"name":"Query"}`) {
+		t.Errorf("introspection by default: %d %s", code, body)
+	}
+	if _, body := query(map[string]string{"introspection": "false"}); !strings.Contains(body, "introspection disabled") {
+		t.Errorf("introspection=false answered: %s", body)
+	}
+	if _, err := tr.Listen(context.Background(), "127.0.0.1:0", transport.Config{Options: map[string]string{"acks": "all"}}, h); err == nil || !strings.Contains(err.Error(), `unknown option "acks"`) {
+		t.Errorf("an unknown option: %v", err)
+	}
 }
