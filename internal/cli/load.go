@@ -122,8 +122,14 @@ func runLoad(cmd *cobra.Command, a *app, f *loadFlags) error {
 	if res.Capacity != nil {
 		out.Steps = res.Steps
 	}
+	if out.NoFigures = results.CallsFailed(res); out.NoFigures != "" {
+		out.Figures.Withhold()
+	}
 	if err := out.write(a.stdout, f.format); err != nil {
 		return err
+	}
+	if out.NoFigures != "" && ctx.Err() == nil {
+		return fmt.Errorf("no figures: %s", out.NoFigures)
 	}
 	return ctx.Err() // an interrupted load still printed what it measured
 }
@@ -225,6 +231,9 @@ type loadOutput struct {
 	Count  int    `json:"count"`
 	Load   string `json:"load"`
 	results.Figures
+	// NoFigures says why the load has no latency or throughput figure
+	// (its calls failed); empty when it has them.
+	NoFigures string `json:"no_figures,omitempty"`
 	// Steps are a capacity search's probes: its curve.
 	Steps []load.Step `json:"steps,omitempty"`
 }
@@ -240,12 +249,19 @@ func (o *loadOutput) write(w io.Writer, format string) error {
 	row("stack", "%s at %s", o.Stack, o.Target)
 	row("call", "%s %s×%d, %d B request body", o.Op, o.Model, o.Count, o.RequestBodyBytes)
 	row("load", "%s", o.Load)
-	if o.Capacity != nil {
+	switch {
+	case o.NoFigures != "":
+		row("requests", "%d in %.2fs", o.Requests, o.ElapsedS)
+	case o.Capacity != nil:
 		row("requests", "%d in %.2fs over %d probes; %.0f req/s achieved at the capacity", o.Requests, o.ElapsedS, len(o.Steps), o.RPS)
-	} else {
+	default:
 		row("requests", "%d in %.2fs: %.0f req/s", o.Requests, o.ElapsedS, o.RPS)
 	}
 	row("errors", "%d%s", o.Errors, classes(o.ErrorsByClass))
+	if o.NoFigures != "" {
+		row("figures", "none: %s", o.NoFigures)
+		return tw.Flush()
+	}
 	row("latency", "p50 %s  p90 %s  p99 %s  p99.9 %s  max %s", us(o.P50Us), us(o.P90Us), us(o.P99Us), us(o.P999Us), us(o.MaxUs))
 	if u := o.Uncorrected; u != nil {
 		row("uncorrected", "p50 %s  p90 %s  p99 %s  p99.9 %s  max %s  (from actual send; what most tools report)", us(u.P50Us), us(u.P90Us), us(u.P99Us), us(u.P999Us), us(u.MaxUs))

@@ -182,6 +182,9 @@ func runReporter(a *app) (func(int, int, experiment.Run), func(experiment.Run, l
 	onRecord := func(rec *results.Record) {
 		live.done()
 		line := fmt.Sprintf("%s: %.0f req/s, p50 %s, p99 %s, %d errors", rec.Outcome, rec.RPS, us(rec.P50Us), us(rec.P99Us), rec.Errors)
+		if rec.Outcome == results.OutcomeCallsFailed {
+			line = rec.Outcome
+		}
 		if c := rec.Capacity; c != nil {
 			line = fmt.Sprintf("%s: capacity %s req/s at p%s ≤ %s (%s); there p50 %s, p99 %s; %d probes, %d calls late or failed",
 				rec.Outcome, c, pct(c.Percentile), time.Duration(c.SLAUs)*time.Microsecond, c.Ended, us(rec.P50Us), us(rec.P99Us), len(rec.Steps), rec.Errors)

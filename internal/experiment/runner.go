@@ -319,7 +319,9 @@ func recordBroker(rec *results.Record, brk *broker.Broker, usage *usageWindow, r
 }
 
 // outcome says how a run that was made ended: what cut it short, if
-// anything, or whether its calls all succeeded.
+// anything, or whether its calls all succeeded. A run whose calls failed
+// loses its latency and throughput figures here: none stands for the
+// service.
 func outcome(ctx, runCtx context.Context, brk *broker.Broker, nodes *nodeSet, rec *results.Record, res *load.Result) (string, string) {
 	switch {
 	case context.Cause(runCtx) == errBrokerExited:
@@ -330,7 +332,13 @@ func outcome(ctx, runCtx context.Context, brk *broker.Broker, nodes *nodeSet, re
 		return results.OutcomeInterrupted, "stopped before the end of the run; figures are partial"
 	case res.Capacity != nil:
 		return capacityOutcome(res)
-	case res.Errors > 0:
+	}
+	if why := results.CallsFailed(res); why != "" {
+		rec.Figures.Withhold()
+		rec.Histogram, rec.UncorrectedHistogram, rec.Series, rec.Steps = "", "", nil, nil
+		return results.OutcomeCallsFailed, why
+	}
+	if res.Errors > 0 {
 		return results.OutcomeErrors, ""
 	}
 	return results.OutcomeOK, ""

@@ -159,16 +159,28 @@ type Result struct {
 	ClientCPU time.Duration
 }
 
-// RPS is requests per second over the measured window; for a capacity
-// search, the rate achieved by the probe at the capacity.
+// Failed counts the calls that got no good reply: every error but a reply
+// later than the SLA.
+func (r *Result) Failed() int64 { return r.Errors - r.ErrorsByClass[ClassOverSLA.String()] }
+
+// RPS is replies per second over the measured window, late ones included
+// and failed calls not (ErrorRPS counts those); for a capacity search, the
+// rate achieved by the probe at the capacity.
 func (r *Result) RPS() float64 {
 	if r.Capacity != nil {
 		return r.capacityStep().RPS
 	}
-	if r.Elapsed <= 0 {
+	return perSecond(r.Requests-r.Failed(), r.Elapsed)
+}
+
+// ErrorRPS is failed calls per second over the measured window.
+func (r *Result) ErrorRPS() float64 { return perSecond(r.Failed(), r.Elapsed) }
+
+func perSecond(n int64, d time.Duration) float64 {
+	if d <= 0 {
 		return 0
 	}
-	return float64(r.Requests) / r.Elapsed.Seconds()
+	return float64(n) / d.Seconds()
 }
 
 // GoodRPS is good replies (within the SLA) per second over the measured
@@ -219,7 +231,8 @@ type Step struct {
 	Value    float64 `json:"value"` // clients or rate in force (intended)
 	Requests int64   `json:"requests"`
 	Errors   int64   `json:"errors"`
-	RPS      float64 `json:"rps"`
+	// RPS is a ramp step's replies per second (failed calls not counted).
+	RPS float64 `json:"rps"`
 	// GoodRPS is the step's replies within the SLA per second.
 	GoodRPS float64 `json:"good_rps"`
 	// WithinSLA is the share of requests that succeeded within the SLA.

@@ -191,6 +191,10 @@ func (c *collector) addLate(b *bucket) {
 	}
 }
 
+// failed counts the bucket's calls that got no good reply (late replies
+// are replies).
+func (b *bucket) failed() int64 { return b.errors() - b.classes[ClassOverSLA] }
+
 func (b *bucket) errors() int64 {
 	var n int64
 	for _, v := range b.classes {

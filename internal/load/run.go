@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hopbench/hopbench/internal/stats"
+	"github.com/hopbench/hopbench/internal/transport"
 )
 
 // Run drives the load described by cfg, making each request through a
@@ -105,17 +106,52 @@ func (e *engine) closedWorker(ctx context.Context, s *slot) {
 	call := e.newCall()
 	rec := &recorder{w: e.win, out: e.buckets}
 	defer rec.flush()
+	var back backoff
 	for {
 		sent := time.Now()
 		if e.done(ctx, sent) {
 			return
 		}
-		err := s.call(ctx, call, sent)
-		if err != nil && ctx.Err() != nil {
-			return // the run was stopped; this call says nothing about the service
+		halted, err := cutOff(ctx, s.call(ctx, call, sent))
+		if halted {
+			return
 		}
 		rec.record(sent, sent, time.Now(), err)
+		if !back.after(ctx, err) {
+			return
+		}
 	}
+}
+
+// cutOff reads a call's error once ctx may have ended: a call cut off by
+// the user or a deadline says nothing about the service (halted), but one
+// cut off because the service or its broker died (a cancellation with
+// another cause) failed for it, and counts as refused.
+func cutOff(ctx context.Context, err error) (halted bool, _ error) {
+	if err == nil || ctx.Err() == nil {
+		return false, err
+	}
+	cause := context.Cause(ctx)
+	if cause == context.Canceled || cause == context.DeadlineExceeded {
+		return true, err
+	}
+	return false, transport.Errorf(transport.CodeUnavailable, "%v: %w", cause, err)
+}
+
+// backoff paces a closed-loop worker whose calls are refused: a service or
+// broker that refuses at once would otherwise be called again at once, and
+// a dead one would mint millions of "requests".
+type backoff struct{ wait time.Duration }
+
+// after waits, after a refused call, 1 ms doubling to 100 ms; any other
+// outcome resets it. It is false when ctx ended meanwhile.
+func (b *backoff) after(ctx context.Context, err error) bool {
+	if err == nil || Classify(err) != ClassRefused {
+		b.wait = 0
+		return true
+	}
+	b.wait = min(max(2*b.wait, time.Millisecond), 100*time.Millisecond)
+	return sleepUntil(ctx, time.Now().Add(b.wait))
 }
 
 // open dispatches requests at their due times to a pool of workers. A due
@@ -161,8 +197,8 @@ func (e *engine) openWorker(ctx context.Context, s *slot, tickets <-chan time.Ti
 	defer rec.flush()
 	for intended := range tickets {
 		sent := time.Now()
-		err := s.call(ctx, call, sent)
-		if err != nil && ctx.Err() != nil {
+		halted, err := cutOff(ctx, s.call(ctx, call, sent))
+		if halted {
 			return
 		}
 		rec.record(intended, sent, time.Now(), err)
@@ -249,7 +285,7 @@ func (e *engine) result(c *collector, cpu time.Duration) *Result {
 			continue
 		}
 		st := Step{Value: e.cfg.Steps.value(i), Requests: b.requests, Errors: b.errors(), Latency: stats.Summarize(b.hist)}
-		st.RPS = float64(b.requests) / e.cfg.Steps.Every.Seconds()
+		st.RPS = float64(b.requests-b.failed()) / e.cfg.Steps.Every.Seconds()
 		st.GoodRPS = float64(b.withinSLA) / e.cfg.Steps.Every.Seconds()
 		if b.requests > 0 {
 			st.WithinSLA = float64(b.withinSLA) / float64(b.requests)

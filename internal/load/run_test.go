@@ -233,3 +233,56 @@ func TestGoodputCountsOnlyRepliesWithinTheSLA(t *testing.T) {
 		t.Fatalf("all in time: %d of %d good, %.1f of %.1f/s, step %+v", good.Good, good.Requests, good.GoodRPS(), good.RPS(), good.Steps[0])
 	}
 }
+
+// A service that refuses every call at once cannot make a closed loop mint
+// requests: each worker backs off, up to 100 ms, and rps counts replies.
+func TestRefusedCallsAreBackedOffAndAreNoThroughput(t *testing.T) {
+	refused := func() load.Call {
+		return func(context.Context) error {
+			return transport.Errorf(transport.CodeUnavailable, "dial: %v", syscall.ECONNREFUSED)
+		}
+	}
+	r, err := load.Run(context.Background(), load.Config{Kind: load.Closed, Clients: 4, Duration: time.Second}, refused)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Without backoff this is millions; with it, about 4 × (8 + 9) calls.
+	if r.Requests > 200 || r.Errors != r.Requests || r.ErrorsByClass["refused"] != r.Requests {
+		t.Errorf("%d calls, %d errors (%v) in a second of refusals from 4 workers", r.Requests, r.Errors, r.ErrorsByClass)
+	}
+	if r.RPS() != 0 || r.ErrorRPS() <= 0 {
+		t.Errorf("rps %v, error rps %v: refused calls are not throughput", r.RPS(), r.ErrorRPS())
+	}
+}
+
+// Calls in flight when the run is cut because the service died failed for
+// it; calls in flight when the user stops the run say nothing and are not
+// counted.
+func TestCallsCutOffByADeathAreErrors(t *testing.T) {
+	died := errors.New("node exited")
+	for _, c := range []struct {
+		name   string
+		cancel func(context.CancelCauseFunc)
+		want   int64
+	}{
+		{"death", func(cancel context.CancelCauseFunc) { cancel(died) }, 3},
+		{"interrupt", func(cancel context.CancelCauseFunc) { cancel(nil) }, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancelCause(context.Background())
+			var started sync.WaitGroup
+			started.Add(3)
+			hang := func() load.Call {
+				return func(ctx context.Context) error { started.Done(); <-ctx.Done(); return ctx.Err() }
+			}
+			go func() { started.Wait(); c.cancel(cancel) }()
+			r, err := load.Run(ctx, load.Config{Kind: load.Closed, Clients: 3, Duration: 10 * time.Second}, hang)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Requests != c.want || r.ErrorsByClass["refused"] != c.want {
+				t.Errorf("%d calls recorded (%v), want %d refused", r.Requests, r.ErrorsByClass, c.want)
+			}
+		})
+	}
+}

@@ -6,6 +6,8 @@ package results
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hopbench/hopbench/internal/environment"
@@ -27,6 +29,9 @@ const (
 	OutcomeBrokerDied  = "broker died"   // the stack's broker exited during the run
 	OutcomeFailed      = "failed"        // the run could not be made (see reason)
 	OutcomeInterrupted = "interrupted"   // stopped by the user; figures are partial
+	// OutcomeCallsFailed: most calls (or all) failed, so no latency or
+	// throughput figure stands for the service; the record carries none.
+	OutcomeCallsFailed = "calls failed"
 )
 
 // Record is one run. The top-level identifying keys and Figures are what
@@ -82,21 +87,25 @@ type Figures struct {
 	Requests      int64            `json:"requests"`
 	Errors        int64            `json:"errors"`
 	ErrorsByClass map[string]int64 `json:"errors_by_class,omitempty"`
-	RPS           float64          `json:"rps"`
+	// RPS is replies per second, late ones included; failed calls are in
+	// ErrorRPS. Like the latencies, it is absent from a record whose
+	// calls failed (OutcomeCallsFailed).
+	RPS      float64 `json:"rps,omitempty"`
+	ErrorRPS float64 `json:"error_rps,omitempty"`
 	// GoodRPS is replies within the SLA per second (goodput): what a
 	// caller with that deadline got; RPS counts late replies too.
 	GoodRPS  float64 `json:"good_rps"`
 	ElapsedS float64 `json:"elapsed_s"`
-	MeanUs   float64 `json:"mean_us"`
-	P50Us    int64   `json:"p50_us"`
-	P90Us    int64   `json:"p90_us"`
-	P99Us    int64   `json:"p99_us"`
-	P999Us   int64   `json:"p999_us"`
-	MaxUs    int64   `json:"max_us"`
+	MeanUs   float64 `json:"mean_us,omitempty"`
+	P50Us    int64   `json:"p50_us,omitempty"`
+	P90Us    int64   `json:"p90_us,omitempty"`
+	P99Us    int64   `json:"p99_us,omitempty"`
+	P999Us   int64   `json:"p999_us,omitempty"`
+	MaxUs    int64   `json:"max_us,omitempty"`
 	// Uncorrected latency, from the actual send time (open loops only).
 	Uncorrected *stats.Summary `json:"uncorrected,omitempty"`
 	// ClientCPUUsPerReq is the generator's own CPU per request.
-	ClientCPUUsPerReq float64 `json:"client_cpu_us_per_req"`
+	ClientCPUUsPerReq float64 `json:"client_cpu_us_per_req,omitempty"`
 	// RequestBodyBytes is the request body as the stack sends it: encoded,
 	// and compressed where hopbench compresses (rest+gzip; gRPC compresses
 	// inside its library, which only the wire bytes show). Zero for a get.
@@ -131,7 +140,7 @@ type WirePerRequest struct {
 func FiguresOf(r *load.Result, w wire.Totals) Figures {
 	s := stats.Summarize(r.Latency)
 	f := Figures{
-		Requests: r.Requests, Errors: r.Errors, ErrorsByClass: r.ErrorsByClass, RPS: r.RPS(), GoodRPS: r.GoodRPS(), ElapsedS: r.Elapsed.Seconds(),
+		Requests: r.Requests, Errors: r.Errors, ErrorsByClass: r.ErrorsByClass, RPS: r.RPS(), ErrorRPS: r.ErrorRPS(), GoodRPS: r.GoodRPS(), ElapsedS: r.Elapsed.Seconds(),
 		MeanUs: s.MeanUs, P50Us: s.P50Us, P90Us: s.P90Us, P99Us: s.P99Us, P999Us: s.P999Us, MaxUs: s.MaxUs,
 		ClientCPUUsPerReq: r.ClientCPUPerRequest(),
 	}
@@ -146,6 +155,42 @@ func FiguresOf(r *load.Result, w wire.Totals) Figures {
 		f.Wire = &WirePerRequest{Sent: float64(w.Written) / float64(r.Requests), Received: float64(w.Read) / float64(r.Requests)}
 	}
 	return f
+}
+
+// CallsFailed says why a load's figures stand for nothing, or "" when
+// they stand: no call ended in its window, or more than half of its calls
+// got no reply (refused, timed out, unreadable, an error). A capacity
+// search is judged by its own probes instead.
+func CallsFailed(r *load.Result) string {
+	if r.Capacity != nil {
+		return ""
+	}
+	failed := r.Failed()
+	switch {
+	case r.Requests == 0:
+		return "no call ended in the measured window"
+	case 2*failed > r.Requests:
+		return fmt.Sprintf("%d of %d calls failed (%s): no latency or throughput figure stands for the service", failed, r.Requests, classesOf(r.ErrorsByClass))
+	}
+	return ""
+}
+
+func classesOf(m map[string]int64) string {
+	var parts []string
+	for _, c := range load.ClassNames() {
+		if m[c] > 0 && c != load.ClassOverSLA.String() {
+			parts = append(parts, fmt.Sprintf("%s %d", c, m[c]))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Withhold drops every latency, throughput and per-request figure, which
+// a run whose calls failed does not have; the counts of calls and errors
+// stay.
+func (f *Figures) Withhold() {
+	*f = Figures{Requests: f.Requests, Errors: f.Errors, ErrorsByClass: f.ErrorsByClass, ElapsedS: f.ElapsedS,
+		RequestBodyBytes: f.RequestBodyBytes, RequestBodyRawBytes: f.RequestBodyRawBytes}
 }
 
 // Completed reports whether the run measured to its end (its outcome is ok
