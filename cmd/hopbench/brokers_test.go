@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hopbench/hopbench/internal/broker/brokertest"
 )
 
 // The walk-through: brokers up, then for each broker stack a node
@@ -71,6 +73,16 @@ func TestBrokerStacksByHandWithDefaults(t *testing.T) {
 	for _, s := range status {
 		if !s.Up || s.PID == 0 || s.Version == "" || s.RSSBytes <= 0 || !s.Started {
 			t.Errorf("status of %s: %+v; want up with a pid, version and RSS, started by hopbench", s.Name, s)
+		}
+		// Loopback only: every listener of every broker process.
+		addrs, err := brokertest.Listening(s.PID)
+		if err != nil || len(addrs) == 0 {
+			t.Errorf("%s (pid %d): listening sockets %v, %v", s.Name, s.PID, addrs, err)
+		}
+		for _, a := range addrs {
+			if !strings.HasPrefix(a, "127.0.0.1:") {
+				t.Errorf("%s (pid %d) listens on %s, off loopback", s.Name, s.PID, a)
+			}
 		}
 	}
 	table, _ := hopbench(t, "brokers", "status", "--dir", dir)

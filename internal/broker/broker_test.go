@@ -51,6 +51,22 @@ func TestStartStatusClose(t *testing.T) {
 			if name == "nats" {
 				return // in process: no process of its own
 			}
+			// Every listener of the broker and its helpers (RabbitMQ's epmd
+			// and Erlang distribution included) is on loopback.
+			for _, p := range append([]int{b.PID}, b.Extra...) {
+				addrs, err := brokertest.Listening(p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(addrs) == 0 && p == b.PID {
+					t.Errorf("%s pid %d: no listening socket found", name, p)
+				}
+				for _, a := range addrs {
+					if !strings.HasPrefix(a, "127.0.0.1:") && !strings.HasPrefix(a, "[::1]:") {
+						t.Errorf("%s pid %d listens on %s, off loopback", name, p, a)
+					}
+				}
+			}
 			pid := b.PID
 			if err := b.Close(); err != nil {
 				t.Fatal(err)

@@ -88,7 +88,9 @@ disk_free_limit.absolute = 50MB
 		"RABBITMQ_ENABLED_PLUGINS_FILE=" + plugins,
 		"RABBITMQ_PID_FILE=" + filepath.Join(cfg.Dir, "rabbitmq.pid"),
 		"RABBITMQ_LOGS=-", // to the log file spawn gives it
-		"RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS=-start_epmd false",
+		// Its own epmd, and Erlang distribution on loopback only (it
+		// listens on every interface by default).
+		"RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS=-start_epmd false -kernel inet_dist_use_interface {127,0,0,1}",
 		// The script execs the Erlang VM in its place, so the process we
 		// hold is the broker (and SIGTERM stops it cleanly).
 		"RABBITMQ_ALLOW_INPUT=true",

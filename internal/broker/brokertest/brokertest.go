@@ -5,9 +5,13 @@ package brokertest
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/hopbench/hopbench/internal/broker"
@@ -66,4 +70,42 @@ func run(m *testing.M, bin string, names []string) int {
 		Addrs[name] = b.Addr
 	}
 	return m.Run()
+}
+
+// Listening lists the TCP addresses pid listens on, from /proc, as
+// "127.0.0.1:5672" or "[::]:4222".
+func Listening(pid int) ([]string, error) {
+	inodes := map[string]bool{}
+	fds, _ := filepath.Glob(fmt.Sprintf("/proc/%d/fd/*", pid))
+	for _, fd := range fds {
+		if l, err := os.Readlink(fd); err == nil && strings.HasPrefix(l, "socket:[") {
+			inodes[strings.TrimSuffix(strings.TrimPrefix(l, "socket:["), "]")] = true
+		}
+	}
+	var out []string
+	for _, table := range []string{"tcp", "tcp6"} {
+		data, err := os.ReadFile(fmt.Sprintf("/proc/%d/net/%s", pid, table))
+		if err != nil {
+			return nil, err
+		}
+		for _, line := range strings.Split(string(data), "\n")[1:] {
+			f := strings.Fields(line)
+			if len(f) < 10 || f[3] != "0A" || !inodes[f[9]] { // 0A: LISTEN
+				continue
+			}
+			out = append(out, hexAddr(f[1]))
+		}
+	}
+	return out, nil
+}
+
+// hexAddr reads /proc/net/tcp's "0100007F:1F90" (or its IPv6 form).
+func hexAddr(s string) string {
+	host, port, _ := strings.Cut(s, ":")
+	p, _ := strconv.ParseUint(port, 16, 16)
+	b, _ := hex.DecodeString(host)
+	for i := 0; i+4 <= len(b); i += 4 { // each 32-bit word is little-endian
+		b[i], b[i+1], b[i+2], b[i+3] = b[i+3], b[i+2], b[i+1], b[i]
+	}
+	return net.JoinHostPort(net.IP(b).String(), strconv.FormatUint(p, 10))
 }
