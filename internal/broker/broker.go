@@ -122,6 +122,11 @@ type Broker struct {
 	// Extra are the other processes hopbench started with it (RabbitMQ's
 	// epmd), stopped after it.
 	Extra []int `json:"extra,omitempty"`
+	// StartTimes are the start times (clock ticks since boot, from
+	// /proc/PID/stat) of PID and Extra, by PID: a state file's PID is
+	// signalled only while it is still that process, never a stranger
+	// that reuses the number.
+	StartTimes map[string]uint64 `json:"start_times,omitempty"`
 
 	dir  string
 	proc *process
@@ -252,6 +257,12 @@ func (b *Broker) Usage() (stats.Proc, error) {
 func statePath(dir string) string { return filepath.Join(dir, "broker.json") }
 
 func (b *Broker) writeState() error {
+	b.StartTimes = map[string]uint64{}
+	for _, pid := range append([]int{b.PID}, b.Extra...) {
+		if t := startTime(pid); t != 0 {
+			b.StartTimes[strconv.Itoa(pid)] = t
+		}
+	}
 	data, err := json.MarshalIndent(b, "", "  ")
 	if err != nil {
 		return err
@@ -263,7 +274,10 @@ func (b *Broker) writeState() error {
 type Status struct {
 	Broker
 	// Up is true when the broker answers at Addr.
-	Up       bool   `json:"up"`
+	Up bool `json:"up"`
+	// Stale is true when a state file names a process that is gone (or is
+	// now another process): what hopbench started is no longer running.
+	Stale    bool   `json:"stale,omitempty"`
 	RSSBytes int64  `json:"rss_bytes,omitempty"`
 	Error    string `json:"error,omitempty"`
 }
@@ -275,8 +289,12 @@ func GetStatus(ctx context.Context, name string, cfg Config) (Status, error) {
 		return Status{}, err
 	}
 	st := Status{Broker: Broker{Name: name, Addr: cfg.Addr}}
-	if saved, err := readState(cfg.Dir); err == nil && saved.Addr == cfg.Addr && alive(saved.PID) {
-		st.Broker = *saved
+	if saved, err := readState(cfg.Dir); err == nil && saved.Addr == cfg.Addr {
+		if saved.still(saved.PID) {
+			st.Broker = *saved
+		} else {
+			st.Stale = true
+		}
 	}
 	version, err := Probe(ctx, name, cfg.Addr)
 	if st.Version == "" {
@@ -321,21 +339,69 @@ func Down(ctx context.Context, name string, cfg Config) (string, error) {
 	}
 	saved, err := readState(cfg.Dir)
 	switch {
-	case errors.Is(err, os.ErrNotExist) || (err == nil && !alive(saved.PID)):
+	case errors.Is(err, os.ErrNotExist) || (err == nil && !saved.still(saved.PID)):
+		stale := err == nil
 		os.Remove(statePath(cfg.Dir))
+		var errs []error
+		if stale {
+			errs = saved.stopExtra() // an epmd that outlived its broker
+		}
 		if _, perr := Probe(ctx, name, cfg.Addr); perr == nil {
-			return fmt.Sprintf("%s at %s was not started by hopbench: left running", name, cfg.Addr), nil
+			return fmt.Sprintf("%s at %s was not started by hopbench: left running", name, cfg.Addr), errors.Join(errs...)
+		}
+		if stale {
+			return fmt.Sprintf("%s: not running (its state named pid %d, which is gone or now another process: left alone)", name, saved.PID), errors.Join(errs...)
 		}
 		return fmt.Sprintf("%s: not running", name), nil
 	case err != nil:
 		return "", err
 	}
-	errs := []error{stopPID(saved.PID, 30*time.Second)}
-	for _, pid := range saved.Extra {
-		errs = append(errs, stopPID(pid, 5*time.Second))
-	}
+	errs := append([]error{stopPID(saved.PID, 30*time.Second)}, saved.stopExtra()...)
 	os.Remove(statePath(cfg.Dir))
 	return fmt.Sprintf("%s at %s (pid %d): stopped", name, saved.Addr, saved.PID), errors.Join(errs...)
+}
+
+// still reports whether pid is alive and the very process the state file
+// recorded (same start time). A state written before start times were
+// kept cannot tell, so its PIDs are never signalled.
+func (b *Broker) still(pid int) bool {
+	t, ok := b.StartTimes[strconv.Itoa(pid)]
+	return ok && alive(pid) && startTime(pid) == t
+}
+
+// stopExtra stops the helpers (RabbitMQ's epmd) that are still the ones
+// started with the broker.
+func (b *Broker) stopExtra() []error {
+	var errs []error
+	for _, pid := range b.Extra {
+		if b.still(pid) {
+			errs = append(errs, stopPID(pid, 5*time.Second))
+		}
+	}
+	return errs
+}
+
+// startTime is pid's start time in clock ticks since boot (field 22 of
+// /proc/PID/stat); 0 when there is no such process.
+func startTime(pid int) uint64 {
+	if pid <= 0 {
+		return 0
+	}
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(s[i+1:]) // from field 3, the state
+	if len(f) < 20 {
+		return 0
+	}
+	t, _ := strconv.ParseUint(f[19], 10, 64)
+	return t
 }
 
 // alive reports whether pid is a running (not zombie) process.

@@ -4,9 +4,11 @@ import (
 	"context"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -175,5 +177,40 @@ func TestKafkaClusterIDsNeverLookLikeAnOption(t *testing.T) {
 		if id := broker.ClusterID(); len(id) != 22 || id[0] == '-' {
 			t.Fatalf("cluster id %q", id)
 		}
+	}
+}
+
+// A state file left by a hopbench that was killed names PIDs that may now
+// be strangers' (the issue reproduced it with a sleep): down signals none
+// of them, and status calls the state stale.
+func TestAStalePIDIsNeverSignalled(t *testing.T) {
+	cfg := brokertest.Config(t)
+	stranger := exec.Command("sleep", "60")
+	if err := stranger.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { stranger.Process.Kill(); stranger.Wait() }()
+	pid := strconv.Itoa(stranger.Process.Pid)
+	// The broker's recorded start time is not the sleep's: another process
+	// has its number now.
+	state := `{"name":"rabbitmq","addr":"` + cfg.Addr + `","pid":` + pid + `,"started":true,"extra":[` + pid + `],"start_times":{"` + pid + `":1}}`
+	os.MkdirAll(filepath.Join(cfg.Dir, "rabbitmq"), 0o755)
+	if err := os.WriteFile(filepath.Join(cfg.Dir, "rabbitmq", "broker.json"), []byte(state), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err := broker.GetStatus(context.Background(), "rabbitmq", cfg)
+	if err != nil || !st.Stale || st.Up || st.PID == stranger.Process.Pid {
+		t.Errorf("status %+v, %v: want down and stale, not the stranger's pid", st, err)
+	}
+	msg, err := broker.Down(context.Background(), "rabbitmq", cfg)
+	if err != nil || !strings.Contains(msg, "gone or now another process: left alone") {
+		t.Errorf("down = %q, %v", msg, err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if err := stranger.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Fatalf("the stranger (pid %s) was signalled: %v", pid, err)
+	}
+	if _, err := os.Stat(filepath.Join(cfg.Dir, "rabbitmq", "broker.json")); !os.IsNotExist(err) {
+		t.Errorf("the stale state file stays: %v", err)
 	}
 }

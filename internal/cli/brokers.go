@@ -125,6 +125,9 @@ func brokerStatus(ctx context.Context, a *app, cfg broker.Config, names []string
 	fmt.Fprintln(tw, "broker\taddress\tstate\tpid\tversion\trss\tstarted by hopbench")
 	for _, st := range all {
 		state, pid, rss, by := "down", "-", "-", "-"
+		if st.Stale {
+			state = "down (stale state)"
+		}
 		if st.Up {
 			state = "up"
 			if st.PID > 0 {
