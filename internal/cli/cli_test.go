@@ -158,3 +158,23 @@ func TestInterruptedCodecRunPrintsWhatItMeasured(t *testing.T) {
 		t.Errorf("error %q does not say how far the run got", err)
 	}
 }
+
+// An experiment estimated above an hour asks for --yes before anything
+// starts; max_duration in the spec bounds it either way.
+func TestALongExperimentAsksFirst(t *testing.T) {
+	dir := t.TempDir()
+	spec := filepath.Join(dir, "long.yaml")
+	os.WriteFile(spec, []byte("stacks: [rest]\npayloads: [{model: text, counts: [10]}]\nloads: [{closed: {clients: 1}}]\nduration: 2h\n"), 0o644)
+	out := filepath.Join(dir, "out")
+	_, _, err := run(t, "run", spec, "--out", out)
+	if err == nil || !strings.Contains(err.Error(), "takes about 2h0m0s") || !strings.Contains(err.Error(), "--yes") || cli.ExitCode(err) != 2 {
+		t.Fatalf("a 2-hour experiment: %v", err)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a refused experiment left %s behind", out)
+	}
+	os.WriteFile(spec, []byte("stacks: [rest]\npayloads: [{model: text, counts: [10]}]\nloads: [{closed: {clients: 1}}]\nduration: 40m\nmax_duration: 30m\n"), 0o644)
+	if _, _, err := run(t, "run", spec, "--out", out, "--yes"); err == nil || !strings.Contains(err.Error(), "more than its max_duration of 30m0s") {
+		t.Errorf("past max_duration: %v", err)
+	}
+}

@@ -258,6 +258,9 @@ func (o *loadOutput) write(w io.Writer, format string) error {
 		row("requests", "%d in %.2fs: %.0f req/s", o.Requests, o.ElapsedS, o.RPS)
 	}
 	row("errors", "%d%s", o.Errors, classes(o.ErrorsByClass))
+	if o.NotSent > 0 {
+		row("not sent", "%d requests due in the window (the generator fell that far behind the rate)", o.NotSent)
+	}
 	if o.NoFigures != "" {
 		row("figures", "none: %s", o.NoFigures)
 		return tw.Flush()

@@ -21,8 +21,8 @@ import (
 )
 
 type runFlags struct {
-	out, scale  string
-	noCalibrate bool
+	out, scale       string
+	noCalibrate, yes bool
 }
 
 func newRunCommand(a *app) *cobra.Command {
@@ -60,6 +60,7 @@ charts/) are written at the end, also when interrupted.`,
 	cmd.Flags().StringVar(&f.out, "out", "", "results directory (default results/<name>-<timestamp>)")
 	cmd.Flags().StringVar(&f.scale, "scale", "", "run the spec at one of its scales, e.g. quick (default: as written, the study's own scale)")
 	cmd.Flags().BoolVar(&f.noCalibrate, "no-calibrate", false, "skip measuring the machine's floor before the runs")
+	cmd.Flags().BoolVar(&f.yes, "yes", false, "run an experiment estimated to take more than an hour (or set max_duration: in the spec)")
 	return cmd
 }
 
@@ -82,7 +83,35 @@ func loadSpec(name, scale string) (*experiment.Spec, []byte, error) {
 
 // runExperiment runs spec (data is its YAML, kept beside the results) and
 // returns its records.
+// longRun is the estimate above which hopbench run asks for --yes.
+const longRun = time.Hour
+
+// checkLength refuses an experiment longer than the spec's max_duration,
+// or, without one, longer than an hour unless the user said yes.
+func checkLength(spec *experiment.Spec, estimate time.Duration, yes bool) error {
+	switch max := time.Duration(spec.MaxDuration); {
+	case max > 0 && estimate > max:
+		return fmt.Errorf("this experiment takes about %s by its runs' warm-ups and durations, more than its max_duration of %s: shorten it (fewer cases, shorter durations, --scale quick) or raise max_duration", roughly(estimate), max)
+	case max == 0 && estimate > longRun && !yes:
+		return fmt.Errorf("this experiment takes about %s by its runs' warm-ups and durations: run it with --yes, or set max_duration: in the spec", roughly(estimate))
+	}
+	return nil
+}
+
+// roughly reads a duration to the minute (or second, under two minutes).
+func roughly(d time.Duration) string {
+	if d < 2*time.Minute {
+		return d.Round(time.Second).String()
+	}
+	return d.Round(time.Minute).String()
+}
+
 func runExperiment(cmd *cobra.Command, a *app, spec *experiment.Spec, data []byte, f runFlags) ([]results.Record, error) {
+	runs := spec.Runs()
+	estimate := experiment.Estimate(runs)
+	if err := checkLength(spec, estimate, f.yes); err != nil {
+		return nil, usageError{err}
+	}
 	bin, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("finding the hopbench binary for the nodes: %w", err)
@@ -107,8 +136,7 @@ func runExperiment(cmd *cobra.Command, a *app, spec *experiment.Spec, data []byt
 	}
 	defer nodeLog.Close()
 	ctx := cmd.Context()
-	runs := spec.Runs()
-	fmt.Fprintf(a.stderr, "hopbench run: %s, %d runs, results in %s\n", spec.Name, len(runs), dir)
+	fmt.Fprintf(a.stderr, "hopbench run: %s, %d runs, about %s, results in %s\n", spec.Name, len(runs), roughly(estimate), dir)
 	x := &experiment.Runner{Bin: bin, Dir: dir, NodeStderr: nodeLog, Env: []string{fmt.Sprintf("HOPBENCH_PARENT=%d", os.Getpid())}}
 	if !f.noCalibrate {
 		if x.Calibration, err = calibrate.Measure(ctx, 2000); err != nil {

@@ -208,3 +208,19 @@ func (r Run) Options() string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// RunOverhead is what a run costs beyond its warm-up and measured time:
+// starting and stopping its nodes, reading their figures.
+const RunOverhead = time.Second
+
+// Estimate is how long the runs take by their warm-ups, measured times (a
+// capacity search's budget) and RunOverhead each; a run ended by a request
+// count adds only its warm-up and overhead, so the estimate is a floor
+// then. Brokers' start-up and calibration come on top.
+func Estimate(runs []Run) time.Duration {
+	var d time.Duration
+	for _, r := range runs {
+		d += time.Duration(r.Warmup) + time.Duration(r.Duration) + RunOverhead
+	}
+	return d
+}

@@ -338,7 +338,10 @@ func outcome(ctx, runCtx context.Context, brk *broker.Broker, nodes *nodeSet, re
 		rec.Histogram, rec.UncorrectedHistogram, rec.Series, rec.Steps = "", "", nil, nil
 		return results.OutcomeCallsFailed, why
 	}
-	if res.Errors > 0 {
+	switch {
+	case res.NotSent > 0:
+		return results.OutcomeErrors, fmt.Sprintf("the generator never sent %d requests due in the window (it fell that far behind the rate)", res.NotSent)
+	case res.Errors > 0:
 		return results.OutcomeErrors, ""
 	}
 	return results.OutcomeOK, ""

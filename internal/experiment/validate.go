@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hopbench/hopbench/internal/codec"
+	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/payload"
 	"github.com/hopbench/hopbench/internal/topology"
 	"github.com/hopbench/hopbench/internal/transport"
@@ -178,18 +179,18 @@ func (s *Spec) validateLoads(bad func(string, string, ...any)) {
 		}
 		switch {
 		case l.Closed != nil:
-			if l.Closed.Clients < 1 {
-				bad(at+".closed.clients", "%d: want at least 1", l.Closed.Clients)
+			if l.Closed.Clients < 1 || l.Closed.Clients > load.MaxClients {
+				bad(at+".closed.clients", "%d: want at least 1 and at most %d (each is a goroutine and, over HTTP/1.1, a connection)", l.Closed.Clients, load.MaxClients)
 			}
 		case l.Rate != nil:
-			if l.Rate.Rate <= 0 {
-				bad(at+".rate.rate", "%v: want a positive number of requests/s", l.Rate.Rate)
+			if l.Rate.Rate <= 0 || l.Rate.Rate > load.MaxRate {
+				bad(at+".rate.rate", "%v: want a positive number of requests/s, at most %d", l.Rate.Rate, load.MaxRate)
 			}
 			if a := l.Rate.Arrivals; a != "" && a != "constant" && a != "poisson" {
 				bad(at+".rate.arrivals", "%q: want constant or poisson", a)
 			}
-			if l.Rate.Workers < 0 {
-				bad(at+".rate.workers", "%d: want a positive number (default 256)", l.Rate.Workers)
+			if l.Rate.Workers < 0 || l.Rate.Workers > load.MaxWorkers {
+				bad(at+".rate.workers", "%d: want a positive number up to %d (default 256)", l.Rate.Workers, load.MaxWorkers)
 			}
 		case l.Ramp != nil:
 			validateRamp(at+".ramp", l.Ramp, bad)
@@ -233,6 +234,8 @@ func validateRamp(at string, r *RampSpec, bad func(string, string, ...any)) {
 		bad(at+".to", "%v: want at least from (%v)", r.To, r.From)
 	case r.Step <= 0 && r.To > r.From:
 		bad(at+".step", "%v: want a positive step", r.Step)
+	case r.Of == "clients" && r.To > load.MaxClients, r.Of == "rate" && r.To > load.MaxRate:
+		bad(at+".to", "%v: want at most %d clients or %d requests/s", r.To, load.MaxClients, load.MaxRate)
 	}
 	if e := time.Duration(r.Every); e < time.Second || e%time.Second != 0 {
 		bad(at+".every", "%v: want whole seconds, at least 1s (results are kept per second)", e)

@@ -64,8 +64,8 @@ func (s *Search) validate() error {
 		return fmt.Errorf("capacity max_errors %v: want a share of calls from 0 to below 1, such as 0.001", s.MaxErrors)
 	case s.Step < 500*time.Millisecond:
 		return fmt.Errorf("capacity step %v: want at least 500ms, enough calls for a percentile", s.Step)
-	case s.Start < minProbeRate || s.MaxRate < s.Start:
-		return fmt.Errorf("capacity start %v and max_rate %v: want 1 ≤ start ≤ max_rate (requests/s)", s.Start, s.MaxRate)
+	case s.Start < minProbeRate || s.MaxRate < s.Start || s.MaxRate > MaxRate:
+		return fmt.Errorf("capacity start %v and max_rate %v: want 1 ≤ start ≤ max_rate ≤ %d (requests/s)", s.Start, s.MaxRate, MaxRate)
 	case s.Resolution < 0.01 || s.Resolution > 1:
 		return fmt.Errorf("capacity resolution %v: want 0.01 to 1", s.Resolution)
 	}

@@ -67,20 +67,31 @@ type Config struct {
 	AtStart func()
 }
 
+// Bounds on a load: beyond them a run would exhaust this machine (every
+// client is a goroutine and, over HTTP/1.1, a connection) or never end.
+const (
+	MaxClients = 10_000
+	MaxRate    = 1_000_000 // requests/s
+	MaxWorkers = 10_000
+)
+
 // Validate checks the fields, naming the one at fault.
 func (c *Config) Validate() error {
 	switch c.Kind {
 	case Closed:
-		if c.Clients < 1 {
-			return fmt.Errorf("clients %d: want at least 1", c.Clients)
+		if c.Clients < 1 || c.Clients > MaxClients {
+			return fmt.Errorf("clients %d: want 1 to %d (each is a goroutine and, over HTTP/1.1, a connection of its own)", c.Clients, MaxClients)
 		}
 	case Rate:
-		if c.Rate <= 0 {
-			return fmt.Errorf("rate %v: want a positive rate in requests/s", c.Rate)
+		if c.Rate <= 0 || c.Rate > MaxRate {
+			return fmt.Errorf("rate %v: want a positive rate up to %d requests/s", c.Rate, MaxRate)
 		}
 	case Ramp:
 		if err := c.Steps.Validate(); err != nil {
 			return err
+		}
+		if c.RampOf == "clients" && c.Steps.To > MaxClients || c.RampOf == "rate" && c.Steps.To > MaxRate {
+			return fmt.Errorf("ramp to %v %s: want up to %d clients or %d requests/s", c.Steps.To, c.RampOf, MaxClients, MaxRate)
 		}
 		if c.RampOf != "clients" && c.RampOf != "rate" {
 			return fmt.Errorf("ramp of %q: want clients or rate", c.RampOf)
@@ -117,6 +128,9 @@ func (c *Config) Validate() error {
 	if c.Workers <= 0 && c.Kind != Capacity {
 		c.Workers = 256
 	}
+	if c.Workers > MaxWorkers {
+		return fmt.Errorf("workers %d: want up to %d calls in flight", c.Workers, MaxWorkers)
+	}
 	if c.SLA <= 0 {
 		c.SLA = time.Second
 	}
@@ -152,7 +166,11 @@ type Result struct {
 	// Uncorrected is from the actual send time; open loops only.
 	Uncorrected *hdrhistogram.Histogram
 	Series      []Second
-	Steps       []Step // ramps, and a capacity search's probes
+	// NotSent counts open-loop requests due in the measured window that
+	// were never sent: the generator fell so far behind that they were
+	// still waiting when the window's drain ended.
+	NotSent int64
+	Steps   []Step // ramps, and a capacity search's probes
 	// Capacity is what a capacity search found; nil for other loads.
 	Capacity *SearchResult
 	// ClientCPU is this process's CPU time over the measured window.

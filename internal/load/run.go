@@ -55,6 +55,7 @@ func Run(ctx context.Context, cfg Config, newCall func() Call) (*Result, error) 
 }
 
 type engine struct {
+	notSent int64 // open loops: requests due in the window never sent
 	cfg     Config
 	newCall func() Call
 	t0, end time.Time // end is zero when a request count ends the window
@@ -80,6 +81,9 @@ func (e *engine) done(ctx context.Context, now time.Time) bool {
 func (e *engine) closed(ctx context.Context, wd *watchdog) {
 	start := func(n int) {
 		for range n {
+			if ctx.Err() != nil {
+				return // stopped while starting: start no more
+			}
 			e.workers.Add(1)
 			go e.closedWorker(ctx, wd.slot())
 		}
@@ -165,9 +169,17 @@ func (e *engine) open(ctx context.Context, wd *watchdog) {
 	}
 	defer close(tickets)
 	p := e.pacer()
+	// Requests still waiting to be sent this long after the window are
+	// not sent at all: a generator far behind its rate would otherwise
+	// send late for ever.
+	stop := e.end.Add(max(time.Second, e.cfg.SLA))
 	for {
 		due, ok := p.Next()
 		if !ok {
+			return
+		}
+		if time.Now().After(stop) {
+			e.notSent = e.remaining(due, p)
 			return
 		}
 		at := e.t0.Add(due)
@@ -203,6 +215,17 @@ func (e *engine) openWorker(ctx context.Context, s *slot, tickets <-chan time.Ti
 		}
 		rec.record(intended, sent, time.Now(), err)
 	}
+}
+
+// remaining counts the measured requests p still holds, due included.
+func (e *engine) remaining(due time.Duration, p Pacer) int64 {
+	var n int64
+	for ok := true; ok; due, ok = p.Next() {
+		if due >= e.cfg.Warmup {
+			n++
+		}
+	}
+	return n
 }
 
 // pacer covers the warm-up and the measured window, from t0.
@@ -271,7 +294,7 @@ func (e *engine) result(c *collector, cpu time.Duration) *Result {
 	t := c.total
 	r := &Result{
 		Requests: t.requests, Errors: t.errors(), Good: t.withinSLA, ErrorsByClass: map[string]int64{},
-		Elapsed: time.Duration(t.lastEndNs), Latency: t.hist, Series: c.series, ClientCPU: cpu,
+		Elapsed: time.Duration(t.lastEndNs), Latency: t.hist, Series: c.series, ClientCPU: cpu, NotSent: e.notSent,
 	}
 	if e.win.open {
 		r.Uncorrected = t.raw

@@ -286,3 +286,25 @@ func TestCallsCutOffByADeathAreErrors(t *testing.T) {
 		})
 	}
 }
+
+// An open loop far beyond what its workers can send ends soon after its
+// window: requests still waiting then are counted as not sent, never sent
+// late for ever.
+func TestAnOpenLoopBehindItsRateEndsAndCountsWhatItNeverSent(t *testing.T) {
+	began := time.Now()
+	r, err := load.Run(context.Background(), load.Config{Kind: load.Rate, Rate: load.MaxRate, Workers: 1, Duration: time.Second, SLA: 100 * time.Millisecond}, sleeper(10*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(began); took > 4*time.Second {
+		t.Errorf("a 1 s window at %d req/s took %v", load.MaxRate, took)
+	}
+	if sent := r.Requests; r.NotSent < load.MaxRate-1000 || sent+r.NotSent > load.MaxRate {
+		t.Errorf("%d sent and %d not sent of %d due", sent, r.NotSent, load.MaxRate)
+	}
+	for _, cfg := range []load.Config{{Kind: load.Rate, Rate: 1e12, Duration: time.Second}, {Kind: load.Closed, Clients: 100_000_000, Duration: time.Second}} {
+		if err := cfg.Validate(); err == nil {
+			t.Errorf("%s accepted", cfg.String())
+		}
+	}
+}

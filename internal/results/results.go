@@ -96,12 +96,15 @@ type Figures struct {
 	// caller with that deadline got; RPS counts late replies too.
 	GoodRPS  float64 `json:"good_rps"`
 	ElapsedS float64 `json:"elapsed_s"`
-	MeanUs   float64 `json:"mean_us,omitempty"`
-	P50Us    int64   `json:"p50_us,omitempty"`
-	P90Us    int64   `json:"p90_us,omitempty"`
-	P99Us    int64   `json:"p99_us,omitempty"`
-	P999Us   int64   `json:"p999_us,omitempty"`
-	MaxUs    int64   `json:"max_us,omitempty"`
+	// NotSent counts open-loop requests due in the window that the
+	// generator never sent (it fell that far behind its rate).
+	NotSent int64   `json:"not_sent,omitempty"`
+	MeanUs  float64 `json:"mean_us,omitempty"`
+	P50Us   int64   `json:"p50_us,omitempty"`
+	P90Us   int64   `json:"p90_us,omitempty"`
+	P99Us   int64   `json:"p99_us,omitempty"`
+	P999Us  int64   `json:"p999_us,omitempty"`
+	MaxUs   int64   `json:"max_us,omitempty"`
 	// Uncorrected latency, from the actual send time (open loops only).
 	Uncorrected *stats.Summary `json:"uncorrected,omitempty"`
 	// ClientCPUUsPerReq is the generator's own CPU per request.
@@ -140,7 +143,7 @@ type WirePerRequest struct {
 func FiguresOf(r *load.Result, w wire.Totals) Figures {
 	s := stats.Summarize(r.Latency)
 	f := Figures{
-		Requests: r.Requests, Errors: r.Errors, ErrorsByClass: r.ErrorsByClass, RPS: r.RPS(), ErrorRPS: r.ErrorRPS(), GoodRPS: r.GoodRPS(), ElapsedS: r.Elapsed.Seconds(),
+		Requests: r.Requests, Errors: r.Errors, ErrorsByClass: r.ErrorsByClass, RPS: r.RPS(), ErrorRPS: r.ErrorRPS(), GoodRPS: r.GoodRPS(), ElapsedS: r.Elapsed.Seconds(), NotSent: r.NotSent,
 		MeanUs: s.MeanUs, P50Us: s.P50Us, P90Us: s.P90Us, P99Us: s.P99Us, P999Us: s.P999Us, MaxUs: s.MaxUs,
 		ClientCPUUsPerReq: r.ClientCPUPerRequest(),
 	}
@@ -189,7 +192,7 @@ func classesOf(m map[string]int64) string {
 // a run whose calls failed does not have; the counts of calls and errors
 // stay.
 func (f *Figures) Withhold() {
-	*f = Figures{Requests: f.Requests, Errors: f.Errors, ErrorsByClass: f.ErrorsByClass, ElapsedS: f.ElapsedS,
+	*f = Figures{Requests: f.Requests, Errors: f.Errors, ErrorsByClass: f.ErrorsByClass, ElapsedS: f.ElapsedS, NotSent: f.NotSent,
 		RequestBodyBytes: f.RequestBodyBytes, RequestBodyRawBytes: f.RequestBodyRawBytes}
 }
 
