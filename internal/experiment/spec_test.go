@@ -52,6 +52,7 @@ func TestEveryFieldIsValidated(t *testing.T) {
 		{"unknown model", with("payloads: [{model: xml, counts: [1]}]"), "payloads[0].model", "unknown"},
 		{"no counts", with("payloads: [{model: user}]"), "payloads[0].counts", "none given"},
 		{"count out of range", with("payloads: [{model: int, counts: [1, 2]}]"), "payloads[0].counts[1]", ""},
+		{"body past the limit", with("payloads: [{model: text, counts: [1000000000]}]"), "payloads[0].counts[0]", "over the 67108864 bytes a body may have"},
 		{"count not a number", with("payloads: [{model: user, counts: [ten]}]"), "payloads[0].counts[0]", "not a whole number"},
 		{"unknown op", with("ops: [put]"), "ops[0]", "known: get, post, echo"},
 		{"bad topology", with("topologies: [ring:3]"), "topologies[0]", "unknown kind"},

@@ -139,6 +139,26 @@ func (s *Spec) runCount() int {
 	return n
 }
 
+// tooLarge says why count items of m cannot be a request or reply body in
+// some stack's codec: encoded (estimated from a sample, not generated),
+// they would pass the nodes' body limit.
+func (s *Spec) tooLarge(m payload.Model, count int) string {
+	for _, name := range s.Stacks {
+		st, err := transport.ParseStack(name)
+		if err != nil {
+			continue // reported at the stack
+		}
+		c, err := codec.Lookup(st.Codec)
+		if err != nil {
+			continue
+		}
+		if size, err := m.EncodedSize(count, c.Marshal); err == nil && size > codec.DefaultMaxBytes {
+			return fmt.Sprintf("%d %s encode to about %d bytes in %s (%s), over the %d bytes a body may have: use a smaller count", count, m.Unit, size, st.Codec, name, codec.DefaultMaxBytes)
+		}
+	}
+	return ""
+}
+
 func (s *Spec) validatePayloads(bad func(string, string, ...any)) {
 	if len(s.Payloads) == 0 {
 		bad("payloads", "none given; e.g. [{model: text, counts: [100]}] (models: %s)", strings.Join(payload.Names(), ", "))
@@ -156,6 +176,8 @@ func (s *Spec) validatePayloads(bad func(string, string, ...any)) {
 		for j, c := range p.Counts {
 			if err := m.CheckCount(c); err != nil {
 				bad(fmt.Sprintf("%s.counts[%d]", at, j), "%v", err)
+			} else if msg := s.tooLarge(m, c); msg != "" {
+				bad(fmt.Sprintf("%s.counts[%d]", at, j), "%s", msg)
 			}
 		}
 	}

@@ -73,6 +73,9 @@ func DialTarget(ctx context.Context, cfg TargetConfig) (*Target, error) {
 	t := &Target{cfg: cfg, model: m, cc: codec.Compressed(c, z, tcfg.MaxBytesOrDefault())}
 	t.req = transport.Request{Op: cfg.Op, Model: cfg.Model, Count: cfg.Count, Codec: c, Compression: z}
 	if cfg.Op != transport.OpGet {
+		if size, err := m.EncodedSize(cfg.Count, c.Marshal); err == nil && size > int64(tcfg.MaxBytesOrDefault()) {
+			return nil, fmt.Errorf("%d %s encode to about %d bytes in %s, over the %d bytes a body may have: use a smaller count", cfg.Count, m.Unit, size, cfg.Stack.Codec, tcfg.MaxBytesOrDefault())
+		}
 		msg, err := m.Message(cfg.Count, cfg.Seed)
 		if err != nil {
 			return nil, err

@@ -279,6 +279,9 @@ func (n *Node) operate(ctx context.Context, req *transport.Request, m payload.Mo
 	} else {
 		switch req.Op {
 		case transport.OpGet:
+			if err := n.checkReplySize(req, m); err != nil {
+				return nil, 0, 0, err
+			}
 			if reply, err = m.Message(req.Count, n.cfg.Seed); err != nil {
 				return nil, 0, 0, &transport.Error{Code: transport.CodeBadRequest, Msg: err.Error()}
 			}
@@ -291,6 +294,21 @@ func (n *Node) operate(ctx context.Context, req *transport.Request, m payload.Mo
 		}
 	}
 	return reply, time.Since(t), down, nil
+}
+
+// checkReplySize refuses a get whose reply would exceed the node's body
+// limit, before generating it: a count of a billion would otherwise take
+// the node's memory, not just its reply.
+func (n *Node) checkReplySize(req *transport.Request, m payload.Model) error {
+	limit := n.cfg.Transport.MaxBytesOrDefault()
+	size, err := m.EncodedSize(req.Count, req.Codec.Marshal)
+	switch {
+	case err != nil:
+		return &transport.Error{Code: transport.CodeBadRequest, Msg: err.Error()}
+	case size > int64(limit):
+		return &transport.Error{Code: transport.CodeTooLarge, Msg: fmt.Sprintf("a reply of %d %s would be about %d bytes, over the node's limit of %d bytes (--max-bytes)", req.Count, m.Unit, size, limit)}
+	}
+	return nil
 }
 
 // callDownstream re-encodes the request for every downstream node, calls

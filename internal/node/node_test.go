@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 	"google.golang.org/protobuf/proto"
@@ -16,6 +17,7 @@ import (
 	"github.com/hopbench/hopbench/internal/payload"
 	"github.com/hopbench/hopbench/internal/topology"
 	"github.com/hopbench/hopbench/internal/transport"
+	"github.com/hopbench/hopbench/internal/transport/graphql"
 	_ "github.com/hopbench/hopbench/internal/transport/graphql"
 	_ "github.com/hopbench/hopbench/internal/transport/grpc"
 	_ "github.com/hopbench/hopbench/internal/transport/rest"
@@ -277,5 +279,45 @@ func TestInFlightLimitRefusesAsUnavailable(t *testing.T) {
 	}
 	if got := n.Stats().Errors["unavailable"]; got != 1 {
 		t.Errorf("%d unavailable errors counted, want 1", got)
+	}
+}
+
+// A get whose reply would pass the node's body limit is refused before it
+// is generated, on every stack: a billion users would take the node's
+// memory, two million its 1 MiB limit.
+func TestAGetTooLargeIsRefusedBeforeItIsMade(t *testing.T) {
+	for _, stack := range []string{"rest", "grpc", "graphql"} {
+		t.Run(stack, func(t *testing.T) {
+			st, _ := transport.ParseStack(stack)
+			n, err := node.Start(context.Background(), node.Config{Stack: st, Transport: transport.Config{MaxBytes: 1 << 20}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer n.Close()
+			tr, _ := transport.Lookup(st.Transport)
+			cl, err := tr.Dial(context.Background(), n.Addr(), transport.Config{Codec: st.Codec, Compression: st.Compression})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cl.Close()
+			c, _ := codec.Lookup(st.Codec)
+			none, _ := codec.LookupCompression("none")
+			for _, count := range []int{2_000_000, 1_000_000_000} {
+				began := time.Now()
+				_, err := cl.Call(context.Background(), &transport.Request{Op: transport.OpGet, Model: "user", Count: count, Codec: c, Compression: none})
+				// GraphQL's query cost limit (a million items) refuses first
+				// what it can.
+				want := "over the node's limit of 1048576 bytes"
+				if stack == "graphql" && count > graphql.MaxQueryItems {
+					want = "exceeds the limit of 1000000"
+				}
+				if transport.CodeOf(err) != transport.CodeTooLarge || !strings.Contains(err.Error(), want) {
+					t.Errorf("get user×%d: %v", count, err)
+				}
+				if took := time.Since(began); took > 2*time.Second {
+					t.Errorf("get user×%d refused after %v: it was generated first", count, took)
+				}
+			}
+		})
 	}
 }

@@ -67,6 +67,26 @@ func (m Model) Message(count int, seed uint64) (proto.Message, error) {
 	return m.generate(newGen(seed), count), nil
 }
 
+// sampleItems is how many items EncodedSize encodes to extrapolate from.
+const sampleItems = 64
+
+// EncodedSize estimates the encoded size of count items by encoding
+// sampleItems of them with marshal and scaling linearly (every model's
+// size grows with its count), so a reply or request too large to send
+// can be refused before it is generated. Counts up to sampleItems are
+// encoded whole: exact.
+func (m Model) EncodedSize(count int, marshal func(proto.Message) ([]byte, error)) (int64, error) {
+	if err := m.CheckCount(count); err != nil {
+		return 0, err
+	}
+	k := min(count, sampleItems)
+	b, err := marshal(m.generate(newGen(1), k))
+	if err != nil || k == 0 {
+		return int64(len(b)), err
+	}
+	return int64(len(b)) * int64(count) / int64(k), nil
+}
+
 // models is the closed set of payload models, in the order reports list them.
 var models = []Model{
 	{

@@ -106,7 +106,7 @@ type response struct {
 // refuses before any resolver runs; ours are transport.Code names.
 var gqlgenCodes = map[string]transport.Code{
 	"GRAPHQL_PARSE_FAILED": transport.CodeBadRequest, "GRAPHQL_VALIDATION_FAILED": transport.CodeBadRequest,
-	"BAD_USER_INPUT": transport.CodeBadRequest,
+	"BAD_USER_INPUT": transport.CodeBadRequest, "COMPLEXITY_LIMIT_EXCEEDED": transport.CodeTooLarge,
 }
 
 func codeNamed(name string) (transport.Code, bool) {

@@ -2,6 +2,7 @@ package graphql_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -65,5 +66,34 @@ func TestIntrospectionIsOnUnlessTurnedOff(t *testing.T) {
 	}
 	if _, err := tr.Listen(context.Background(), "127.0.0.1:0", transport.Config{Options: map[string]string{"acks": "all"}}, h); err == nil || !strings.Contains(err.Error(), `unknown option "acks"`) {
 		t.Errorf("an unknown option: %v", err)
+	}
+}
+
+// Aliases multiply what a query asks for; their sum is bounded.
+func TestAQueryCostsTheItemsItAsksFor(t *testing.T) {
+	tr, _ := transport.Lookup("graphql")
+	h := transport.Handler{Message: func(context.Context, *transport.MessageRequest) (proto.Message, error) {
+		t.Error("an over-cost query reached the service")
+		return nil, nil
+	}}
+	srv, err := tr.Listen(context.Background(), "127.0.0.1:0", transport.Config{}, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	var q strings.Builder
+	q.WriteString(`{"query":"{ `)
+	for i := range 500 {
+		fmt.Fprintf(&q, `a%d: get(model: \"user\", count: 10000) { ... on UserList { users { uid } } } `, i)
+	}
+	q.WriteString(`}"}`)
+	resp, err := http.Post("http://"+srv.Addr()+"/graphql", "application/json", strings.NewReader(q.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if !strings.Contains(string(b), "complexity 5000000, which exceeds the limit of 1000000") {
+		t.Errorf("500 aliases of 10 000 users: %s", b)
 	}
 }
