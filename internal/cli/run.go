@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,6 +85,29 @@ func loadSpec(name, scale string) (*experiment.Spec, []byte, error) {
 
 // runExperiment runs spec (data is its YAML, kept beside the results) and
 // returns its records.
+// newResultsDir makes base, or base-2, base-3, ... if another run made it
+// first (two runs started in the same second), exclusively: no two runs
+// ever write into one directory.
+func newResultsDir(base string) (string, error) {
+	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
+		return "", err
+	}
+	for i := 1; i <= 100; i++ {
+		dir := base
+		if i > 1 {
+			dir = fmt.Sprintf("%s-%d", base, i)
+		}
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			return dir, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return "", err
+		}
+	}
+	return "", fmt.Errorf("%s and 99 more like it exist already: give --out", base)
+}
+
 // longRun is the estimate above which hopbench run asks for --yes.
 const longRun = time.Hour
 
@@ -122,9 +147,10 @@ func runExperiment(cmd *cobra.Command, a *app, spec *experiment.Spec, data []byt
 		if spec.Scale() != "" {
 			name += "-" + spec.Scale()
 		}
-		dir = filepath.Join("results", name+"-"+time.Now().Format("20060102-150405"))
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+		if dir, err = newResultsDir(filepath.Join("results", name+"-"+time.Now().Format("20060102-150405"))); err != nil {
+			return nil, err
+		}
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("--out: %w", err)
 	}
 	if err := results.WriteFileAtomic(filepath.Join(dir, "spec.yaml"), func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
