@@ -80,8 +80,8 @@ func TestLoadRefusesBadUseClearly(t *testing.T) {
 // probe; a search that reached max_rate says it is a lower bound.
 func TestLoadSearchesACapacity(t *testing.T) {
 	addr := startNode(t, "--stack", "grpc")
-	out, code := hopbench(t, "load", "--stack", "grpc", "--target", addr, "--capacity", "--sla", "100ms", "--start-rate", "100",
-		"--max-rate", "400", "--step", "500ms", "--duration", "10s", "--format", "json")
+	out, code := hopbench(t, "load", "--stack", "grpc", "--target", addr, "--capacity", "--sla", "250ms", "--start-rate", "50",
+		"--max-rate", "200", "--step", "500ms", "--duration", "10s", "--format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, out)
 	}
@@ -99,7 +99,7 @@ func TestLoadSearchesACapacity(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	if got.CapacityRPS != 400 || !got.Capacity.LowerBound || len(got.Steps) != 3 || got.Steps[2].Probe != "within" {
-		t.Errorf("capacity %v (lower bound %v, %s) over %+v: want ≥ 400 from probes at 100, 200, 400", got.CapacityRPS, got.Capacity.LowerBound, got.Capacity.Ended, got.Steps)
+	if got.CapacityRPS != 200 || !got.Capacity.LowerBound || len(got.Steps) != 3 || got.Steps[2].Probe != "within" {
+		t.Errorf("capacity %v (lower bound %v, %s) over %+v: want ≥ 200 from probes at 50, 100, 200", got.CapacityRPS, got.Capacity.LowerBound, got.Capacity.Ended, got.Steps)
 	}
 }

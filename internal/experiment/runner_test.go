@@ -105,7 +105,7 @@ func TestACapacitySearchIsRecorded(t *testing.T) {
 	spec, err := Parse([]byte(`
 stacks: [rest]
 payloads: [{model: text, counts: [10]}]
-loads: [{capacity: {sla: 100ms, step: 1s, start: 250, max_rate: 1000, budget: 20s}}]
+loads: [{capacity: {sla: 250ms, step: 1s, start: 50, max_rate: 200, budget: 20s}}]
 warmup: 0s
 `))
 	if err != nil {
@@ -118,10 +118,10 @@ warmup: 0s
 	}
 	r := recs[0]
 	c := r.Capacity
-	if c == nil || r.CapacityRPS != 1000 || !c.LowerBound || len(r.Steps) != 3 || r.Outcome != results.OutcomeOK {
-		t.Fatalf("capacity %+v (capacity_rps %v), %d steps, outcome %q (%s): want ≥ 1000 from probes at 250, 500 and 1000", c, r.CapacityRPS, len(r.Steps), r.Outcome, r.Reason)
+	if c == nil || r.CapacityRPS != 200 || !c.LowerBound || len(r.Steps) != 3 || r.Outcome != results.OutcomeOK {
+		t.Fatalf("capacity %+v (capacity_rps %v), %d steps, outcome %q (%s): want ≥ 200 from probes at 50, 100 and 200 (rates any machine holds, also under -race)", c, r.CapacityRPS, len(r.Steps), r.Outcome, r.Reason)
 	}
-	if r.Load != "capacity:p99<=100ms/step:1s/start:250/max_rate:1000/budget:20s" || r.P99Us == 0 || r.RPS < 970 || r.RPS > 1010 {
+	if r.Load != "capacity:p99<=250ms/step:1s/start:50/max_rate:200/budget:20s" || r.P99Us == 0 || r.RPS < 194 || r.RPS > 202 {
 		t.Errorf("load %q, p99 %dµs at %.0f req/s: want the capacity's probe's figures", r.Load, r.P99Us, r.RPS)
 	}
 	var probed int64
