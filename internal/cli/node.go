@@ -20,6 +20,7 @@ type nodeFlags struct {
 	options              map[string]string
 	tls, mtls, h2        bool
 	noIntrospection      bool
+	conns                transport.ConnLimits
 	cfg                  node.Config
 	maxBytes             int
 }
@@ -52,6 +53,9 @@ a broker: start it first with hopbench brokers up.`,
 	fl.BoolVar(&f.cfg.Cache, "cache", false, "reuse the encoded reply of an identical get")
 	fl.IntVar(&f.maxBytes, "max-bytes", codec.DefaultMaxBytes, "largest request or reply body, in bytes")
 	fl.IntVar(&f.cfg.MaxInFlight, "max-in-flight", 1024, "requests served at once; more are refused as unavailable")
+	fl.DurationVar(&f.conns.ReadTimeout, "read-timeout", transport.DefaultReadTimeout, "HTTP-based stacks: time a request, body included, may take to arrive (a reply gets twice that to leave); gRPC: to set up a connection")
+	fl.DurationVar(&f.conns.IdleTimeout, "idle-timeout", transport.DefaultIdleTimeout, "a connection idle this long is closed")
+	fl.IntVar(&f.conns.MaxConns, "max-conns", transport.DefaultMaxConns, "connections open at once; more are refused (HTTP: 503)")
 	fl.StringVar(&f.cfg.Admin, "admin", "127.0.0.1:0", "admin endpoint (/ready, /stats, /metrics); the default is a free port, printed at start-up; empty for none")
 	fl.BoolVar(&f.noIntrospection, "no-introspection", false, "graphql: refuse introspection queries (the same as --option introspection=false)")
 	fl.Uint64Var(&f.cfg.Seed, "seed", 1, "generator seed for get replies")
@@ -80,7 +84,7 @@ func runNode(cmd *cobra.Command, a *app, f nodeFlags) error {
 	if f.cfg.Listen == "" {
 		f.cfg.Listen = defaultAddr(st)
 	}
-	f.cfg.Transport = transport.Config{HTTP2: f.h2, MaxBytes: f.maxBytes, Options: f.options}
+	f.cfg.Transport = transport.Config{HTTP2: f.h2, MaxBytes: f.maxBytes, Options: f.options, Conns: f.conns}
 	if useTLS {
 		b, err := loadBundle(f.tlsDir)
 		if err != nil {

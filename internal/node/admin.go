@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"time"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -50,8 +49,8 @@ func startAdmin(ctx context.Context, addr string, n *Node) (transport.Server, er
 		n.ResetStats()
 		w.WriteHeader(http.StatusNoContent)
 	})
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	return rest.ServeHTTP(l, srv), nil
+	srv := &http.Server{Handler: mux}
+	return rest.ServeHTTP(rest.Bound(l, srv, transport.ConnLimits{MaxConns: 64}), srv), nil
 }
 
 func metricFamilies(s Stats) []*dto.MetricFamily {

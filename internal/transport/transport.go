@@ -125,6 +125,40 @@ type Config struct {
 	// Options are a transport's own settings (see Optioned), e.g. amqp's
 	// reply mode or kafka's acks; unknown names are refused.
 	Options map[string]string
+	// Conns bounds a server's connections (zero fields: the defaults).
+	Conns ConnLimits
+}
+
+// ConnLimits bound what a connection may hold of a server: a request that
+// takes ReadTimeout to arrive, body included, or a connection idle for
+// IdleTimeout, is closed; past MaxConns open connections, new ones are
+// refused. Broker stacks' servers are clients of their broker and dial no
+// listener of their own.
+type ConnLimits struct {
+	ReadTimeout, IdleTimeout time.Duration
+	MaxConns                 int
+}
+
+// Connection defaults: generous for a benchmark's callers, finite for a
+// careless or hostile one.
+const (
+	DefaultReadTimeout = 30 * time.Second
+	DefaultIdleTimeout = 2 * time.Minute
+	DefaultMaxConns    = 8192
+)
+
+// OrDefault fills the zero fields with the defaults.
+func (l ConnLimits) OrDefault() ConnLimits {
+	if l.ReadTimeout <= 0 {
+		l.ReadTimeout = DefaultReadTimeout
+	}
+	if l.IdleTimeout <= 0 {
+		l.IdleTimeout = DefaultIdleTimeout
+	}
+	if l.MaxConns <= 0 {
+		l.MaxConns = DefaultMaxConns
+	}
+	return l
 }
 
 // Dialer opens client connections; internal/wire's counting dialer is one.

@@ -18,7 +18,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler"
@@ -102,12 +101,11 @@ func (t Transport) Listen(ctx context.Context, addr string, cfg transport.Config
 	mux := http.NewServeMux()
 	mux.Handle("POST /graphql", limitBody(cfg.MaxBytesOrDefault(), gql))
 	srv := &http.Server{
-		Handler:           mux,
-		TLSConfig:         cfg.ServerTLS,
-		Protocols:         rest.Protocols(cfg),
-		ReadHeaderTimeout: 10 * time.Second,
+		Handler:   mux,
+		TLSConfig: cfg.ServerTLS,
+		Protocols: rest.Protocols(cfg),
 	}
-	return rest.ServeHTTP(l, srv), nil
+	return rest.ServeHTTP(rest.Bound(l, srv, cfg.Conns), srv), nil
 }
 
 // presentError carries a classified error's class in extensions.code, so

@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/encoding/gzip"
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/reflection"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
@@ -70,10 +71,17 @@ func (Transport) Listen(ctx context.Context, addr string, cfg transport.Config, 
 	if err != nil {
 		return nil, fmt.Errorf("grpc: listen on %s: %w", addr, err)
 	}
+	lim := cfg.Conns.OrDefault()
+	l = transport.LimitConns(l, lim.MaxConns, nil)
 	opts := []grpc.ServerOption{
 		grpc.ForceServerCodecV2(rawCodec{}),
 		grpc.MaxRecvMsgSize(cfg.MaxBytesOrDefault()),
 		grpc.MaxSendMsgSize(cfg.MaxBytesOrDefault()),
+		// An idle connection is closed (GOAWAY) after IdleTimeout; a
+		// client may ping an idle connection at most every 10 s.
+		grpc.KeepaliveParams(keepalive.ServerParameters{MaxConnectionIdle: lim.IdleTimeout}),
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
+		grpc.ConnectionTimeout(lim.ReadTimeout),
 	}
 	if cfg.ServerTLS != nil {
 		opts = append(opts, grpc.Creds(credentials.NewTLS(cfg.ServerTLS)))

@@ -61,12 +61,26 @@ func (Transport) Listen(ctx context.Context, addr string, cfg transport.Config, 
 		return nil, fmt.Errorf("rest: listen on %s: %w", addr, err)
 	}
 	srv := &http.Server{
-		Handler:           newMux(h, cfg.MaxBytesOrDefault()),
-		TLSConfig:         cfg.ServerTLS,
-		Protocols:         Protocols(cfg),
-		ReadHeaderTimeout: 10 * time.Second,
+		Handler:   newMux(h, cfg.MaxBytesOrDefault()),
+		TLSConfig: cfg.ServerTLS,
+		Protocols: Protocols(cfg),
 	}
-	return ServeHTTP(l, srv), nil
+	return ServeHTTP(Bound(l, srv, cfg.Conns), srv), nil
+}
+
+// Bound applies limits to an HTTP server and its listener: the time a
+// request (headers and body) may take to arrive and a reply to leave, how
+// long an idle keep-alive connection stays, and how many connections are
+// open at once (one more is answered 503 and closed).
+func Bound(l net.Listener, srv *http.Server, limits transport.ConnLimits) net.Listener {
+	lim := limits.OrDefault()
+	srv.ReadHeaderTimeout = min(10*time.Second, lim.ReadTimeout)
+	srv.ReadTimeout, srv.WriteTimeout, srv.IdleTimeout = lim.ReadTimeout, 2*lim.ReadTimeout, lim.IdleTimeout
+	return transport.LimitConns(l, lim.MaxConns, func(c net.Conn) {
+		msg := fmt.Sprintf("hopbench node: %d connections open, its limit: try again later\n", lim.MaxConns)
+		c.SetWriteDeadline(time.Now().Add(time.Second))
+		fmt.Fprintf(c, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nConnection: close\r\nContent-Length: %d\r\n\r\n%s", len(msg), msg)
+	})
 }
 
 // ServeHTTP serves srv on l (TLS when srv.TLSConfig is set) and returns a

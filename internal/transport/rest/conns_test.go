@@ -1,0 +1,119 @@
+package rest_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hopbench/hopbench/internal/codec"
+	"github.com/hopbench/hopbench/internal/transport"
+)
+
+func echoHandler(_ context.Context, req *transport.Request) ([]byte, error) { return req.Body, nil }
+
+func listen(t *testing.T, limits transport.ConnLimits) (transport.Server, transport.Client) {
+	t.Helper()
+	tr, _ := transport.Lookup("rest")
+	srv, err := tr.Listen(context.Background(), "127.0.0.1:0", transport.Config{Conns: limits}, transport.Handler{Bytes: echoHandler})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	cl, err := tr.Dial(context.Background(), srv.Addr(), transport.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cl.Close() })
+	return srv, cl
+}
+
+func call(cl transport.Client) error {
+	c, _ := codec.Lookup("json")
+	none, _ := codec.LookupCompression("none")
+	_, err := cl.Call(context.Background(), &transport.Request{Op: transport.OpEcho, Model: "text", Codec: c, Compression: none, Body: []byte(`{"text":"hi"}`)})
+	return err
+}
+
+// Idle connections and a request whose body never finishes are closed
+// after their timeouts, 5 000 of them, while the node keeps serving.
+func TestIdleAndSlowConnectionsAreClosed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("holds 5 000 connections for a few seconds")
+	}
+	srv, cl := listen(t, transport.ConnLimits{ReadTimeout: time.Second, IdleTimeout: time.Second, MaxConns: 6000})
+	var held []net.Conn
+	defer func() {
+		for _, c := range held {
+			c.Close()
+		}
+	}()
+	for range 5000 {
+		c, err := net.Dial("tcp", srv.Addr())
+		if err != nil {
+			t.Fatalf("after %d connections: %v", len(held), err)
+		}
+		held = append(held, c)
+	}
+	slow := held[0] // headers, then a body that stops after a byte
+	io.WriteString(slow, "POST /v1/text/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
+	time.Sleep(2500 * time.Millisecond)
+	if err := call(cl); err != nil {
+		t.Fatalf("the node stopped serving: %v", err)
+	}
+	open := 0
+	for _, c := range held {
+		c.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
+		if _, err := c.Read(make([]byte, 512)); errors.Is(err, os.ErrDeadlineExceeded) {
+			open++
+		}
+	}
+	if open > 0 {
+		t.Errorf("%d of 5000 connections still open 2.5 s after 1 s timeouts", open)
+	}
+}
+
+// Past its connection limit a node answers 503, naming it, and closes.
+func TestConnectionsPastTheLimitAreRefused(t *testing.T) {
+	srv, _ := listen(t, transport.ConnLimits{MaxConns: 3})
+	var held []net.Conn
+	defer func() {
+		for _, c := range held {
+			c.Close()
+		}
+	}()
+	for range 3 {
+		c, err := net.Dial("tcp", srv.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, c)
+	}
+	time.Sleep(100 * time.Millisecond) // accepted
+	c, err := net.Dial("tcp", srv.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetReadDeadline(time.Now().Add(2 * time.Second))
+	line, _ := bufio.NewReader(c).ReadString('\n')
+	if !strings.HasPrefix(line, "HTTP/1.1 503") {
+		t.Errorf("a fourth connection got %q, want a 503", line)
+	}
+	held[0].Close()
+	time.Sleep(100 * time.Millisecond)
+	tr, _ := transport.Lookup("rest")
+	cl, err := tr.Dial(context.Background(), srv.Addr(), transport.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	if err := call(cl); err != nil {
+		t.Errorf("a connection after one closed: %v", err)
+	}
+}
