@@ -40,6 +40,25 @@ func call(cl transport.Client) error {
 	return err
 }
 
+// hold opens n connections to addr, closed when the test ends.
+func hold(t *testing.T, addr string, n int) []net.Conn {
+	t.Helper()
+	var held []net.Conn
+	t.Cleanup(func() {
+		for _, c := range held {
+			c.Close()
+		}
+	})
+	for range n {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatalf("after %d connections: %v", len(held), err)
+		}
+		held = append(held, c)
+	}
+	return held
+}
+
 // Idle connections and a request whose body never finishes are closed
 // after their timeouts, 5 000 of them, while the node keeps serving.
 func TestIdleAndSlowConnectionsAreClosed(t *testing.T) {
@@ -47,19 +66,7 @@ func TestIdleAndSlowConnectionsAreClosed(t *testing.T) {
 		t.Skip("holds 5 000 connections for a few seconds")
 	}
 	srv, cl := listen(t, transport.ConnLimits{ReadTimeout: time.Second, IdleTimeout: time.Second, MaxConns: 6000})
-	var held []net.Conn
-	defer func() {
-		for _, c := range held {
-			c.Close()
-		}
-	}()
-	for range 5000 {
-		c, err := net.Dial("tcp", srv.Addr())
-		if err != nil {
-			t.Fatalf("after %d connections: %v", len(held), err)
-		}
-		held = append(held, c)
-	}
+	held := hold(t, srv.Addr(), 5000)
 	slow := held[0] // headers, then a body that stops after a byte
 	io.WriteString(slow, "POST /v1/text/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
 	time.Sleep(2500 * time.Millisecond)
@@ -81,19 +88,7 @@ func TestIdleAndSlowConnectionsAreClosed(t *testing.T) {
 // Past its connection limit a node answers 503, naming it, and closes.
 func TestConnectionsPastTheLimitAreRefused(t *testing.T) {
 	srv, _ := listen(t, transport.ConnLimits{MaxConns: 3})
-	var held []net.Conn
-	defer func() {
-		for _, c := range held {
-			c.Close()
-		}
-	}()
-	for range 3 {
-		c, err := net.Dial("tcp", srv.Addr())
-		if err != nil {
-			t.Fatal(err)
-		}
-		held = append(held, c)
-	}
+	held := hold(t, srv.Addr(), 3)
 	time.Sleep(100 * time.Millisecond) // accepted
 	c, err := net.Dial("tcp", srv.Addr())
 	if err != nil {
