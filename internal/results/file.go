@@ -42,6 +42,11 @@ func Read(path string) (recs []Record, skipped int, err error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("results: %w", err)
 	}
+	return parse(data, path)
+}
+
+// parse reads records from data, which came from path.
+func parse(data []byte, path string) (recs []Record, skipped int, err error) {
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(nil, 256<<20)
 	for n := 1; sc.Scan(); n++ {
