@@ -56,6 +56,9 @@ type Node struct {
 	errs     sync.Map // code name -> *atomic.Int64
 	hits     atomic.Int64
 	cache    sync.Map // cacheKey -> []byte
+	// itemBytes is a model's encoded bytes per item in a codec, measured
+	// once: what a get's reply size is estimated from.
+	itemBytes sync.Map // itemKey -> float64
 	// wire counts the connections the node dials: its calls downstream
 	// and, on broker stacks, all its traffic to and from the broker.
 	wire      wire.Counter
@@ -296,16 +299,25 @@ func (n *Node) operate(ctx context.Context, req *transport.Request, m payload.Mo
 	return reply, time.Since(t), down, nil
 }
 
+type itemKey struct{ model, codec string }
+
 // checkReplySize refuses a get whose reply would exceed the node's body
 // limit, before generating it: a count of a billion would otherwise take
-// the node's memory, not just its reply.
+// the node's memory, not just its reply. The bytes per item are measured
+// once per model and codec, so a get pays a multiplication, not a second
+// encoding.
 func (n *Node) checkReplySize(req *transport.Request, m payload.Model) error {
+	key := itemKey{m.Name, req.Codec.Name()}
+	per, ok := n.itemBytes.Load(key)
+	if !ok {
+		b, err := m.ItemBytes(req.Codec.Marshal)
+		if err != nil {
+			return &transport.Error{Code: transport.CodeBadRequest, Msg: err.Error()}
+		}
+		per, _ = n.itemBytes.LoadOrStore(key, b)
+	}
 	limit := n.cfg.Transport.MaxBytesOrDefault()
-	size, err := m.EncodedSize(req.Count, req.Codec.Marshal)
-	switch {
-	case err != nil:
-		return &transport.Error{Code: transport.CodeBadRequest, Msg: err.Error()}
-	case size > int64(limit):
+	if size := int64(per.(float64) * float64(req.Count)); size > int64(limit) {
 		return &transport.Error{Code: transport.CodeTooLarge, Msg: fmt.Sprintf("a reply of %d %s would be about %d bytes, over the node's limit of %d bytes (--max-bytes)", req.Count, m.Unit, size, limit)}
 	}
 	return nil

@@ -87,6 +87,18 @@ func (m Model) EncodedSize(count int, marshal func(proto.Message) ([]byte, error
 	return int64(len(b)) * int64(count) / int64(k), nil
 }
 
+// ItemBytes is the encoded size of one item with marshal, from
+// sampleItems of them (fewer for a model that carries fewer): what
+// EncodedSize scales by, for a caller that checks many counts.
+func (m Model) ItemBytes(marshal func(proto.Message) ([]byte, error)) (float64, error) {
+	k := sampleItems
+	if m.MaxCount > 0 {
+		k = min(k, m.MaxCount)
+	}
+	size, err := m.EncodedSize(k, marshal)
+	return float64(size) / float64(k), err
+}
+
 // models is the closed set of payload models, in the order reports list them.
 var models = []Model{
 	{
