@@ -272,9 +272,7 @@ func judge(req Requirements, name string, cases []*candidate) (Stack, error) {
 	if req.atRateAsked() {
 		at := judgeAtRate(req, cases)
 		at.rateEvidence(req, &s)
-		if !at.fits(req.Rate) && !sustained && best != nil {
-			s.Unmet = append(s.Unmet, fmt.Sprintf("rate: %.0f req/s needed, %.0f req/s at most in these runs", req.Rate, best.row.RPS.Median))
-		}
+		sustained = sustained || at.fits(req.Rate)
 	} else {
 		lat, err := latencyAt(c, req.Percentile)
 		if err != nil {
@@ -282,12 +280,18 @@ func judge(req Requirements, name string, cases []*candidate) (Stack, error) {
 		}
 		s.LatencyUs = lat
 		s.Evidence = append(s.Evidence, fmt.Sprintf("p%s %s at %.0f req/s (%s, %s)", pct(req.Percentile), msStr(lat), c.row.RPS.Median, c.row.Load, plural(c.row.Reps, "repetition")))
-		if req.Rate > 0 && !sustained {
-			s.Unmet = append(s.Unmet, fmt.Sprintf("rate: %.0f req/s needed, %.0f req/s at most in these runs", req.Rate, best.row.RPS.Median))
-		}
 		if req.SLA > 0 && lat > float64(req.SLA.Microseconds()) {
 			s.Unmet = append(s.Unmet, fmt.Sprintf("latency: p%s %s, over the %s SLA", pct(req.Percentile), msStr(lat), req.SLA))
 		}
+	}
+	if req.Rate > 0 && !sustained {
+		// best is nil when every case was a capacity search (it used to
+		// be dereferenced all the same): pick's case is then the fastest.
+		top := best
+		if top == nil {
+			top = c
+		}
+		s.Unmet = append(s.Unmet, fmt.Sprintf("rate: %.0f req/s needed, %.0f req/s at most in these runs", req.Rate, top.row.RPS.Median))
 	}
 	if best != nil {
 		s.Evidence = append(s.Evidence, fmt.Sprintf("peak %.0f req/s (%s)", best.row.RPS.Median, best.row.Load))

@@ -257,3 +257,14 @@ func TestACaseFitsByTheMedianOfItsRepetitions(t *testing.T) {
 		t.Errorf("a generator-limited search judged: fits %v, not measured %v, unmet %q", g.Fits, g.NotMeasured, g.Unmet)
 	}
 }
+
+// A rate without an SLA, judged where every case is a capacity search:
+// no closed loop to cite, and no crash for want of one.
+func TestARateAmongCapacitySearchesOnly(t *testing.T) {
+	recs := []results.Record{searchRecord(0, map[float64]bool{1000: true, 2000: false}, 0)}
+	recs[0].RPS = 1000
+	g := byName(advise(t, Requirements{Model: "text", Count: 100, Rate: 5000}, recs))["grpc"]
+	if g.Fits {
+		t.Errorf("fits 5000 req/s on a search that held 1000: %+v", g)
+	}
+}

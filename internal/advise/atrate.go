@@ -16,10 +16,10 @@ import (
 // these alone: a closed loop measures what a stack carries, not its
 // latency at a given rate.
 type point struct {
-	rate, achieved float64
-	latencyUs      float64 // at the asked percentile; -1 when the run kept no figure for it
-	failed         bool    // calls failed beyond the bound, or the rate was not kept
-	lowerBound     bool    // a capacity search's capacity that was only a lower bound
+	rate       float64
+	latencyUs  float64 // at the asked percentile; -1 when the run kept no figure for it
+	failed     bool    // calls failed beyond the bound, or the rate was not kept
+	lowerBound bool    // a capacity search's capacity that was only a lower bound
 }
 
 // meets reports whether the point carried its rate within the SLA.
@@ -65,7 +65,7 @@ func pointsOf(r *results.Record, p float64) []point {
 			return nil
 		}
 		failed := r.Errors - r.ErrorsByClass["over_sla"]
-		pt := point{rate: rate, achieved: r.RPS, latencyUs: -1}
+		pt := point{rate: rate, latencyUs: -1}
 		pt.failed = float64(failed) > maxFailedShare*float64(max(r.Requests, 1)) || r.RPS < keptShare*rate
 		if h, err := stats.Decode(r.Histogram); err == nil && h.TotalCount() > 0 {
 			pt.latencyUs = float64(h.ValueAtQuantile(p))
@@ -78,7 +78,7 @@ func pointsOf(r *results.Record, p float64) []point {
 // stepPoint reads a ramp step or capacity probe whose failed calls are
 // failed.
 func stepPoint(st load.Step, p float64, failed int64) point {
-	pt := point{rate: st.Value, achieved: st.RPS, latencyUs: -1}
+	pt := point{rate: st.Value, latencyUs: -1}
 	pt.failed = float64(failed) > maxFailedShare*float64(max(st.Requests, 1)) || st.RPS < keptShare*st.Value
 	l := st.Latency
 	for _, q := range []struct {
