@@ -31,7 +31,6 @@ func startRabbitMQ(_ context.Context, b *Broker, cfg Config) error {
 			return fmt.Errorf("epmd (Erlang's port mapper) not found: install Debian's rabbitmq-server (scripts/setup.sh rabbitmq does)")
 		}
 	}
-	_, amqpPort, _ := net.SplitHostPort(cfg.Addr)
 	epmdPort, err := freePort()
 	if err != nil {
 		return err
@@ -40,19 +39,7 @@ func startRabbitMQ(_ context.Context, b *Broker, cfg Config) error {
 	if err != nil {
 		return err
 	}
-	conf := filepath.Join(cfg.Dir, "rabbitmq.conf")
-	plugins := filepath.Join(cfg.Dir, "enabled_plugins")
-	confText := fmt.Sprintf(`# written by hopbench at every start
-listeners.tcp.default = %s
-# guest may connect: only loopback listens
-loopback_users = none
-# a lab broker: do not stop publishers over disk space on a shared machine
-disk_free_limit.absolute = 50MB
-`, cfg.Addr)
-	if err := os.WriteFile(conf, []byte(confText), 0o644); err != nil {
-		return err
-	}
-	if err := os.WriteFile(plugins, []byte("[].\n"), 0o644); err != nil {
+	if err := writeRabbitMQConfig(cfg); err != nil {
 		return err
 	}
 	b.Log = filepath.Join(cfg.Dir, "rabbitmq.log")
@@ -73,19 +60,46 @@ disk_free_limit.absolute = 50MB
 	if err := os.Chmod(filepath.Join(cfg.Dir, ".erlang.cookie"), 0o600); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("rabbitmq: the Erlang cookie: %w", err)
 	}
-	node := "hopbench-" + amqpPort + "@localhost"
-	env := []string{
+	p, err := spawn([]string{rabbitmqServer}, rabbitMQEnv(cfg, epmdPort, distPort), cfg.Dir, b.Log, cfg.Detach)
+	if err != nil {
+		return err
+	}
+	b.proc = p
+	return nil
+}
+
+// writeRabbitMQConfig writes the node's configuration (AMQP on cfg.Addr
+// only) and its empty plugin list into cfg.Dir.
+func writeRabbitMQConfig(cfg Config) error {
+	confText := fmt.Sprintf(`# written by hopbench at every start
+listeners.tcp.default = %s
+# guest may connect: only loopback listens
+loopback_users = none
+# a lab broker: do not stop publishers over disk space on a shared machine
+disk_free_limit.absolute = 50MB
+`, cfg.Addr)
+	if err := os.WriteFile(filepath.Join(cfg.Dir, "rabbitmq.conf"), []byte(confText), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(cfg.Dir, "enabled_plugins"), []byte("[].\n"), 0o644)
+}
+
+// rabbitMQEnv is the environment that makes rabbitmq-server this node:
+// its name, ports, directories and files.
+func rabbitMQEnv(cfg Config, epmdPort, distPort int) []string {
+	_, amqpPort, _ := net.SplitHostPort(cfg.Addr)
+	return []string{
 		"HOME=" + cfg.Dir, // the Erlang cookie lives there
 		"ERL_EPMD_PORT=" + strconv.Itoa(epmdPort),
 		"ERL_EPMD_ADDRESS=127.0.0.1",
-		"RABBITMQ_NODENAME=" + node,
+		"RABBITMQ_NODENAME=hopbench-" + amqpPort + "@localhost",
 		"RABBITMQ_DIST_PORT=" + strconv.Itoa(distPort),
 		"RABBITMQ_BASE=" + cfg.Dir,
 		"RABBITMQ_MNESIA_BASE=" + filepath.Join(cfg.Dir, "mnesia"),
 		"RABBITMQ_LOG_BASE=" + filepath.Join(cfg.Dir, "log"),
-		"RABBITMQ_CONFIG_FILE=" + conf,
+		"RABBITMQ_CONFIG_FILE=" + filepath.Join(cfg.Dir, "rabbitmq.conf"),
 		"RABBITMQ_ADVANCED_CONFIG_FILE=" + filepath.Join(cfg.Dir, "advanced.config"),
-		"RABBITMQ_ENABLED_PLUGINS_FILE=" + plugins,
+		"RABBITMQ_ENABLED_PLUGINS_FILE=" + filepath.Join(cfg.Dir, "enabled_plugins"),
 		"RABBITMQ_PID_FILE=" + filepath.Join(cfg.Dir, "rabbitmq.pid"),
 		"RABBITMQ_LOGS=-", // to the log file spawn gives it
 		// Its own epmd, and Erlang distribution on loopback only (it
@@ -95,12 +109,6 @@ disk_free_limit.absolute = 50MB
 		// hold is the broker (and SIGTERM stops it cleanly).
 		"RABBITMQ_ALLOW_INPUT=true",
 	}
-	p, err := spawn([]string{rabbitmqServer}, env, cfg.Dir, b.Log, cfg.Detach)
-	if err != nil {
-		return err
-	}
-	b.proc = p
-	return nil
 }
 
 // awaitPort waits until addr accepts connections or p exits.
