@@ -52,40 +52,7 @@ minutes for 8 stacks; brokers are started and stopped) and advises from it.`,
   hopbench advise results/quick-20261122-210550 --model text --count 100 --async --durable
   hopbench advise --model text --count 100 --rate 1000 --sla 20ms --measure --stacks rest,grpc,nats
   hopbench advise --requirements needs.yaml --measure`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if file != "" {
-				if err := readRequirements(file, cmd, &req); err != nil {
-					return err
-				}
-			}
-			req.Defaults()
-			if err := req.Validate(); err != nil {
-				return usageError{fmt.Errorf("advise: %w", err)}
-			}
-			recs, err := adviseResults(a, args)
-			if err != nil {
-				return err
-			}
-			adv, err := advise.Advise(req, recs)
-			if err != nil {
-				return err
-			}
-			if measure && adv.NeedsMeasurement() {
-				fmt.Fprintf(a.stderr, "advise: %s; measuring it now\n", measuring(req))
-				spec, data, err := adviseSpec(req)
-				if err != nil {
-					return err
-				}
-				if recs, err = runExperiment(cmd, a, spec, data, runFlags{}); err != nil {
-					return err
-				}
-				if adv, err = advise.Advise(req, recs); err != nil {
-					return err
-				}
-				fmt.Fprintln(a.stdout)
-			}
-			return adv.Write(a.stdout)
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runAdvise(cmd, a, args, &req, file, measure) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&file, "requirements", "", "a YAML file of requirements (flags override it)")
@@ -103,6 +70,43 @@ minutes for 8 stacks; brokers are started and stopped) and advises from it.`,
 	fl.StringSliceVar(&req.Stacks, "stacks", nil, "consider (and measure) only these stacks, e.g. rest+proto,grpc")
 	fl.BoolVar(&measure, "measure", false, "when the results cannot answer, run a short experiment for exactly these requirements")
 	return cmd
+}
+
+// runAdvise reads the requirements and results, advises, and with measure
+// runs what the results could not answer first.
+func runAdvise(cmd *cobra.Command, a *app, args []string, req *advise.Requirements, file string, measure bool) error {
+	if file != "" {
+		if err := readRequirements(file, cmd, req); err != nil {
+			return err
+		}
+	}
+	req.Defaults()
+	if err := req.Validate(); err != nil {
+		return usageError{fmt.Errorf("advise: %w", err)}
+	}
+	recs, err := adviseResults(a, args)
+	if err != nil {
+		return err
+	}
+	adv, err := advise.Advise(*req, recs)
+	if err != nil {
+		return err
+	}
+	if measure && adv.NeedsMeasurement() {
+		fmt.Fprintf(a.stderr, "advise: %s; measuring it now\n", measuring(*req))
+		spec, data, err := adviseSpec(*req)
+		if err != nil {
+			return err
+		}
+		if recs, err = runExperiment(cmd, a, spec, data, runFlags{}); err != nil {
+			return err
+		}
+		if adv, err = advise.Advise(*req, recs); err != nil {
+			return err
+		}
+		fmt.Fprintln(a.stdout)
+	}
+	return adv.Write(a.stdout)
 }
 
 // readRequirements reads file into req, then lets the flags the user set
