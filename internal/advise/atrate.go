@@ -42,8 +42,7 @@ func pointsOf(r *results.Record, p float64) []point {
 			if st.Probe == load.ProbeGenerator {
 				continue // the generator's limit, not the stack's
 			}
-			failed := st.Errors - st.ErrorsByClass["over_sla"]
-			pt := stepPoint(st, p, failed)
+			pt := stepPoint(st, p, st.Failed())
 			if r.Capacity.Percentile == p {
 				pt.latencyUs = float64(st.PercentileUs)
 			}

@@ -274,7 +274,7 @@ func (o *loadOutput) write(w io.Writer, format string) error {
 	}
 	row("generator", "%.1f µs CPU per request", o.ClientCPUUsPerReq)
 	if c := o.Capacity; c != nil {
-		row("capacity", "%s req/s at p%s ≤ %s (%s)", c, pct(c.Percentile), time.Duration(c.SLAUs)*time.Microsecond, c.Ended)
+		row("capacity", "%s", c.Describe())
 		for _, st := range o.Steps {
 			row("  probe", "%8.0f req/s: achieved %.0f, p%s %s, %d errors%s: %s", st.Value, st.RPS, pct(c.Percentile), us(st.PercentileUs), st.Errors, classes(st.ErrorsByClass), st.Probe)
 		}

@@ -240,8 +240,8 @@ func runReporter(a *app) (func(int, int, experiment.Run), func(experiment.Run, l
 			line = rec.Outcome
 		}
 		if c := rec.Capacity; c != nil {
-			line = fmt.Sprintf("%s: capacity %s req/s at p%s ≤ %s (%s); there p50 %s, p99 %s; %d probes, %d calls late or failed",
-				rec.Outcome, c, pct(c.Percentile), time.Duration(c.SLAUs)*time.Microsecond, c.Ended, us(rec.P50Us), us(rec.P99Us), len(rec.Steps), rec.Errors)
+			line = fmt.Sprintf("%s: capacity %s; there p50 %s, p99 %s; %d probes, %d calls late or failed",
+				rec.Outcome, c.Describe(), us(rec.P50Us), us(rec.P99Us), len(rec.Steps), rec.Errors)
 		}
 		if rec.Reason != "" {
 			line += " (" + rec.Reason + ")"

@@ -356,8 +356,7 @@ func capacityOutcome(res *load.Result) (string, string) {
 	if c.Step < 0 {
 		return results.OutcomeErrors, "no capacity: " + c.Ended
 	}
-	st := res.Steps[c.Step]
-	if st.Errors > st.ErrorsByClass[load.ClassOverSLA.String()] {
+	if res.Steps[c.Step].Failed() > 0 {
 		return results.OutcomeErrors, ""
 	}
 	return results.OutcomeOK, ""

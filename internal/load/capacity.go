@@ -38,25 +38,23 @@ const (
 	maxAutoWorkers = 4096
 )
 
+// defaultSearch holds the settings a search takes when left zero. Start:
+// a probe of 2s at 1000 req/s has 2000 calls, 20 in its p99's tail.
+var defaultSearch = Search{Percentile: 99, MaxErrors: 0.001, Step: 2 * time.Second, Start: 1000, MaxRate: 200_000, Resolution: 0.05}
+
+// orDefault is v, or d when v is zero.
+func orDefault[T comparable](v, d T) T {
+	var zero T
+	if v == zero {
+		return d
+	}
+	return v
+}
+
 func (s *Search) validate() error {
-	if s.Percentile == 0 {
-		s.Percentile = 99
-	}
-	if s.MaxErrors == 0 {
-		s.MaxErrors = 0.001
-	}
-	if s.Step == 0 {
-		s.Step = 2 * time.Second
-	}
-	if s.Start == 0 {
-		s.Start = 1000 // a probe of 2s then has 2000 calls, 20 in its p99's tail
-	}
-	if s.MaxRate == 0 {
-		s.MaxRate = 200_000
-	}
-	if s.Resolution == 0 {
-		s.Resolution = 0.05
-	}
+	d := defaultSearch
+	s.Percentile, s.MaxErrors, s.Step = orDefault(s.Percentile, d.Percentile), orDefault(s.MaxErrors, d.MaxErrors), orDefault(s.Step, d.Step)
+	s.Start, s.MaxRate, s.Resolution = orDefault(s.Start, d.Start), orDefault(s.MaxRate, d.MaxRate), orDefault(s.Resolution, d.Resolution)
 	switch {
 	case s.Percentile <= 0 || s.Percentile >= 100:
 		return fmt.Errorf("capacity percentile %v: want one between 0 and 100, such as 99", s.Percentile)
@@ -77,16 +75,17 @@ func (s *Search) validate() error {
 // two cases: "/step:1s/budget:15s".
 func (s Search) knobs(budget time.Duration, poisson bool) string {
 	g := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	d := defaultSearch
 	var out string
 	for _, k := range []struct {
 		set  bool
 		name string
 	}{
-		{s.Step != 0 && s.Step != 2*time.Second, "step:" + s.Step.String()},
-		{s.Start != 0 && s.Start != 1000, "start:" + g(s.Start)},
-		{s.MaxRate != 0 && s.MaxRate != 200_000, "max_rate:" + g(s.MaxRate)},
-		{s.MaxErrors != 0 && s.MaxErrors != 0.001, "max_errors:" + g(s.MaxErrors)},
-		{s.Resolution != 0 && s.Resolution != 0.05, "resolution:" + g(s.Resolution)},
+		{orDefault(s.Step, d.Step) != d.Step, "step:" + s.Step.String()},
+		{orDefault(s.Start, d.Start) != d.Start, "start:" + g(s.Start)},
+		{orDefault(s.MaxRate, d.MaxRate) != d.MaxRate, "max_rate:" + g(s.MaxRate)},
+		{orDefault(s.MaxErrors, d.MaxErrors) != d.MaxErrors, "max_errors:" + g(s.MaxErrors)},
+		{orDefault(s.Resolution, d.Resolution) != d.Resolution, "resolution:" + g(s.Resolution)},
 		{budget != 0 && budget != DefaultBudget, "budget:" + budget.String()},
 		{poisson, "poisson"},
 	} {
@@ -141,6 +140,12 @@ func (c *SearchResult) String() string {
 		return fmt.Sprintf("≥ %.0f", c.RPS)
 	}
 	return fmt.Sprintf("%.0f", c.RPS)
+}
+
+// Describe reads the capacity with its SLA and why the search ended:
+// "12800 req/s at p99 ≤ 10ms (bracketed: ...)".
+func (c *SearchResult) Describe() string {
+	return fmt.Sprintf("%s req/s at p%s ≤ %s (%s)", c, strconv.FormatFloat(c.Percentile, 'f', -1, 64), time.Duration(c.SLAUs)*time.Microsecond, c.Ended)
 }
 
 // Probe verdicts, kept in Step.Probe.
@@ -208,15 +213,16 @@ func (s *searcher) run(ctx context.Context) {
 		}
 		next, ended := s.next(rate)
 		if ended != "" {
-			c.Ended, c.LowerBound = ended, s.bad == 0 && s.good > 0
+			s.stop(ended)
 			return
 		}
 		rate = next
 	}
 }
 
-// stop ends the search before it bracketed the capacity: below the
-// lowest failed rate if one failed, else at least the highest that passed.
+// stop ends the search, saying why: a lower bound if no rate failed, cut
+// short if the rates that passed and failed are further apart than the
+// resolution.
 func (s *searcher) stop(why string) {
 	c := s.res.Capacity
 	c.Ended = why
@@ -332,10 +338,9 @@ func quantileOfSent(answered, unanswered int64, p float64) (q float64, lost bool
 // percentile from the actual send time.
 func (s *searcher) judge(st Step, kept, lost bool, rawUs int64) string {
 	sc, slaUs := s.cfg.Search, s.cfg.SLA.Microseconds()
-	failed := st.Errors - st.ErrorsByClass[ClassOverSLA.String()]
 	within := st.PercentileUs <= slaUs && !lost
 	switch {
-	case st.Requests > 0 && float64(failed) > sc.MaxErrors*float64(st.Requests):
+	case st.Requests > 0 && float64(st.Failed()) > sc.MaxErrors*float64(st.Requests):
 		return ProbeErrors
 	case within && kept:
 		return ProbeWithin

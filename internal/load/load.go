@@ -208,10 +208,7 @@ func (r *Result) GoodRPS() float64 {
 	if r.Capacity != nil {
 		return r.capacityStep().GoodRPS
 	}
-	if r.Elapsed <= 0 {
-		return 0
-	}
-	return float64(r.Good) / r.Elapsed.Seconds()
+	return perSecond(r.Good, r.Elapsed)
 }
 
 // capacityStep is a capacity search's probe at its capacity; a zero step
@@ -269,6 +266,10 @@ type Step struct {
 	Probe          string           `json:"probe,omitempty"`
 }
 
+// Failed counts the step's calls that got no good reply: every error but
+// a reply later than the SLA.
+func (s Step) Failed() int64 { return s.Errors - s.ErrorsByClass[ClassOverSLA.String()] }
+
 // String names the load compactly, as results and tables show it:
 // closed:32, rate:1000, rate:1000/poisson, ramp:clients:10-200+10/30s.
 func (c *Config) String() string {
@@ -285,10 +286,7 @@ func (c *Config) String() string {
 		s := c.Steps
 		return fmt.Sprintf("ramp:%s:%s-%s+%s/%s", c.RampOf, g(s.From), g(s.To), g(s.Step), s.Every)
 	case Capacity:
-		p := c.Search.Percentile
-		if p == 0 {
-			p = 99
-		}
+		p := orDefault(c.Search.Percentile, defaultSearch.Percentile)
 		return fmt.Sprintf("capacity:p%s<=%s", g(p), c.SLA) + c.Search.knobs(c.Duration, c.Poisson)
 	}
 	return string(c.Kind)

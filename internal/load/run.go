@@ -245,17 +245,13 @@ func (e *engine) pacer() Pacer {
 // scheduled counts the requests cfg's pacer makes due in the measured
 // window: for Poisson arrivals, the draw the run itself makes.
 func scheduled(cfg Config) int64 {
-	p := (&engine{cfg: cfg}).pacer()
-	var n int64
-	for {
-		due, ok := p.Next()
-		if !ok {
-			return n
-		}
-		if due >= cfg.Warmup {
-			n++
-		}
+	e := &engine{cfg: cfg}
+	p := e.pacer()
+	due, ok := p.Next()
+	if !ok {
+		return 0
 	}
+	return e.remaining(due, p)
 }
 
 // then runs one pacer and, after it, another shifted by offset.
