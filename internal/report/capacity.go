@@ -21,12 +21,7 @@ import (
 // against the rate it achieved (the curve its probes traced), the SLA,
 // each stack's knee, and the capacities side by side.
 func (b *builder) capacity() error {
-	var searched []*measured
-	for _, c := range measuredOnly(b.cases) {
-		if c.Search != nil {
-			searched = append(searched, c)
-		}
-	}
+	searched := measuredWhere(b.cases, func(c *measured) bool { return c.Search != nil })
 	if len(searched) == 0 {
 		return nil
 	}

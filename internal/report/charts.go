@@ -87,18 +87,9 @@ func linesChart(title, x, y string, lines []line, col colours) (*chart, error) {
 
 func addLines(p *chart, lines []line, col colours) error {
 	for _, l := range lines {
-		if len(l.XYs) == 0 {
-			continue
+		if err := addCurve(p, l.Name, l.XYs, col.of(l.Name), nil); err != nil {
+			return err
 		}
-		lp, sp, err := plotter.NewLinePoints(l.XYs)
-		if err != nil {
-			return fmt.Errorf("chart %q, %s: %w", p.Title.Text, l.Name, err)
-		}
-		lp.Color, sp.Color = col.of(l.Name), col.of(l.Name)
-		lp.Width = vg.Points(1.5)
-		sp.Radius = vg.Points(1.5)
-		p.Add(lp, sp)
-		p.legend.Add(l.Name, lp)
 	}
 	return nil
 }

@@ -138,9 +138,14 @@ func stackOf(c *measured) string { return c.Stack }
 
 // measuredOnly drops cases no run completed.
 func measuredOnly(cases []*measured) []*measured {
+	return measuredWhere(cases, func(*measured) bool { return true })
+}
+
+// measuredWhere keeps the cases some run completed that keep holds for.
+func measuredWhere(cases []*measured, keep func(*measured) bool) []*measured {
 	var out []*measured
 	for _, c := range cases {
-		if c.Reps > 0 {
+		if c.Reps > 0 && keep(c) {
 			out = append(out, c)
 		}
 	}

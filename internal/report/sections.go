@@ -140,12 +140,7 @@ func (b *builder) seconds() error {
 // ramps draws throughput and success within the SLA against the load in
 // force, for ramp runs.
 func (b *builder) ramps() error {
-	var ramped []*measured
-	for _, c := range measuredOnly(b.cases) {
-		if len(c.Steps) > 0 && c.Search == nil {
-			ramped = append(ramped, c)
-		}
-	}
+	ramped := measuredWhere(b.cases, func(c *measured) bool { return len(c.Steps) > 0 && c.Search == nil })
 	if len(ramped) == 0 {
 		return nil
 	}
