@@ -387,17 +387,8 @@ func startTime(pid int) uint64 {
 	if pid <= 0 {
 		return 0
 	}
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	s := string(data)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0
-	}
-	f := strings.Fields(s[i+1:]) // from field 3, the state
-	if len(f) < 20 {
+	f, err := stats.StatFields(pid)
+	if err != nil || len(f) < 20 {
 		return 0
 	}
 	t, _ := strconv.ParseUint(f[19], 10, 64)
@@ -409,14 +400,8 @@ func alive(pid int) bool {
 	if pid <= 0 {
 		return false
 	}
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	// The state follows the command name, which is in parentheses.
-	s := string(data)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && i+2 < len(s) && s[i+2] != 'Z' && s[i+2] != 'X'
+	f, err := stats.StatFields(pid)
+	return err == nil && len(f) > 0 && f[0] != "Z" && f[0] != "X"
 }
 
 // stopPID interrupts a process that is not our child and waits for it to

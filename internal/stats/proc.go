@@ -28,18 +28,26 @@ type Proc struct {
 // every Linux architecture Go supports.
 const clockTicks = 100
 
-// ReadProc samples a process.
-func ReadProc(pid int) (Proc, error) {
+// StatFields reads /proc/PID/stat from its third field (the state) on,
+// so f[0] is field 3: the command name before it may hold spaces.
+func StatFields(pid int) ([]string, error) {
 	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return Proc{}, fmt.Errorf("process %d: %w", pid, err)
+		return nil, fmt.Errorf("process %d: %w", pid, err)
 	}
-	// The command name (field 2) may hold spaces; fields count from after it.
 	end := bytes.LastIndexByte(stat, ')')
 	if end < 0 {
-		return Proc{}, fmt.Errorf("process %d: unreadable stat", pid)
+		return nil, fmt.Errorf("process %d: unreadable stat", pid)
 	}
-	f := strings.Fields(string(stat[end+1:]))
+	return strings.Fields(string(stat[end+1:])), nil
+}
+
+// ReadProc samples a process.
+func ReadProc(pid int) (Proc, error) {
+	f, err := StatFields(pid)
+	if err != nil {
+		return Proc{}, err
+	}
 	if len(f) < 13 {
 		return Proc{}, fmt.Errorf("process %d: short stat", pid)
 	}
