@@ -5,8 +5,11 @@
 // loopback only and keeps its data under a project-local directory.
 //
 // A broker already answering at the configured address is used as is and
-// never stopped; one this package started is stopped by Close, or, when
-// started detached (hopbench brokers up), by Down.
+// never stopped; one this package started is stopped by Stop or Close, or,
+// when started detached (hopbench brokers up), by Down. Every hopbench
+// process using a broker holds a lease on it (package lease), so that no
+// process stops a broker another one is measuring over, and two processes
+// never start one broker at once.
 package broker
 
 import (
@@ -23,6 +26,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hopbench/hopbench/internal/lease"
 	"github.com/hopbench/hopbench/internal/stats"
 )
 
@@ -59,6 +63,24 @@ type Config struct {
 	// ReadyTimeout bounds the wait for a started broker to answer
 	// (default 90s: RabbitMQ takes about 3-8s, Kafka 3s, NATS none).
 	ReadyTimeout time.Duration
+	// Notify, if set, hears what the broker waits for: another process
+	// starting it, or using it when this one would stop it.
+	Notify func(msg string)
+	// Force lets Down stop a broker other hopbench processes are using.
+	Force bool
+}
+
+func (c Config) notify(format string, args ...any) {
+	if c.Notify != nil {
+		c.Notify(fmt.Sprintf(format, args...))
+	}
+}
+
+// usersDir is where the processes using the broker at addr hold their
+// leases: one place per address for every process of this user, whatever
+// its data directory.
+func usersDir(name, addr string) string {
+	return filepath.Join(lease.Root(), "brokers", name+"-"+strings.NewReplacer(":", "_", "/", "_").Replace(addr))
 }
 
 // DefaultDir is HOPBENCH_HOME/brokers, or .hopbench/brokers in the current
@@ -131,6 +153,9 @@ type Broker struct {
 	dir  string
 	proc *process
 	stop func() error // in-process brokers
+	cfg  Config
+	// use is this process's lease on the broker, held from Start to Stop.
+	use *lease.Lease
 }
 
 // Start returns the named broker answering at cfg.Addr: the one already
@@ -141,13 +166,61 @@ func Start(ctx context.Context, name string, cfg Config) (*Broker, error) {
 	if err != nil {
 		return nil, err
 	}
+	unlock, err := lockStart(ctx, name, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	b, err := start(ctx, name, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if b.use, err = lease.Take(usersDir(name, b.Addr)); err != nil {
+		b.Close()
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return b, nil
+}
+
+// lockStart keeps other hopbench processes from starting the broker at
+// cfg.Addr, or any broker in its data directory, until unlock: the second
+// of two runs that need it at once waits, then finds it answering.
+func lockStart(ctx context.Context, name string, cfg Config) (unlock func(), err error) {
+	ctx, cancel := context.WithTimeout(ctx, cfg.ReadyTimeout+30*time.Second)
+	defer cancel()
+	var held []*lease.Lease
+	unlock = func() {
+		for _, l := range held {
+			l.Release()
+		}
+	}
+	for _, path := range []string{filepath.Join(usersDir(name, cfg.Addr), "start.lock"), filepath.Join(cfg.Dir, "start.lock")} {
+		l, err := lease.Lock(ctx, path, func(h lease.Holder) {
+			cfg.notify("%s: waiting for %s, which is starting it (%s)", name, h, filepath.Dir(path))
+		})
+		if err != nil {
+			unlock()
+			return nil, fmt.Errorf("%s: another hopbench process is starting it: %w", name, err)
+		}
+		held = append(held, l)
+	}
+	return unlock, nil
+}
+
+// start finds the broker answering at cfg.Addr or starts it.
+func start(ctx context.Context, name string, cfg Config) (*Broker, error) {
 	if version, err := Probe(ctx, name, cfg.Addr); err == nil {
-		return &Broker{Name: name, Addr: cfg.Addr, Version: version, PID: ListenerPID(cfg.Addr)}, nil
+		b := &Broker{Name: name, Addr: cfg.Addr, Version: version, PID: ListenerPID(cfg.Addr), cfg: cfg}
+		if t := startTime(b.PID); t != 0 {
+			b.StartTimes = map[string]uint64{strconv.Itoa(b.PID): t}
+		}
+		return b, nil
 	}
 	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("%s: data directory: %w", name, err)
 	}
-	b := &Broker{Name: name, Addr: cfg.Addr, Started: true, dir: cfg.Dir}
+	b := &Broker{Name: name, Addr: cfg.Addr, Started: true, dir: cfg.Dir, cfg: cfg}
+	var err error
 	switch name {
 	case "rabbitmq":
 		err = startRabbitMQ(ctx, b, cfg)
@@ -224,9 +297,71 @@ func (b *Broker) Done() <-chan struct{} {
 	return b.proc.done
 }
 
+// Leave gives up this process's lease and leaves the broker running, for
+// hopbench brokers up.
+func (b *Broker) Leave() {
+	b.use.Release()
+	b.use = nil
+}
+
+// Gone reports whether the broker has exited (or its port closed, when
+// its process cannot be seen), whoever started it.
+func (b *Broker) Gone() bool {
+	switch {
+	case b.proc != nil:
+		return b.proc.exited()
+	case b.stop != nil:
+		return false // in this process
+	case b.StartTimes[strconv.Itoa(b.PID)] != 0:
+		return !b.still(b.PID)
+	}
+	c, err := net.DialTimeout("tcp", b.Addr, time.Second)
+	if err != nil {
+		return true
+	}
+	c.Close()
+	return false
+}
+
+// Stop gives up this process's lease and, if this process started the
+// broker, stops it as Close does; but first it waits while other hopbench
+// processes use it, until ctx ends, saying whom it waits for (Notify).
+func (b *Broker) Stop(ctx context.Context) error {
+	b.use.Release()
+	if b.Started {
+		b.awaitUsers(ctx)
+	}
+	return b.Close()
+}
+
+// awaitUsers waits while other processes hold leases on the broker, it
+// is alive and ctx lasts.
+func (b *Broker) awaitUsers(ctx context.Context) {
+	told := false
+	for !b.Gone() {
+		users, _ := lease.Holders(usersDir(b.Name, b.Addr), nil)
+		switch {
+		case len(users) == 0:
+			return
+		case ctx.Err() != nil:
+			b.cfg.notify("%s at %s: stopping it though %s still uses it (interrupted)", b.Name, b.Addr, users[0])
+			return
+		case !told:
+			b.cfg.notify("%s at %s, started by this run, is in use by %s: waiting for it to finish before stopping it (Ctrl-C stops it now)", b.Name, b.Addr, users[0])
+			told = true
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}
+
 // Close stops the broker if this process started it, waiting for it to
-// exit; a broker found already running is left alone.
+// exit, without waiting for its other users (Stop does); a broker found
+// already running is left alone.
 func (b *Broker) Close() error {
+	b.use.Release()
 	if !b.Started {
 		return nil
 	}
@@ -280,6 +415,8 @@ type Status struct {
 	Stale    bool   `json:"stale,omitempty"`
 	RSSBytes int64  `json:"rss_bytes,omitempty"`
 	Error    string `json:"error,omitempty"`
+	// Users are the hopbench processes using the broker now.
+	Users []string `json:"users,omitempty"`
 }
 
 // GetStatus probes the named broker at its configured address.
@@ -289,6 +426,10 @@ func GetStatus(ctx context.Context, name string, cfg Config) (Status, error) {
 		return Status{}, err
 	}
 	st := Status{Broker: Broker{Name: name, Addr: cfg.Addr}}
+	users, _ := lease.Holders(usersDir(name, cfg.Addr), nil)
+	for _, u := range users {
+		st.Users = append(st.Users, u.String())
+	}
 	if saved, err := readState(cfg.Dir); err == nil && saved.Addr == cfg.Addr {
 		if saved.still(saved.PID) {
 			st.Broker = *saved
@@ -355,6 +496,9 @@ func Down(ctx context.Context, name string, cfg Config) (string, error) {
 		return fmt.Sprintf("%s: not running", name), nil
 	case err != nil:
 		return "", err
+	}
+	if users, _ := lease.Holders(usersDir(name, saved.Addr), nil); len(users) > 0 && !cfg.Force {
+		return "", fmt.Errorf("%s at %s is in use by %s: stopping it would end that run's measurements; wait for it, or force it with --force", name, saved.Addr, users[0])
 	}
 	errs := append([]error{stopPID(saved.PID, 30*time.Second)}, saved.stopExtra()...)
 	os.Remove(statePath(cfg.Dir))

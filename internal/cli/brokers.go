@@ -33,6 +33,7 @@ func defaultAddr(st transport.Stack) string {
 
 type brokersFlags struct {
 	dir, format string
+	force       bool
 }
 
 func newBrokersCommand(a *app) *cobra.Command {
@@ -45,8 +46,9 @@ loopback at their usual ports (RabbitMQ ` + broker.DefaultAddr["rabbitmq"] + `, 
 NATS ` + broker.DefaultAddr["nats"] + `), with their data under --dir. With no broker named, all.
 
 up starts those not already answering and leaves them running; down stops
-those hopbench started (a broker hopbench did not start is left alone);
-status shows each one's address, PID, version and memory.
+those hopbench started (a broker hopbench did not start is left alone, and
+one another hopbench run is using is stopped only with --force); status
+shows each one's address, PID, version, memory and the runs using it.
 
 hopbench run starts the brokers an experiment needs by itself and stops the
 ones it started; brokers up is for hopbench node and hopbench load by hand.`,
@@ -60,6 +62,7 @@ ones it started; brokers up is for hopbench node and hopbench load by hand.`,
 	}
 	cmd.Flags().StringVar(&f.dir, "dir", broker.DefaultDir(), "data directory of the brokers hopbench starts")
 	cmd.Flags().StringVar(&f.format, "format", "table", "status output: table or json")
+	cmd.Flags().BoolVar(&f.force, "force", false, "down: stop a broker even while another hopbench run is using it")
 	return cmd
 }
 
@@ -73,7 +76,7 @@ func runBrokers(cmd *cobra.Command, a *app, f *brokersFlags, args []string) erro
 			return usageError{fmt.Errorf("unknown broker %q (known: %s)", n, strings.Join(broker.Names, ", "))}
 		}
 	}
-	cfg := broker.Config{Dir: f.dir, Detach: true}
+	cfg := broker.Config{Dir: f.dir, Detach: true, Force: f.force, Notify: func(msg string) { fmt.Fprintln(a.stderr, msg) }}
 	ctx := cmd.Context()
 	switch action {
 	case "up":
@@ -87,6 +90,7 @@ func runBrokers(cmd *cobra.Command, a *app, f *brokersFlags, args []string) erro
 			if b.Started {
 				how = "started; log " + b.Log
 			}
+			b.Leave()
 			fmt.Fprintf(a.stdout, "%s %s at %s (pid %d): %s\n", n, b.Version, b.Addr, b.PID, how)
 		}
 	case "down":
@@ -122,7 +126,7 @@ func brokerStatus(ctx context.Context, a *app, cfg broker.Config, names []string
 		return enc.Encode(all)
 	}
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "broker\taddress\tstate\tpid\tversion\trss\tstarted by hopbench")
+	fmt.Fprintln(tw, "broker\taddress\tstate\tpid\tversion\trss\tstarted by hopbench\tused by")
 	for _, st := range all {
 		state, pid, rss, by := "down", "-", "-", "-"
 		if st.Stale {
@@ -138,7 +142,7 @@ func brokerStatus(ctx context.Context, a *app, cfg broker.Config, names []string
 			}
 			by = map[bool]string{true: "yes", false: "no"}[st.Started]
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st.Name, st.Addr, state, pid, orDash(st.Version), rss, by)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st.Name, st.Addr, state, pid, orDash(st.Version), rss, by, orDash(strings.Join(st.Users, "; ")))
 	}
 	return tw.Flush()
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hopbench/hopbench/internal/certs"
+	"github.com/hopbench/hopbench/internal/lease"
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/results"
 	"github.com/hopbench/hopbench/internal/transport"
@@ -105,6 +106,12 @@ func runLoad(cmd *cobra.Command, a *app, f *loadFlags) error {
 		return fmt.Errorf("the node at %s did not answer a first %s call (%s): %w (is `hopbench node --stack %s` running there, and for a broker stack, consuming?)",
 			f.target.Addr, f.op, load.Classify(err), err, f.stack)
 	}
+	measuring, others, err := lease.Measure()
+	if err != nil {
+		return err
+	}
+	defer measuring.Release()
+	warnShared(a)(others)
 	var before wire.Totals
 	f.cfg.AtStart = func() { before = counter.Snapshot() }
 	live := newLiveLine(a.stderr, fmt.Sprintf("%s %s %s×%d %s", f.target.Stack, f.op, f.target.Model, f.target.Count, f.cfg.String()), f.cfg.Duration)

@@ -16,6 +16,7 @@ import (
 	"github.com/hopbench/hopbench/internal/calibrate"
 	"github.com/hopbench/hopbench/internal/codecbench"
 	"github.com/hopbench/hopbench/internal/experiment"
+	"github.com/hopbench/hopbench/internal/lease"
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/report"
 	"github.com/hopbench/hopbench/internal/results"
@@ -177,6 +178,8 @@ func runExperiment(cmd *cobra.Command, a *app, spec *experiment.Spec, data []byt
 		fmt.Fprintf(a.stderr, "[codec %d/%d] %s×%d %s+%s: %d B, marshal %s, unmarshal %s\n", i+1, n, r.Model, r.Count, r.Codec, r.Compress,
 			r.CompressedBytes, codecbench.HumanNs(r.Marshal.MedianNs), codecbench.HumanNs(r.Unmarshal.MedianNs))
 	}
+	x.Brokers.Notify = func(msg string) { fmt.Fprintln(a.stderr, "  "+msg) }
+	x.OnShared = warnShared(a)
 	x.OnBroker = func(b *broker.Broker) {
 		if b.Started {
 			fmt.Fprintf(a.stderr, "  %s %s started at %s (pid %d; log %s); stopped when the experiment ends\n", b.Name, b.Version, b.Addr, b.PID, b.Log)
@@ -199,6 +202,20 @@ func runExperiment(cmd *cobra.Command, a *app, spec *experiment.Spec, data []byt
 		}
 	}
 	return recs, err
+}
+
+// warnShared warns, once for each, of other hopbench processes measuring
+// on this machine: they share its CPUs, so both runs' figures suffer.
+func warnShared(a *app) func([]lease.Holder) {
+	warned := map[int]bool{}
+	return func(others []lease.Holder) {
+		for _, h := range others {
+			if !warned[h.PID] {
+				warned[h.PID] = true
+				fmt.Fprintf(a.stderr, "\nwarning: another hopbench process is measuring on this machine: %s; both share its CPUs, so both runs' figures suffer (records list it under others_measuring)\n", h)
+			}
+		}
+	}
 }
 
 // timeLeft guesses the experiment's remaining time from the runs so far:

@@ -29,13 +29,8 @@ func newBrokerSet(cfg broker.Config, addrs map[string]string) *brokerSet {
 // ensure returns the named broker, answering.
 func (bs *brokerSet) ensure(ctx context.Context, name string) (*broker.Broker, error) {
 	if b := bs.live[name]; b != nil {
-		if b.Started && !closed(b.Done()) {
+		if !b.Gone() {
 			return b, nil
-		}
-		if !b.Started {
-			if _, err := broker.Probe(ctx, name, b.Addr); err == nil {
-				return b, nil
-			}
 		}
 		b.Close()
 		delete(bs.live, name)
@@ -53,22 +48,13 @@ func (bs *brokerSet) ensure(ctx context.Context, name string) (*broker.Broker, e
 	return b, nil
 }
 
-func closed(ch <-chan struct{}) bool {
-	if ch == nil {
-		return false
-	}
-	select {
-	case <-ch:
-		return true
-	default:
-		return false
-	}
-}
-
-func (bs *brokerSet) close() error {
+// close stops the brokers the experiment started, each once no other
+// hopbench process uses it or ctx ends, and gives up its leases on the
+// others.
+func (bs *brokerSet) close(ctx context.Context) error {
 	var errs []error
 	for _, b := range bs.live {
-		errs = append(errs, b.Close())
+		errs = append(errs, b.Stop(ctx))
 	}
 	bs.live = map[string]*broker.Broker{}
 	return errors.Join(errs...)

@@ -175,3 +175,40 @@ repetitions: 2
 		}
 	}
 }
+
+// The issue: a run whose broker (started by another run) was stopped under
+// it recorded 544 389 refused errors as outcome errors. The death of a
+// broker the run found running is detected like that of one it started.
+func TestABrokerTheRunDidNotStartDyingIsBrokerDied(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a broker process")
+	}
+	x := brokerRunner(t)
+	b, err := broker.Start(context.Background(), "nats", broker.Config{Dir: t.TempDir(), Addr: x.BrokerAddrs["nats"], Bin: x.Bin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	spec, err := Parse([]byte(`
+stacks: [nats]
+payloads: [{model: text, counts: [10]}]
+topologies: [direct]
+loads: [{closed: {clients: 2}}]
+duration: 5s
+warmup: 0s
+timeout: 2s
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	x.OnSecond = func(Run, load.Second) { once.Do(func() { syscall.Kill(b.PID, syscall.SIGKILL) }) }
+	recs, err := x.Run(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1 || recs[0].Outcome != results.OutcomeBrokerDied || recs[0].Brokers[0].Started {
+		t.Fatalf("records %+v, want one, broker died, of a broker the run found running", recs)
+	}
+	t.Logf("%s (%s) after %v", recs[0].Outcome, recs[0].Reason, recs[0].Ended.Sub(recs[0].Started).Round(time.Millisecond))
+}

@@ -22,6 +22,7 @@ import (
 	"github.com/hopbench/hopbench/internal/codecbench"
 	"github.com/hopbench/hopbench/internal/crosscheck"
 	"github.com/hopbench/hopbench/internal/environment"
+	"github.com/hopbench/hopbench/internal/lease"
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/results"
 	"github.com/hopbench/hopbench/internal/stats"
@@ -58,6 +59,9 @@ type Runner struct {
 	OnBroker func(b *broker.Broker)
 	// OnCodec is called as each codec timing of the spec's codecs ends.
 	OnCodec func(i, n int, r codecbench.Result)
+	// OnShared, if set, hears of other hopbench processes measuring on
+	// this machine as the experiment starts and as each run ends.
+	OnShared func(others []lease.Holder)
 }
 
 // CodecFile is the name of the codec timings file in a results directory.
@@ -110,6 +114,15 @@ func (x *Runner) Run(ctx context.Context, s *Spec) ([]results.Record, error) {
 		return nil, err
 	}
 	e := &execution{Runner: x, spec: s, pin: pin, env: environment.Describe()}
+	measuring, others, err := lease.Measure()
+	if err != nil {
+		return nil, err
+	}
+	defer measuring.Release()
+	e.measuring = measuring
+	if len(others) > 0 && x.OnShared != nil {
+		x.OnShared(others)
+	}
 	if e.NodeStderr == nil {
 		e.NodeStderr = io.Discard
 	}
@@ -119,7 +132,7 @@ func (x *Runner) Run(ctx context.Context, s *Spec) ([]results.Record, error) {
 	}
 	e.brokers = newBrokerSet(bcfg, x.BrokerAddrs)
 	e.brokers.onStart = x.OnBroker
-	defer e.brokers.close()
+	defer e.brokers.close(ctx)
 	runs := s.Runs()
 	if slices.ContainsFunc(runs, func(r Run) bool { return r.TLS }) {
 		if e.tls, err = certs.LoadOrCreate(filepath.Join(x.Dir, "tls")); err != nil {
@@ -163,6 +176,9 @@ type execution struct {
 	tls  *certs.Bundle
 	// brokers are the experiment's brokers, started as runs need them.
 	brokers *brokerSet
+	// measuring is the experiment's lease as a hopbench process measuring
+	// on this machine, by which others see it and it sees them.
+	measuring *lease.Lease
 }
 
 // errNodeExited ends a run whose node went away; errBrokerExited one whose
@@ -179,6 +195,7 @@ func (e *execution) run(ctx context.Context, r Run) *results.Record {
 		Environment: e.env, Pinning: e.pin.String(), Calibration: e.Calibration, Started: time.Now(),
 	}
 	rec.Config, _ = json.Marshal(r)
+	others := lease.Measuring(e.measuring)
 	if err := e.measure(ctx, r, rec); err != nil {
 		rec.Outcome, rec.Reason = results.OutcomeFailed, err.Error()
 		if ctx.Err() != nil {
@@ -186,6 +203,15 @@ func (e *execution) run(ctx context.Context, r Run) *results.Record {
 		}
 	}
 	rec.Ended = time.Now()
+	others = append(others, lease.Measuring(e.measuring)...)
+	for _, h := range others {
+		if s := h.String(); !slices.Contains(rec.OthersMeasuring, s) {
+			rec.OthersMeasuring = append(rec.OthersMeasuring, s)
+		}
+	}
+	if len(others) > 0 && e.OnShared != nil {
+		e.OnShared(others)
+	}
 	return rec
 }
 
@@ -523,20 +549,28 @@ func nodesWire(nodes []results.Node) wire.Totals {
 	return total
 }
 
-// watchBroker calls exited once if a broker this experiment started exits
-// before the run ends.
+// watchBroker calls exited once if the run's broker exits before the run
+// ends: at once for one this experiment started, within a quarter second
+// for one it found running.
 func watchBroker(b *broker.Broker, exited func()) (stop func()) {
-	done, stopped := b.Done(), make(chan struct{})
-	if done == nil {
-		return func() {}
-	}
-	finished := make(chan struct{})
+	stopped, finished := make(chan struct{}), make(chan struct{})
+	tick := time.NewTicker(250 * time.Millisecond)
 	go func() {
 		defer close(finished)
-		select {
-		case <-done:
-			exited()
-		case <-stopped:
+		defer tick.Stop()
+		for {
+			select {
+			case <-b.Done(): // nil, never ready, unless this process started it
+				exited()
+				return
+			case <-tick.C:
+				if b.Gone() {
+					exited()
+					return
+				}
+			case <-stopped:
+				return
+			}
 		}
 	}()
 	return func() { close(stopped); <-finished }

@@ -67,6 +67,9 @@ type Record struct {
 	Environment environment.Environment `json:"environment"`
 	Pinning     string                  `json:"pinning"`
 	Calibration *Calibration            `json:"calibration,omitempty"`
+	// OthersMeasuring are the other hopbench processes that were measuring
+	// on this machine as the run started or ended: they shared its CPUs.
+	OthersMeasuring []string `json:"others_measuring,omitempty"`
 	Nodes       []Node                  `json:"nodes,omitempty"`
 	Brokers     []Broker                `json:"brokers,omitempty"`
 	// TransportOptions are the stack's own settings, defaults included
