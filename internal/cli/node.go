@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -106,7 +109,7 @@ func runNode(cmd *cobra.Command, a *app, f nodeFlags) error {
 		admin = ", admin on http://" + n.AdminAddr()
 	}
 	fmt.Fprintf(a.stderr, "hopbench node: %s serving on %s%s; Ctrl-C stops it\n", st, n.Addr(), admin)
-	<-cmd.Context().Done()
+	sayHealth(cmd.Context(), n, a.stderr)
 	if err := n.Close(); err != nil {
 		return fmt.Errorf("stopping the node: %w", err)
 	}
@@ -120,4 +123,27 @@ func loadBundle(dir string) (*certs.Bundle, error) {
 		return certs.New()
 	}
 	return certs.LoadOrCreate(dir)
+}
+
+// sayHealth waits for ctx to end, saying whenever the node stops being
+// able to serve (its broker connection dropped) or can again.
+func sayHealth(ctx context.Context, n *node.Node, w io.Writer) {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	var was error
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		err := n.Health()
+		switch {
+		case err != nil && was == nil:
+			fmt.Fprintf(w, "hopbench node: %v; its admin /ready answers 503 until it can serve again\n", err)
+		case err == nil && was != nil:
+			fmt.Fprintln(w, "hopbench node: serving again")
+		}
+		was = err
+	}
 }

@@ -2,8 +2,11 @@ package experiment
 
 import (
 	"context"
+	"io"
+	"net"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -211,4 +214,99 @@ timeout: 2s
 		t.Fatalf("records %+v, want one, broker died, of a broker the run found running", recs)
 	}
 	t.Logf("%s (%s) after %v", recs[0].Outcome, recs[0].Reason, recs[0].Ended.Sub(recs[0].Started).Round(time.Millisecond))
+}
+
+// The issue: a node whose broker connection drops kept running without
+// saying so. Here the nodes reach NATS through a proxy that cuts every
+// connection mid-run while NATS lives on: the node's /ready answers 503
+// and the run ends as node unavailable, naming the node and why.
+func TestANodeLosingItsBrokerIsNodeUnavailable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a broker process")
+	}
+	x := brokerRunner(t)
+	b, err := broker.Start(context.Background(), "nats", broker.Config{Dir: t.TempDir(), Addr: x.BrokerAddrs["nats"], Bin: x.Bin})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	px := newCuttingProxy(t, b.Addr)
+	x.BrokerAddrs["nats"] = px.addr()
+	spec, err := Parse([]byte(`
+stacks: [nats]
+payloads: [{model: text, counts: [10]}]
+topologies: [direct]
+loads: [{closed: {clients: 2}}]
+duration: 6s
+warmup: 0s
+timeout: 2s
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	x.OnSecond = func(Run, load.Second) { once.Do(px.cut) }
+	recs, err := x.Run(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1 || recs[0].Outcome != results.OutcomeNodeUnavailable || !strings.Contains(recs[0].Reason, "node 0: unavailable: nats: the connection to NATS") {
+		t.Fatalf("records %+v, want one, node unavailable, naming the node", recs)
+	}
+	if _, err := broker.Probe(context.Background(), "nats", b.Addr); err != nil {
+		t.Fatalf("NATS itself should live on: %v", err)
+	}
+	t.Logf("%s (%s) after %v", recs[0].Outcome, recs[0].Reason, recs[0].Ended.Sub(recs[0].Started).Round(time.Millisecond))
+}
+
+// cuttingProxy forwards loopback TCP to a target until cut, which closes
+// every connection and refuses (closes at once) new ones.
+type cuttingProxy struct {
+	l     net.Listener
+	mu    sync.Mutex
+	conns []net.Conn
+	isCut bool
+}
+
+func newCuttingProxy(t *testing.T, target string) *cuttingProxy {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &cuttingProxy{l: l}
+	t.Cleanup(func() { l.Close(); p.cut() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			up, err := net.Dial("tcp", target)
+			p.mu.Lock()
+			if err != nil || p.isCut {
+				c.Close()
+				if up != nil {
+					up.Close()
+				}
+				p.mu.Unlock()
+				continue
+			}
+			p.conns = append(p.conns, c, up)
+			p.mu.Unlock()
+			go func() { io.Copy(up, c); up.Close() }()
+			go func() { io.Copy(c, up); c.Close() }()
+		}
+	}()
+	return p
+}
+
+func (p *cuttingProxy) addr() string { return p.l.Addr().String() }
+
+func (p *cuttingProxy) cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.isCut = true
+	for _, c := range p.conns {
+		c.Close()
+	}
 }

@@ -184,8 +184,9 @@ type execution struct {
 // errNodeExited ends a run whose node went away; errBrokerExited one whose
 // broker did.
 var (
-	errNodeExited   = errors.New("a node exited during the run")
-	errBrokerExited = errors.New("the broker exited during the run")
+	errNodeExited      = errors.New("a node exited during the run")
+	errBrokerExited    = errors.New("the broker exited during the run")
+	errNodeUnavailable = errors.New("a node said it could not serve")
 )
 
 func (e *execution) run(ctx context.Context, r Run) *results.Record {
@@ -259,6 +260,8 @@ func (e *execution) measure(ctx context.Context, r Run, rec *results.Record) err
 	if brk != nil {
 		stopBrokerWatch := watchBroker(brk, func() { cancel(errBrokerExited) })
 		defer stopBrokerWatch()
+		stopHealthWatch := nodes.watchHealth(func(why string) { nodes.lost = why; cancel(errNodeUnavailable) })
+		defer stopHealthWatch()
 	}
 	cfg := r.LoadConfig()
 	var before wire.Totals
@@ -354,6 +357,10 @@ func outcome(ctx, runCtx context.Context, brk *broker.Broker, nodes *nodeSet, re
 		return results.OutcomeBrokerDied, brokerExited(brk)
 	case context.Cause(runCtx) == errNodeExited:
 		return nodes.exitOutcome(rec.Nodes)
+	case context.Cause(runCtx) == errNodeUnavailable && brk.Gone():
+		return results.OutcomeBrokerDied, brokerExited(brk)
+	case context.Cause(runCtx) == errNodeUnavailable:
+		return results.OutcomeNodeUnavailable, nodes.lost + "; the broker lived on"
 	case ctx.Err() != nil:
 		return results.OutcomeInterrupted, "stopped before the end of the run; figures are partial"
 	case res.Capacity != nil:
@@ -442,6 +449,8 @@ type nodeSet struct {
 	procs  []*topology.Process
 	insts  []topology.Instance
 	usage  *usageWindow
+	// lost says which node reported it could not serve, and why.
+	lost string
 }
 
 // started places a node in its memory group as soon as it exists.
@@ -507,6 +516,47 @@ func (n *nodeSet) watch(exited func()) (stop func()) {
 		}()
 	}
 	return func() { close(done); wg.Wait() }
+}
+
+// watchHealth calls unavailable once if any node's admin /ready answers
+// 503 (a broker stack's node that lost its broker connection) before the
+// run ends. It asks every half second, only of broker stacks' nodes.
+func (n *nodeSet) watchHealth(unavailable func(why string)) (stop func()) {
+	stopped, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(500 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stopped:
+				return
+			case <-tick.C:
+			}
+			if why := n.unavailable(); why != "" {
+				unavailable(why)
+				return
+			}
+		}
+	}()
+	return func() { close(stopped); <-finished }
+}
+
+// unavailable says which node answers /ready with 503 and why; "" when
+// none does. A node that does not answer at all is the exit watch's.
+func (n *nodeSet) unavailable() string {
+	for i, p := range n.procs {
+		resp, err := admin.Get("http://" + p.AdminAddr() + "/ready")
+		if err != nil {
+			continue
+		}
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusServiceUnavailable {
+			return fmt.Sprintf("node %d: %s", i, strings.TrimSpace(string(body)))
+		}
+	}
+	return ""
 }
 
 // windowStart zeroes the nodes' own figures and peak RSS as the measured

@@ -17,7 +17,8 @@ import (
 
 // startAdmin serves a node's readiness and figures on loopback:
 //
-//	GET /ready    200 once the node serves
+//	GET /ready    200 while the node serves; 503 and why when it cannot
+//	              (its broker connection dropped)
 //	GET /stats    Stats as JSON
 //	GET /metrics  the same figures in Prometheus text format
 //	POST /reset   zero the figures (the orchestrator's warm-up ends here)
@@ -29,6 +30,10 @@ func startAdmin(ctx context.Context, addr string, n *Node) (transport.Server, er
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /ready", func(w http.ResponseWriter, _ *http.Request) {
+		if err := n.Health(); err != nil {
+			http.Error(w, err.Error(), http.StatusServiceUnavailable) // "unavailable: ..."
+			return
+		}
 		fmt.Fprintln(w, "ready", n.Addr())
 	})
 	mux.HandleFunc("GET /stats", func(w http.ResponseWriter, _ *http.Request) {

@@ -131,6 +131,15 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 // Addr is the service's address.
 func (n *Node) Addr() string { return n.cfg.Listen }
 
+// Health is nil while the node can serve; on a broker stack, once its
+// connection to the broker is lost, it says so.
+func (n *Node) Health() error {
+	if h, ok := n.server.(transport.Healthy); ok {
+		return h.Health()
+	}
+	return nil
+}
+
 // AdminAddr is the admin endpoint's address, or "" without one.
 func (n *Node) AdminAddr() string {
 	if n.admin == nil {

@@ -27,8 +27,11 @@ const (
 	OutcomeOutOfMemory = "out of memory" // a node was killed by its memory limit
 	OutcomeNodeDied    = "node died"     // a node exited during the run
 	OutcomeBrokerDied  = "broker died"   // the stack's broker exited during the run
-	OutcomeFailed      = "failed"        // the run could not be made (see reason)
-	OutcomeInterrupted = "interrupted"   // stopped by the user; figures are partial
+	// OutcomeNodeUnavailable: a node said it could no longer serve (its
+	// broker connection dropped) while the broker itself lived on.
+	OutcomeNodeUnavailable = "node unavailable"
+	OutcomeFailed          = "failed"      // the run could not be made (see reason)
+	OutcomeInterrupted     = "interrupted" // stopped by the user; figures are partial
 	// OutcomeCallsFailed: most calls (or all) failed, so no latency or
 	// throughput figure stands for the service; the record carries none.
 	OutcomeCallsFailed = "calls failed"
@@ -70,8 +73,8 @@ type Record struct {
 	// OthersMeasuring are the other hopbench processes that were measuring
 	// on this machine as the run started or ended: they shared its CPUs.
 	OthersMeasuring []string `json:"others_measuring,omitempty"`
-	Nodes       []Node                  `json:"nodes,omitempty"`
-	Brokers     []Broker                `json:"brokers,omitempty"`
+	Nodes           []Node   `json:"nodes,omitempty"`
+	Brokers         []Broker `json:"brokers,omitempty"`
 	// TransportOptions are the stack's own settings, defaults included
 	// (amqp's reply mode, kafka's acks, ...).
 	TransportOptions map[string]string `json:"transport_options,omitempty"`

@@ -99,6 +99,15 @@ type Server interface {
 	Close() error
 }
 
+// Healthy is a Server whose serving depends on something outside it: a
+// broker stack's connection to its broker. Health is nil while it can
+// serve and says why not when it cannot (the node's admin /ready then
+// answers 503, and a run classifies it).
+type Healthy interface {
+	Server
+	Health() error
+}
+
 // Client makes calls to one server. Safe for concurrent use; connections
 // are reused, never opened per call.
 type Client interface {

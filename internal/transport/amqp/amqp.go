@@ -222,6 +222,20 @@ func (srv *server) open(s settings) (<-chan amqp.Delivery, *amqp.Channel, error)
 
 func (srv *server) Addr() string { return srv.addr.String() }
 
+// Health: the server has one connection and consumer, and does not
+// reconnect; once its connection is closed it serves nothing.
+func (srv *server) Health() error {
+	select {
+	case <-srv.done:
+		return brokered.Unavailable("amqp: the connection to RabbitMQ at %s is closed: queue %s is no longer consumed", srv.addr.Host, srv.addr.Name)
+	default:
+	}
+	if srv.conn.IsClosed() {
+		return brokered.Unavailable("amqp: the connection to RabbitMQ at %s is closed", srv.addr.Host)
+	}
+	return nil
+}
+
 // Close closes the connection, which ends the consumer, then ends the calls
 // in flight and waits for them.
 func (srv *server) Close() error {

@@ -16,7 +16,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -167,6 +169,28 @@ type server struct {
 	cl       *kgo.Client
 	handlers *brokered.Handlers
 	done     chan struct{}
+	dials    *dialHealth
+}
+
+// dialHealth follows the client's connections to the broker: franz-go
+// reconnects by itself, so the server cannot serve exactly while its last
+// attempt to connect failed.
+type dialHealth struct {
+	mu      sync.Mutex
+	lastErr error
+}
+
+// OnBrokerConnect implements kgo.HookBrokerConnect.
+func (d *dialHealth) OnBrokerConnect(_ kgo.BrokerMetadata, _ time.Duration, _ net.Conn, err error) {
+	d.mu.Lock()
+	d.lastErr = err
+	d.mu.Unlock()
+}
+
+func (d *dialHealth) err() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.lastErr
 }
 
 // Listen creates the service's topics, joins its consumer group and
@@ -179,7 +203,9 @@ func (t Transport) Listen(ctx context.Context, addr string, cfg transport.Config
 	}
 	assigned := make(chan struct{})
 	var once bool
+	dials := &dialHealth{}
 	cl, err := kgo.NewClient(append(s.opts,
+		kgo.WithHooks(dials),
 		kgo.ConsumerGroup(s.addr.Name),
 		kgo.ConsumeTopics(s.addr.Name),
 		// The topic is new or the group has committed offsets; a new group
@@ -200,7 +226,7 @@ func (t Transport) Listen(ctx context.Context, addr string, cfg transport.Config
 		cl.Close()
 		return nil, err
 	}
-	srv := &server{addr: s.addr, cl: cl, handlers: brokered.NewHandlers(), done: make(chan struct{})}
+	srv := &server{addr: s.addr, cl: cl, handlers: brokered.NewHandlers(), done: make(chan struct{}), dials: dials}
 	go srv.consume(h, cfg.MaxBytesOrDefault())
 	select {
 	case <-assigned:
@@ -240,6 +266,14 @@ func (srv *server) consume(h transport.Handler, maxBytes int) {
 }
 
 func (srv *server) Addr() string { return srv.addr.String() }
+
+// Health is unavailable while the client cannot connect to the broker.
+func (srv *server) Health() error {
+	if err := srv.dials.err(); err != nil {
+		return brokered.Unavailable("kafka: cannot connect to Kafka at %s (%v): topic %s is not consumed", srv.addr.Host, err, srv.addr.Name)
+	}
+	return nil
+}
 
 // Close leaves the group, waits for the consuming goroutine, then ends the
 // calls in flight and waits for them.

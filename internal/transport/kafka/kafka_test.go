@@ -200,3 +200,9 @@ func TestANodeBackDoesNotServeRequestsItsCallersGaveUp(t *testing.T) {
 		t.Errorf("served %v; want one request each: the one left behind had no caller any more", served)
 	}
 }
+
+// A service whose broker connection drops says so (the node's /ready
+// answers 503 and a run classifies it).
+func TestServerSaysWhenItsBrokerConnectionDrops(t *testing.T) {
+	transporttest.CheckHealth(t, "kafka", "kafka://"+brokertest.Addrs["kafka"]+"/health", transport.Config{Codec: "proto"})
+}

@@ -118,6 +118,19 @@ func (Transport) Listen(ctx context.Context, addr string, cfg transport.Config, 
 
 func (s *server) Addr() string { return s.addr.String() }
 
+// Health: the connection never reconnects (see connect), so once it is
+// lost the subject is served no more.
+func (s *server) Health() error {
+	if s.nc.IsConnected() {
+		return nil
+	}
+	why := "closed"
+	if err := s.nc.LastError(); err != nil {
+		why = err.Error()
+	}
+	return brokered.Unavailable("nats: the connection to NATS at %s is lost (%s): subject %s is no longer served", s.addr.Host, why, s.addr.Name)
+}
+
 func (s *server) Close() error {
 	s.sub.Unsubscribe()
 	s.handlers.Close()

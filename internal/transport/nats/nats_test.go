@@ -31,3 +31,9 @@ func TestRefusals(t *testing.T) {
 func TestReplicasShareAService(t *testing.T) {
 	transporttest.CheckReplicas(t, "nats", "nats://"+brokertest.Addrs["nats"]+"/replicated", transport.Config{Codec: "proto"})
 }
+
+// A service whose broker connection drops says so (the node's /ready
+// answers 503 and a run classifies it).
+func TestServerSaysWhenItsBrokerConnectionDrops(t *testing.T) {
+	transporttest.CheckHealth(t, "nats", "nats://"+brokertest.Addrs["nats"]+"/health", transport.Config{Codec: "proto"})
+}
