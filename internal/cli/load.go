@@ -68,6 +68,8 @@ the capacity is reported as a lower bound ("≥ N").`,
 	fl.IntVar(&f.cfg.Clients, "clients", 0, "closed loop with this many clients")
 	fl.Float64Var(&f.cfg.Rate, "rate", 0, "open loop at this many requests/s")
 	fl.BoolVar(&f.cfg.Poisson, "poisson", false, "with --rate or --capacity: Poisson arrivals instead of evenly spaced ones")
+	fl.IntVar(&f.cfg.Limits.Clients, "max-clients", 0, fmt.Sprintf("raise the bound on --clients and --workers (default %d; at most the open-file limit less 256)", load.MaxClients))
+	fl.Float64Var(&f.cfg.Limits.Rate, "rate-limit", 0, fmt.Sprintf("raise the bound on --rate (default %d requests/s)", load.MaxRate))
 	fl.IntVar(&f.cfg.Workers, "workers", 256, "with --rate: most requests in flight (--capacity sizes each probe's pool unless this is given)")
 	fl.DurationVar(&f.cfg.Duration, "duration", 10*time.Second, "measured time (with --capacity: the search's budget, default 40s)")
 	fl.Int64Var(&f.cfg.Requests, "requests", 0, "with --clients: stop after this many requests instead of --duration")

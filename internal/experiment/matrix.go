@@ -34,6 +34,8 @@ type Run struct {
 	Cache       bool     `json:"cache"`
 	Pin         string   `json:"pin"`
 	Memory      ByteSize `json:"memory,omitempty"`
+	// Limits are the spec's raised bounds on loads, if any.
+	Limits *load.Limits `json:"limits,omitempty"`
 	Connections int      `json:"connections"`
 	Seed        uint64   `json:"seed"`
 	// OrderSeed, with the repetition, seeded the shuffle that put the run
@@ -137,7 +139,7 @@ func (s *Spec) run(stack, top, model string, count int, op string, l LoadSpec) R
 	r := Run{
 		Part: s.part, Stack: st.String(), Topology: top, Op: op, Model: model, Count: count, Load: l,
 		Duration: s.Duration, Requests: s.Requests, Warmup: *s.Warmup, SLA: s.SLA, Timeout: s.Timeout,
-		Pin: s.Pin, Memory: s.Memory, Connections: s.Connections, Seed: s.Seed,
+		Pin: s.Pin, Memory: s.Memory, Connections: s.Connections, Seed: s.Seed, Limits: s.Limits,
 		TransportOptions: s.TransportOptions.For(st.Transport),
 	}
 	if l.Closed == nil {
@@ -166,6 +168,9 @@ func (r Run) LoadConfig() load.Config {
 	c := r.Load.config()
 	c.Duration, c.Requests, c.Warmup = time.Duration(r.Duration), r.Requests, time.Duration(r.Warmup)
 	c.SLA, c.Timeout, c.Seed = time.Duration(r.SLA), time.Duration(r.Timeout), r.Seed
+	if r.Limits != nil {
+		c.Limits = *r.Limits
+	}
 	return c
 }
 

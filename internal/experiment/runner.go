@@ -437,6 +437,12 @@ func (e *execution) nodeArgs(r Run) []string {
 	if r.MTLS {
 		args = append(args, "--mtls")
 	}
+	// A load whose clients outnumber a node's default connection cap
+	// (possible once limits are raised) gets nodes that take them all,
+	// and the calls between nodes besides.
+	if peak := r.LoadConfig().PeakConcurrency() + 64; peak > transport.DefaultMaxConns {
+		args = append(args, "--max-conns", strconv.Itoa(peak))
+	}
 	return args
 }
 

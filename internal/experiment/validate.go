@@ -199,23 +199,26 @@ func (s *Spec) validateLoads(bad func(string, string, ...any)) {
 			bad(at, "give exactly one of closed, rate, ramp or capacity (%d given)", set)
 			continue
 		}
+		lim := s.limits()
 		switch {
 		case l.Closed != nil:
-			if l.Closed.Clients < 1 || l.Closed.Clients > load.MaxClients {
-				bad(at+".closed.clients", "%d: want at least 1 and at most %d (each is a goroutine and, over HTTP/1.1, a connection)", l.Closed.Clients, load.MaxClients)
+			if err := lim.CheckClients("clients", l.Closed.Clients); err != nil {
+				bad(at+".closed.clients", "%v", err)
 			}
 		case l.Rate != nil:
-			if l.Rate.Rate <= 0 || l.Rate.Rate > load.MaxRate {
-				bad(at+".rate.rate", "%v: want a positive number of requests/s, at most %d", l.Rate.Rate, load.MaxRate)
+			if err := lim.CheckRate("rate", l.Rate.Rate); err != nil {
+				bad(at+".rate.rate", "%v", err)
 			}
 			if a := l.Rate.Arrivals; a != "" && a != "constant" && a != "poisson" {
 				bad(at+".rate.arrivals", "%q: want constant or poisson", a)
 			}
-			if l.Rate.Workers < 0 || l.Rate.Workers > load.MaxWorkers {
-				bad(at+".rate.workers", "%d: want a positive number up to %d (default 256)", l.Rate.Workers, load.MaxWorkers)
+			if l.Rate.Workers < 0 {
+				bad(at+".rate.workers", "%d: want a positive number (default 256)", l.Rate.Workers)
+			} else if err := lim.CheckClients("workers", max(l.Rate.Workers, 1)); err != nil {
+				bad(at+".rate.workers", "%v", err)
 			}
 		case l.Ramp != nil:
-			validateRamp(at+".ramp", l.Ramp, bad)
+			validateRamp(at+".ramp", l.Ramp, lim, bad)
 			if all := l.config().Steps.Duration(); s.Duration != 0 && time.Duration(s.Duration) < all {
 				bad("duration", "%v ends %s before its last step: its steps take %v; give the ramp that duration, or none (a ramp's default)", time.Duration(s.Duration), at, all)
 			}
@@ -245,7 +248,15 @@ func validateCapacity(at string, c *CapacitySpec, bad func(string, string, ...an
 	}
 }
 
-func validateRamp(at string, r *RampSpec, bad func(string, string, ...any)) {
+// limits are the spec's bounds on loads: its own, or the defaults.
+func (s *Spec) limits() load.Limits {
+	if s.Limits == nil {
+		return load.Limits{}
+	}
+	return *s.Limits
+}
+
+func validateRamp(at string, r *RampSpec, lim load.Limits, bad func(string, string, ...any)) {
 	if r.Of != "clients" && r.Of != "rate" {
 		bad(at+".of", "%q: want clients or rate", r.Of)
 	}
@@ -256,8 +267,14 @@ func validateRamp(at string, r *RampSpec, bad func(string, string, ...any)) {
 		bad(at+".to", "%v: want at least from (%v)", r.To, r.From)
 	case r.Step <= 0 && r.To > r.From:
 		bad(at+".step", "%v: want a positive step", r.Step)
-	case r.Of == "clients" && r.To > load.MaxClients, r.Of == "rate" && r.To > load.MaxRate:
-		bad(at+".to", "%v: want at most %d clients or %d requests/s", r.To, load.MaxClients, load.MaxRate)
+	case r.Of == "clients":
+		if err := lim.CheckClients("clients", int(r.To)); err != nil {
+			bad(at+".to", "%v", err)
+		}
+	case r.Of == "rate":
+		if err := lim.CheckRate("rate", r.To); err != nil {
+			bad(at+".to", "%v", err)
+		}
 	}
 	if e := time.Duration(r.Every); e < time.Second || e%time.Second != 0 {
 		bad(at+".every", "%v: want whole seconds, at least 1s (results are kept per second)", e)
@@ -265,6 +282,9 @@ func validateRamp(at string, r *RampSpec, bad func(string, string, ...any)) {
 }
 
 func (s *Spec) validateScalars(bad func(string, string, ...any)) {
+	if err := s.limits().Check(); err != nil {
+		bad("limits", "%v", err)
+	}
 	if s.Requests < 0 {
 		bad("requests", "%d: want a positive count", s.Requests)
 	}

@@ -43,6 +43,9 @@ type Config struct {
 	Workers int
 	// Search is a capacity search's settings.
 	Search Search
+	// Limits bound clients, calls in flight and rates (zero: the
+	// defaults).
+	Limits Limits
 	// Steps and RampOf ("clients" or "rate") describe a ramp.
 	Steps  Steps
 	RampOf string
@@ -67,31 +70,37 @@ type Config struct {
 	AtStart func()
 }
 
-// Bounds on a load: beyond them a run would exhaust this machine (every
-// client is a goroutine and, over HTTP/1.1, a connection) or never end.
-const (
-	MaxClients = 10_000
-	MaxRate    = 1_000_000 // requests/s
-	MaxWorkers = 10_000
-)
+// checkRampTo refuses a ramp whose last step is beyond the limits.
+func (c *Config) checkRampTo() error {
+	switch c.RampOf {
+	case "clients":
+		return c.Limits.CheckClients("ramp to", int(c.Steps.To))
+	case "rate":
+		return c.Limits.CheckRate("ramp to", c.Steps.To)
+	}
+	return nil
+}
 
 // Validate checks the fields, naming the one at fault.
 func (c *Config) Validate() error {
+	if err := c.Limits.Check(); err != nil {
+		return err
+	}
 	switch c.Kind {
 	case Closed:
-		if c.Clients < 1 || c.Clients > MaxClients {
-			return fmt.Errorf("clients %d: want 1 to %d (each is a goroutine and, over HTTP/1.1, a connection of its own)", c.Clients, MaxClients)
+		if err := c.Limits.CheckClients("clients", c.Clients); err != nil {
+			return err
 		}
 	case Rate:
-		if c.Rate <= 0 || c.Rate > MaxRate {
-			return fmt.Errorf("rate %v: want a positive rate up to %d requests/s", c.Rate, MaxRate)
+		if err := c.Limits.CheckRate("rate", c.Rate); err != nil {
+			return err
 		}
 	case Ramp:
 		if err := c.Steps.Validate(); err != nil {
 			return err
 		}
-		if c.RampOf == "clients" && c.Steps.To > MaxClients || c.RampOf == "rate" && c.Steps.To > MaxRate {
-			return fmt.Errorf("ramp to %v %s: want up to %d clients or %d requests/s", c.Steps.To, c.RampOf, MaxClients, MaxRate)
+		if err := c.checkRampTo(); err != nil {
+			return err
 		}
 		if c.RampOf != "clients" && c.RampOf != "rate" {
 			return fmt.Errorf("ramp of %q: want clients or rate", c.RampOf)
@@ -126,10 +135,12 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("warmup %v: want zero or more", c.Warmup)
 	}
 	if c.Workers <= 0 && c.Kind != Capacity {
-		c.Workers = 256
+		c.Workers = min(256, c.Limits.clients())
 	}
-	if c.Workers > MaxWorkers {
-		return fmt.Errorf("workers %d: want up to %d calls in flight", c.Workers, MaxWorkers)
+	if c.Workers > 0 && c.Open() {
+		if err := c.Limits.CheckClients("workers", c.Workers); err != nil {
+			return err
+		}
 	}
 	if c.SLA <= 0 {
 		c.SLA = time.Second
