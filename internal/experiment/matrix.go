@@ -15,29 +15,29 @@ import (
 type Run struct {
 	Index int `json:"index"`
 	// Part is the part of the spec the run belongs to, if it has parts.
-	Part        string   `json:"part,omitempty"`
-	Repetition  int      `json:"repetition"`
-	Stack       string   `json:"stack"`
-	Topology    string   `json:"topology"`
-	Op          string   `json:"op"`
-	Model       string   `json:"model"`
-	Count       int      `json:"count"`
-	Load        LoadSpec `json:"load"`
-	Duration    Duration `json:"duration"`
-	Requests    int64    `json:"requests,omitempty"`
-	Warmup      Duration `json:"warmup"`
-	SLA         Duration `json:"sla"`
-	Timeout     Duration `json:"timeout"`
-	TLS         bool     `json:"tls"`
-	MTLS        bool     `json:"mtls"`
-	HTTP2       bool     `json:"http2"`
-	Cache       bool     `json:"cache"`
-	Pin         string   `json:"pin"`
-	Memory      ByteSize `json:"memory,omitempty"`
+	Part       string   `json:"part,omitempty"`
+	Repetition int      `json:"repetition"`
+	Stack      string   `json:"stack"`
+	Topology   string   `json:"topology"`
+	Op         string   `json:"op"`
+	Model      string   `json:"model"`
+	Count      int      `json:"count"`
+	Load       LoadSpec `json:"load"`
+	Duration   Duration `json:"duration"`
+	Requests   int64    `json:"requests,omitempty"`
+	Warmup     Duration `json:"warmup"`
+	SLA        Duration `json:"sla"`
+	Timeout    Duration `json:"timeout"`
+	TLS        bool     `json:"tls"`
+	MTLS       bool     `json:"mtls"`
+	HTTP2      bool     `json:"http2"`
+	Cache      bool     `json:"cache"`
+	Pin        string   `json:"pin"`
+	Memory     ByteSize `json:"memory,omitempty"`
 	// Limits are the spec's raised bounds on loads, if any.
-	Limits *load.Limits `json:"limits,omitempty"`
-	Connections int      `json:"connections"`
-	Seed        uint64   `json:"seed"`
+	Limits      *load.Limits `json:"limits,omitempty"`
+	Connections int          `json:"connections"`
+	Seed        uint64       `json:"seed"`
 	// OrderSeed, with the repetition, seeded the shuffle that put the run
 	// where it is in the experiment (Index); 0 when runs went as listed.
 	OrderSeed uint64 `json:"order_seed,omitempty"`
