@@ -26,6 +26,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hopbench/hopbench/internal/certs"
 	"github.com/hopbench/hopbench/internal/lease"
 	"github.com/hopbench/hopbench/internal/stats"
 )
@@ -39,6 +40,14 @@ var DefaultAddr = map[string]string{
 	"rabbitmq": "127.0.0.1:5672",
 	"kafka":    "127.0.0.1:9092",
 	"nats":     "127.0.0.1:4222",
+}
+
+// DefaultTLSAddr is where a broker started with TLS takes TLS clients,
+// beside its plain listener: the brokers' usual TLS ports. NATS takes both
+// on one port (allow_non_tls), so its TLS address is its address.
+var DefaultTLSAddr = map[string]string{
+	"rabbitmq": "127.0.0.1:5671",
+	"kafka":    "127.0.0.1:9093",
 }
 
 // Config says where a broker lives and how it is started.
@@ -63,6 +72,17 @@ type Config struct {
 	// ReadyTimeout bounds the wait for a started broker to answer
 	// (default 90s: RabbitMQ takes about 3-8s, Kafka 3s, NATS none).
 	ReadyTimeout time.Duration
+	// TLSDir, if set, starts the broker with a TLS listener beside its
+	// plain one, with the certificates of this directory (made there if
+	// missing: the same bundle hopbench node --tls-dir uses). A broker
+	// found running must take TLS at TLSAddr with them.
+	TLSDir string
+	// TLSAddr is the TLS listener's address (default DefaultTLSAddr, or a
+	// free port when Addr is not the default; NATS: Addr).
+	TLSAddr string
+	// MTLS makes the TLS listener require client certificates signed by
+	// TLSDir's CA.
+	MTLS bool
 	// Notify, if set, hears what the broker waits for: another process
 	// starting it, or using it when this one would stop it.
 	Notify func(msg string)
@@ -113,6 +133,39 @@ func (c Config) withDefaults(name string) (Config, error) {
 	if c.ReadyTimeout <= 0 {
 		c.ReadyTimeout = 90 * time.Second
 	}
+	return c.withTLSDefaults(name)
+}
+
+// withTLSDefaults resolves the TLS directory and address, when TLS is on.
+func (c Config) withTLSDefaults(name string) (Config, error) {
+	if c.TLSDir == "" {
+		if c.MTLS {
+			return c, fmt.Errorf("%s: mutual TLS needs the certificates' directory (--tls-dir)", name)
+		}
+		c.TLSAddr = ""
+		return c, nil
+	}
+	dir, err := filepath.Abs(c.TLSDir)
+	if err != nil {
+		return c, err
+	}
+	c.TLSDir = dir
+	switch {
+	case name == "nats":
+		c.TLSAddr = c.Addr
+	case c.TLSAddr != "":
+	case c.Addr == DefaultAddr[name]:
+		c.TLSAddr = DefaultTLSAddr[name]
+	default:
+		port, err := freePort()
+		if err != nil {
+			return c, err
+		}
+		c.TLSAddr = fmt.Sprintf("127.0.0.1:%d", port)
+	}
+	if err := checkLoopback(c.TLSAddr); err != nil {
+		return c, fmt.Errorf("%s TLS: %w", name, err)
+	}
 	return c, nil
 }
 
@@ -149,6 +202,11 @@ type Broker struct {
 	// signalled only while it is still that process, never a stranger
 	// that reuses the number.
 	StartTimes map[string]uint64 `json:"start_times,omitempty"`
+	// TLSAddr is where it takes TLS clients, with the certificates of
+	// TLSDir (client certificates required when MTLS); empty without TLS.
+	TLSAddr string `json:"tls_addr,omitempty"`
+	TLSDir  string `json:"tls_dir,omitempty"`
+	MTLS    bool   `json:"mtls,omitempty"`
 
 	dir  string
 	proc *process
@@ -214,12 +272,18 @@ func start(ctx context.Context, name string, cfg Config) (*Broker, error) {
 		if t := startTime(b.PID); t != 0 {
 			b.StartTimes = map[string]uint64{strconv.Itoa(b.PID): t}
 		}
-		return b, nil
+		return b, b.adoptTLS(ctx, cfg)
 	}
 	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("%s: data directory: %w", name, err)
 	}
 	b := &Broker{Name: name, Addr: cfg.Addr, Started: true, dir: cfg.Dir, cfg: cfg}
+	if cfg.TLSDir != "" {
+		if _, err := certs.LoadOrCreate(cfg.TLSDir); err != nil {
+			return nil, fmt.Errorf("%s TLS: %w", name, err)
+		}
+		b.TLSAddr, b.TLSDir, b.MTLS = cfg.TLSAddr, cfg.TLSDir, cfg.MTLS
+	}
 	var err error
 	switch name {
 	case "rabbitmq":
@@ -250,7 +314,43 @@ func start(ctx context.Context, name string, cfg Config) (*Broker, error) {
 	return b, nil
 }
 
-// awaitReady polls the broker until it answers, exits, or time runs out.
+// adoptTLS learns how a broker found running takes TLS: from the state
+// of the hopbench that started it (its certificates are then the ones to
+// use), or, when cfg asks for TLS, by trying cfg's certificates.
+func (b *Broker) adoptTLS(ctx context.Context, cfg Config) error {
+	if saved, err := readState(cfg.Dir); err == nil && saved.Addr == b.Addr && saved.TLSAddr != "" && saved.still(saved.PID) {
+		b.TLSAddr, b.TLSDir, b.MTLS = saved.TLSAddr, saved.TLSDir, saved.MTLS
+	} else if cfg.TLSDir != "" {
+		b.TLSAddr, b.TLSDir, b.MTLS = cfg.TLSAddr, cfg.TLSDir, cfg.MTLS
+	}
+	if cfg.TLSDir == "" {
+		return nil // TLS not asked for; what was learnt is for status
+	}
+	how := fmt.Sprintf("%s at %s is running, but not with TLS at %s as this run needs", b.Name, b.Addr, b.TLSAddr)
+	if err := b.probeTLS(ctx); err != nil {
+		return fmt.Errorf("%s: %v; stop it (hopbench brokers down %s) so hopbench starts it with TLS, or start it with hopbench brokers up --tls-dir DIR", how, err, b.Name)
+	}
+	if cfg.MTLS && !b.MTLS {
+		return fmt.Errorf("%s at %s takes TLS clients without a certificate, and this run asks for mutual TLS: stop it (hopbench brokers down %s), or start it with hopbench brokers up --tls-dir DIR --mtls", b.Name, b.TLSAddr, b.Name)
+	}
+	return nil
+}
+
+// probeTLS checks that the broker takes TLS clients at TLSAddr with the
+// certificates of TLSDir.
+func (b *Broker) probeTLS(ctx context.Context) error {
+	bundle, err := certs.Load(b.TLSDir)
+	if err != nil {
+		return err
+	}
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	_, err = ProbeTLS(pctx, b.Name, b.TLSAddr, bundle.Client(b.MTLS))
+	return err
+}
+
+// awaitReady polls the broker until it answers (over TLS too, when it has
+// a TLS listener), exits, or time runs out.
 func (b *Broker) awaitReady(ctx context.Context, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	var err error
@@ -258,6 +358,11 @@ func (b *Broker) awaitReady(ctx context.Context, timeout time.Duration) error {
 		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		b.Version, err = Probe(pctx, b.Name, b.Addr)
 		cancel()
+		if err == nil && b.TLSAddr != "" {
+			if err = b.probeTLS(ctx); err != nil {
+				err = fmt.Errorf("over TLS at %s: %w", b.TLSAddr, err)
+			}
+		}
 		if err == nil {
 			return nil
 		}

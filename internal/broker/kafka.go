@@ -11,6 +11,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+
+	"github.com/hopbench/hopbench/internal/certs"
 )
 
 // KafkaVersion is the Apache Kafka broker deploy/kafka/pom.xml fetches;
@@ -98,6 +100,42 @@ func startKafka(_ context.Context, b *Broker, cfg Config) error {
 	return nil
 }
 
+// kafkaTLSConfig adds an SSL listener at cfg.TLSAddr to the properties
+// (its listener lines replace the plain ones: the last of a key wins),
+// with hopbench's certificates in PEM stores: the key and certificate in
+// one keystore file (private, in the data directory), the CA as the
+// truststore.
+func kafkaTLSConfig(cfg Config, controller string) (string, error) {
+	ca, cert, key := certs.ServerFiles(cfg.TLSDir)
+	var pemStore []byte
+	for _, f := range []string{key, cert} {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return "", fmt.Errorf("kafka TLS: %w", err)
+		}
+		pemStore = append(pemStore, data...)
+	}
+	keystore := filepath.Join(cfg.Dir, "keystore.pem")
+	if err := os.WriteFile(keystore, pemStore, 0o600); err != nil {
+		return "", fmt.Errorf("kafka TLS: %w", err)
+	}
+	auth := "none"
+	if cfg.MTLS {
+		auth = "required"
+	}
+	return fmt.Sprintf(`# SSL beside PLAINTEXT, with hopbench's certificates
+listeners=PLAINTEXT://%[1]s,SSL://%[2]s,CONTROLLER://%[3]s
+advertised.listeners=PLAINTEXT://%[1]s,SSL://%[2]s
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,SSL:SSL,CONTROLLER:PLAINTEXT
+ssl.keystore.type=PEM
+ssl.keystore.location=%[4]s
+ssl.truststore.type=PEM
+ssl.truststore.location=%[5]s
+ssl.client.auth=%[6]s
+ssl.endpoint.identification.algorithm=
+`, cfg.Addr, cfg.TLSAddr, controller, keystore, ca, auth), nil
+}
+
 // writeKafkaConfig writes the node's server.properties and log4j2
 // configuration into cfg.Dir, anew at every start, and returns their
 // paths.
@@ -130,6 +168,13 @@ replica.fetch.max.bytes=%[5]s
 log.retention.ms=600000
 log.segment.bytes=67108864
 `, host, controllerPort, cfg.Addr, data, max)
+	if cfg.TLSDir != "" {
+		ssl, err := kafkaTLSConfig(cfg, net.JoinHostPort(host, strconv.Itoa(controllerPort)))
+		if err != nil {
+			return "", "", err
+		}
+		text += ssl
+	}
 	if err := os.WriteFile(props, []byte(text), 0o644); err != nil {
 		return "", "", err
 	}

@@ -9,14 +9,24 @@ import (
 	"strconv"
 
 	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/hopbench/hopbench/internal/certs"
 )
 
 // NATSMaxPayload is the largest message the NATS broker takes: hopbench's
 // 64 MiB body limit and room for headers (NATS's default is 1 MiB).
 const NATSMaxPayload = 64<<20 + 1<<20
 
-// NATSOptions are the embedded server's options for addr.
-func NATSOptions(addr string) (*server.Options, error) {
+// NATSTLS is how the embedded server takes TLS: with the certificates of
+// Dir, beside plain clients on the same port (allow_non_tls), client
+// certificates required when Mutual. The zero value is plain text only.
+type NATSTLS struct {
+	Dir    string
+	Mutual bool
+}
+
+// natsOptions are the embedded server's options for addr.
+func natsOptions(addr string, t NATSTLS) (*server.Options, error) {
 	host, portStr, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, err
@@ -25,7 +35,7 @@ func NATSOptions(addr string) (*server.Options, error) {
 	if err != nil {
 		return nil, fmt.Errorf("port %q: %w", portStr, err)
 	}
-	return &server.Options{
+	opts := &server.Options{
 		ServerName: "hopbench",
 		Host:       host,
 		Port:       port,
@@ -33,14 +43,23 @@ func NATSOptions(addr string) (*server.Options, error) {
 		MaxPending: 4 * NATSMaxPayload,
 		NoSigs:     true,
 		HTTPPort:   0,
-	}, nil
+	}
+	if t.Dir != "" {
+		bundle, err := certs.Load(t.Dir)
+		if err != nil {
+			return nil, fmt.Errorf("nats TLS: %w", err)
+		}
+		opts.TLS, opts.TLSConfig, opts.TLSVerify, opts.AllowNonTLS = true, bundle.Server(t.Mutual), t.Mutual, true
+		opts.TLSTimeout = 5
+	}
+	return opts, nil
 }
 
 // ServeNATS runs the embedded NATS server at addr until ctx ends; it is
 // what `hopbench broker-process nats` runs. ready is called once it accepts
 // connections.
-func ServeNATS(ctx context.Context, addr string, ready func()) error {
-	srv, err := startEmbeddedNATS(addr, true)
+func ServeNATS(ctx context.Context, addr string, t NATSTLS, ready func()) error {
+	srv, err := startEmbeddedNATS(addr, t, true)
 	if err != nil {
 		return err
 	}
@@ -53,8 +72,8 @@ func ServeNATS(ctx context.Context, addr string, ready func()) error {
 	return nil
 }
 
-func startEmbeddedNATS(addr string, log bool) (*server.Server, error) {
-	opts, err := NATSOptions(addr)
+func startEmbeddedNATS(addr string, t NATSTLS, log bool) (*server.Server, error) {
+	opts, err := natsOptions(addr, t)
 	if err != nil {
 		return nil, err
 	}
@@ -78,8 +97,9 @@ func startEmbeddedNATS(addr string, log bool) (*server.Server, error) {
 // broker-process command), so its CPU and memory are measured apart from
 // the load generator's; or in this process when cfg.InProcess.
 func startNATS(_ context.Context, b *Broker, cfg Config) error {
+	t := NATSTLS{Dir: cfg.TLSDir, Mutual: cfg.MTLS}
 	if cfg.InProcess {
-		srv, err := startEmbeddedNATS(cfg.Addr, false)
+		srv, err := startEmbeddedNATS(cfg.Addr, t, false)
 		if err != nil {
 			return err
 		}
@@ -95,7 +115,14 @@ func startNATS(_ context.Context, b *Broker, cfg Config) error {
 		}
 	}
 	b.Log = filepath.Join(cfg.Dir, "nats.log")
-	p, err := spawn([]string{bin, "broker-process", "nats", "--addr", cfg.Addr}, nil, cfg.Dir, b.Log, cfg.Detach)
+	argv := []string{bin, "broker-process", "nats", "--addr", cfg.Addr}
+	if t.Dir != "" {
+		argv = append(argv, "--tls-dir", t.Dir)
+	}
+	if t.Mutual {
+		argv = append(argv, "--mtls")
+	}
+	p, err := spawn(argv, nil, cfg.Dir, b.Log, cfg.Detach)
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package broker
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
 	"net"
 	"time"
@@ -15,6 +16,11 @@ import (
 // Probe checks that the named broker answers its protocol at addr and
 // returns the version it reports.
 func Probe(ctx context.Context, name, addr string) (string, error) {
+	return ProbeTLS(ctx, name, addr, nil)
+}
+
+// ProbeTLS is Probe over TLS with tc (plain text when tc is nil).
+func ProbeTLS(ctx context.Context, name, addr string, tc *tls.Config) (string, error) {
 	if _, ok := DefaultAddr[name]; !ok {
 		return "", fmt.Errorf("unknown broker %q", name)
 	}
@@ -27,20 +33,24 @@ func Probe(ctx context.Context, name, addr string) (string, error) {
 	c.Close()
 	switch name {
 	case "rabbitmq":
-		return probeRabbitMQ(ctx, addr)
+		return probeRabbitMQ(ctx, addr, tc)
 	case "kafka":
-		return probeKafka(ctx, addr)
+		return probeKafka(ctx, addr, tc)
 	default:
-		return probeNATS(ctx, addr)
+		return probeNATS(ctx, addr, tc)
 	}
 }
 
-func probeRabbitMQ(ctx context.Context, addr string) (string, error) {
+func probeRabbitMQ(ctx context.Context, addr string, tc *tls.Config) (string, error) {
 	timeout := 5 * time.Second
 	if dl, ok := ctx.Deadline(); ok {
 		timeout = time.Until(dl)
 	}
-	conn, err := amqp.DialConfig("amqp://guest:guest@"+addr+"/", amqp.Config{Dial: amqp.DefaultDial(timeout)})
+	scheme := "amqp"
+	if tc != nil {
+		scheme = "amqps"
+	}
+	conn, err := amqp.DialConfig(scheme+"://guest:guest@"+addr+"/", amqp.Config{Dial: amqp.DefaultDial(timeout), TLSClientConfig: tc})
 	if err != nil {
 		return "", err
 	}
@@ -53,8 +63,12 @@ func probeRabbitMQ(ctx context.Context, addr string) (string, error) {
 	return version, nil
 }
 
-func probeKafka(ctx context.Context, addr string) (string, error) {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.RequestRetries(0), kgo.DialTimeout(5*time.Second))
+func probeKafka(ctx context.Context, addr string, tc *tls.Config) (string, error) {
+	opts := []kgo.Opt{kgo.SeedBrokers(addr), kgo.RequestRetries(0), kgo.DialTimeout(5 * time.Second)}
+	if tc != nil {
+		opts = append(opts, kgo.DialTLSConfig(tc.Clone()))
+	}
+	cl, err := kgo.NewClient(opts...)
 	if err != nil {
 		return "", err
 	}
@@ -83,12 +97,16 @@ func probeKafka(ctx context.Context, addr string) (string, error) {
 	return "", fmt.Errorf("kafka at %s: no API versions", addr)
 }
 
-func probeNATS(ctx context.Context, addr string) (string, error) {
+func probeNATS(ctx context.Context, addr string, tc *tls.Config) (string, error) {
 	timeout := 5 * time.Second
 	if dl, ok := ctx.Deadline(); ok {
 		timeout = time.Until(dl)
 	}
-	nc, err := nats.Connect("nats://"+addr, nats.Timeout(timeout), nats.NoReconnect(), nats.Name("hopbench probe"))
+	opts := []nats.Option{nats.Timeout(timeout), nats.NoReconnect(), nats.Name("hopbench probe")}
+	if tc != nil {
+		opts = append(opts, nats.Secure(tc.Clone()))
+	}
+	nc, err := nats.Connect("nats://"+addr, opts...)
 	if err != nil {
 		return "", err
 	}

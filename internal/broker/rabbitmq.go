@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/hopbench/hopbench/internal/certs"
 )
 
 // rabbitmqServer is Debian's rabbitmq-server start script (scripts/setup.sh
@@ -69,7 +71,8 @@ func startRabbitMQ(_ context.Context, b *Broker, cfg Config) error {
 }
 
 // writeRabbitMQConfig writes the node's configuration (AMQP on cfg.Addr
-// only) and its empty plugin list into cfg.Dir.
+// only, and AMQPS on cfg.TLSAddr with TLS) and its empty plugin list into
+// cfg.Dir.
 func writeRabbitMQConfig(cfg Config) error {
 	confText := fmt.Sprintf(`# written by hopbench at every start
 listeners.tcp.default = %s
@@ -78,6 +81,21 @@ loopback_users = none
 # a lab broker: do not stop publishers over disk space on a shared machine
 disk_free_limit.absolute = 50MB
 `, cfg.Addr)
+	if cfg.TLSDir != "" {
+		ca, cert, key := certs.ServerFiles(cfg.TLSDir)
+		verify, required := "verify_none", "false"
+		if cfg.MTLS {
+			verify, required = "verify_peer", "true"
+		}
+		confText += fmt.Sprintf(`# AMQPS beside AMQP, with hopbench's certificates
+listeners.ssl.default = %s
+ssl_options.cacertfile = %s
+ssl_options.certfile = %s
+ssl_options.keyfile = %s
+ssl_options.verify = %s
+ssl_options.fail_if_no_peer_cert = %s
+`, cfg.TLSAddr, ca, cert, key, verify, required)
+	}
 	if err := os.WriteFile(filepath.Join(cfg.Dir, "rabbitmq.conf"), []byte(confText), 0o644); err != nil {
 		return err
 	}

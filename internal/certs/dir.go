@@ -95,3 +95,10 @@ func Load(dir string) (*Bundle, error) {
 	}
 	return b, nil
 }
+
+// ServerFiles are the paths of the CA certificate and of the server's
+// certificate and private key (PKCS#8) in a bundle directory, for brokers
+// that read their TLS settings from files.
+func ServerFiles(dir string) (ca, cert, key string) {
+	return filepath.Join(dir, caFile), filepath.Join(dir, serverCertFile), filepath.Join(dir, serverKeyFile)
+}

@@ -32,8 +32,8 @@ func defaultAddr(st transport.Stack) string {
 }
 
 type brokersFlags struct {
-	dir, format string
-	force       bool
+	dir, format, tlsDir string
+	force, mtls         bool
 }
 
 func newBrokersCommand(a *app) *cobra.Command {
@@ -62,6 +62,8 @@ ones it started; brokers up is for hopbench node and hopbench load by hand.`,
 	}
 	cmd.Flags().StringVar(&f.dir, "dir", broker.DefaultDir(), "data directory of the brokers hopbench starts")
 	cmd.Flags().StringVar(&f.format, "format", "table", "status output: table or json")
+	cmd.Flags().StringVar(&f.tlsDir, "tls-dir", "", "up: also take TLS clients (RabbitMQ on 127.0.0.1:5671, Kafka on 127.0.0.1:9093, NATS on its own port), with the certificates in `DIR` (made there if missing; give nodes and loads the same --tls-dir)")
+	cmd.Flags().BoolVar(&f.mtls, "mtls", false, "up, with --tls-dir: require client certificates on the TLS listeners")
 	cmd.Flags().BoolVar(&f.force, "force", false, "down: stop a broker even while another hopbench run is using it")
 	return cmd
 }
@@ -76,7 +78,7 @@ func runBrokers(cmd *cobra.Command, a *app, f *brokersFlags, args []string) erro
 			return usageError{fmt.Errorf("unknown broker %q (known: %s)", n, strings.Join(broker.Names, ", "))}
 		}
 	}
-	cfg := broker.Config{Dir: f.dir, Detach: true, Force: f.force, Notify: func(msg string) { fmt.Fprintln(a.stderr, msg) }}
+	cfg := broker.Config{Dir: f.dir, Detach: true, Force: f.force, TLSDir: f.tlsDir, MTLS: f.mtls, Notify: func(msg string) { fmt.Fprintln(a.stderr, msg) }}
 	ctx := cmd.Context()
 	switch action {
 	case "up":
@@ -89,6 +91,9 @@ func runBrokers(cmd *cobra.Command, a *app, f *brokersFlags, args []string) erro
 			how := "already running, used as is"
 			if b.Started {
 				how = "started; log " + b.Log
+			}
+			if b.TLSAddr != "" {
+				how += fmt.Sprintf("; TLS%s at %s with the certificates in %s", map[bool]string{true: " (client certificates required)"}[b.MTLS], b.TLSAddr, b.TLSDir)
 			}
 			b.Leave()
 			fmt.Fprintf(a.stdout, "%s %s at %s (pid %d): %s\n", n, b.Version, b.Addr, b.PID, how)
@@ -126,7 +131,7 @@ func brokerStatus(ctx context.Context, a *app, cfg broker.Config, names []string
 		return enc.Encode(all)
 	}
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "broker\taddress\tstate\tpid\tversion\trss\tstarted by hopbench\tused by")
+	fmt.Fprintln(tw, "broker\taddress\ttls\tstate\tpid\tversion\trss\tstarted by hopbench\tused by")
 	for _, st := range all {
 		state, pid, rss, by := "down", "-", "-", "-"
 		if st.Stale {
@@ -142,7 +147,11 @@ func brokerStatus(ctx context.Context, a *app, cfg broker.Config, names []string
 			}
 			by = map[bool]string{true: "yes", false: "no"}[st.Started]
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st.Name, st.Addr, state, pid, orDash(st.Version), rss, by, orDash(strings.Join(st.Users, "; ")))
+		tls := orDash(st.TLSAddr)
+		if st.MTLS {
+			tls += " (mtls)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st.Name, st.Addr, tls, state, pid, orDash(st.Version), rss, by, orDash(strings.Join(st.Users, "; ")))
 	}
 	return tw.Flush()
 }
@@ -159,8 +168,9 @@ func orDash(s string) string {
 // measured apart from the load generator's.
 func newBrokerProcessCommand(a *app) *cobra.Command {
 	var addr string
+	var t broker.NATSTLS
 	cmd := &cobra.Command{
-		Use:    "broker-process nats --addr HOST:PORT",
+		Use:    "broker-process nats --addr HOST:PORT [--tls-dir DIR [--mtls]]",
 		Short:  "Run the embedded NATS broker (started by hopbench itself)",
 		Hidden: true,
 		Args:   cobra.ExactArgs(1),
@@ -171,9 +181,11 @@ func newBrokerProcessCommand(a *app) *cobra.Command {
 			// SIGTERM is how brokers are stopped.
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)
 			defer stop()
-			return broker.ServeNATS(ctx, addr, func() { fmt.Fprintf(a.stderr, "hopbench: nats serving on %s\n", addr) })
+			return broker.ServeNATS(ctx, addr, t, func() { fmt.Fprintf(a.stderr, "hopbench: nats serving on %s\n", addr) })
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", broker.DefaultAddr["nats"], "address to serve on")
+	cmd.Flags().StringVar(&t.Dir, "tls-dir", "", "also take TLS clients, with the certificates in DIR")
+	cmd.Flags().BoolVar(&t.Mutual, "mtls", false, "with --tls-dir: require client certificates")
 	return cmd
 }
