@@ -212,6 +212,8 @@ type Broker struct {
 	proc *process
 	stop func() error // in-process brokers
 	cfg  Config
+	// noTLS says why a broker found running cannot take TLS as asked.
+	noTLS error
 	// use is this process's lease on the broker, held from Start to Stop.
 	use *lease.Lease
 }
@@ -316,22 +318,36 @@ func start(ctx context.Context, name string, cfg Config) (*Broker, error) {
 
 // adoptTLS learns how a broker found running takes TLS: from the state
 // of the hopbench that started it (its certificates are then the ones to
-// use), or, when cfg asks for TLS, by trying cfg's certificates.
+// use), or, when cfg asks for TLS, by trying cfg's certificates. A broker
+// that cannot take TLS as asked keeps no TLS address, and NeedTLS says
+// why.
 func (b *Broker) adoptTLS(ctx context.Context, cfg Config) error {
 	if saved, err := readState(cfg.Dir); err == nil && saved.Addr == b.Addr && saved.TLSAddr != "" && saved.still(saved.PID) {
 		b.TLSAddr, b.TLSDir, b.MTLS = saved.TLSAddr, saved.TLSDir, saved.MTLS
 	} else if cfg.TLSDir != "" {
 		b.TLSAddr, b.TLSDir, b.MTLS = cfg.TLSAddr, cfg.TLSDir, cfg.MTLS
 	}
-	if cfg.TLSDir == "" {
-		return nil // TLS not asked for; what was learnt is for status
+	if b.TLSAddr == "" {
+		return nil
 	}
-	how := fmt.Sprintf("%s at %s is running, but not with TLS at %s as this run needs", b.Name, b.Addr, b.TLSAddr)
 	if err := b.probeTLS(ctx); err != nil {
-		return fmt.Errorf("%s: %v; stop it (hopbench brokers down %s) so hopbench starts it with TLS, or start it with hopbench brokers up --tls-dir DIR", how, err, b.Name)
+		b.noTLS = fmt.Errorf("%s at %s is running, but does not take TLS at %s with the certificates of %s (%v): stop it (hopbench brokers down %s) so that hopbench starts it with TLS, or start it with hopbench brokers up --tls-dir DIR", b.Name, b.Addr, b.TLSAddr, b.TLSDir, err, b.Name)
+		b.TLSAddr, b.TLSDir, b.MTLS = "", "", false
 	}
-	if cfg.MTLS && !b.MTLS {
-		return fmt.Errorf("%s at %s takes TLS clients without a certificate, and this run asks for mutual TLS: stop it (hopbench brokers down %s), or start it with hopbench brokers up --tls-dir DIR --mtls", b.Name, b.TLSAddr, b.Name)
+	return nil
+}
+
+// NeedTLS returns nil when the broker takes TLS clients (client
+// certificates required when mutual, if the broker itself does not demand
+// them), else why not and how to fix it.
+func (b *Broker) NeedTLS(mutual bool) error {
+	switch {
+	case b.TLSAddr == "" && b.noTLS != nil:
+		return b.noTLS
+	case b.TLSAddr == "":
+		return fmt.Errorf("%s at %s was started without TLS: stop it (hopbench brokers down %s) so that hopbench starts it with TLS, or start it with hopbench brokers up --tls-dir DIR", b.Name, b.Addr, b.Name)
+	case mutual && !b.MTLS:
+		return fmt.Errorf("%s at %s takes TLS clients without a certificate, and mutual TLS is asked for: stop it (hopbench brokers down %s), or start it with hopbench brokers up --tls-dir DIR --mtls", b.Name, b.TLSAddr, b.Name)
 	}
 	return nil
 }

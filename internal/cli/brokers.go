@@ -19,14 +19,19 @@ import (
 
 // defaultAddr is where a stack's node listens and its load connects when
 // no address is given: loopback port 7070 for direct stacks; for broker
-// stacks, the broker's usual address and the service name "hopbench".
-func defaultAddr(st transport.Stack) string {
+// stacks, the broker's usual address (its usual TLS address with TLS) and
+// the service name "hopbench".
+func defaultAddr(st transport.Stack, useTLS bool) string {
 	t, err := transport.Lookup(st.Transport)
 	if err != nil {
 		return "127.0.0.1:7070"
 	}
 	if b, ok := t.(transport.Brokered); ok {
-		return b.Scheme() + "://" + broker.DefaultAddr[b.Broker()] + "/hopbench"
+		addr := broker.DefaultAddr[b.Broker()]
+		if tlsAddr := broker.DefaultTLSAddr[b.Broker()]; useTLS && tlsAddr != "" {
+			addr = tlsAddr
+		}
+		return b.Scheme() + "://" + addr + "/hopbench"
 	}
 	return "127.0.0.1:7070"
 }
@@ -96,6 +101,11 @@ func runBrokers(cmd *cobra.Command, a *app, f *brokersFlags, args []string) erro
 				how += fmt.Sprintf("; TLS%s at %s with the certificates in %s", map[bool]string{true: " (client certificates required)"}[b.MTLS], b.TLSAddr, b.TLSDir)
 			}
 			b.Leave()
+			if cfg.TLSDir != "" {
+				if err := b.NeedTLS(cfg.MTLS); err != nil {
+					return err
+				}
+			}
 			fmt.Fprintf(a.stdout, "%s %s at %s (pid %d): %s\n", n, b.Version, b.Addr, b.PID, how)
 		}
 	case "down":

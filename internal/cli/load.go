@@ -165,7 +165,7 @@ func (f *loadFlags) check(changed func(string) bool) error {
 	}
 	f.target.Op = op
 	if f.target.Addr == "" {
-		f.target.Addr = defaultAddr(f.target.Stack)
+		f.target.Addr = defaultAddr(f.target.Stack, f.tlsDir != "" || f.caFile != "")
 	}
 	f.target.Transport.Options = f.options
 	switch {

@@ -71,6 +71,9 @@ func runNode(cmd *cobra.Command, a *app, f nodeFlags) error {
 		return usageError{err}
 	}
 	useTLS := f.tls || f.mtls || f.tlsDir != ""
+	if tr, err := transport.Lookup(st.Transport); err == nil && transport.BrokerOf(tr) != "" && useTLS && f.tlsDir == "" {
+		return usageError{fmt.Errorf("a %s node connects to its broker over TLS with the broker's certificates: give --tls-dir DIR, the directory of hopbench brokers up --tls-dir DIR", st)}
+	}
 	if len(f.downstream) > 0 && useTLS && f.tlsDir == "" {
 		return usageError{fmt.Errorf("--tls with --downstream needs a CA shared with the downstream nodes: give every node the same --tls-dir DIR")}
 	}
@@ -85,7 +88,7 @@ func runNode(cmd *cobra.Command, a *app, f nodeFlags) error {
 	}
 	f.cfg.Stack, f.cfg.Downstream = st, f.downstream
 	if f.cfg.Listen == "" {
-		f.cfg.Listen = defaultAddr(st)
+		f.cfg.Listen = defaultAddr(st, useTLS)
 	}
 	f.cfg.Transport = transport.Config{HTTP2: f.h2, MaxBytes: f.maxBytes, Options: f.options, Conns: f.conns}
 	if useTLS {

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -130,15 +131,18 @@ func (x *Runner) Run(ctx context.Context, s *Spec) ([]results.Record, error) {
 	if bcfg.Bin == "" {
 		bcfg.Bin = x.Bin
 	}
-	e.brokers = newBrokerSet(bcfg, x.BrokerAddrs)
-	e.brokers.onStart = x.OnBroker
-	defer e.brokers.close(ctx)
 	runs := s.Runs()
 	if slices.ContainsFunc(runs, func(r Run) bool { return r.TLS }) {
 		if e.tls, err = certs.LoadOrCreate(filepath.Join(x.Dir, "tls")); err != nil {
 			return nil, err
 		}
+		// Brokers the experiment starts take TLS too, with its
+		// certificates, beside plain clients.
+		bcfg.TLSDir, bcfg.MTLS = filepath.Join(x.Dir, "tls"), s.MTLS
 	}
+	e.brokers = newBrokerSet(bcfg, x.BrokerAddrs)
+	e.brokers.onStart = x.OnBroker
+	defer e.brokers.close(ctx)
 	if len(s.Codecs) > 0 {
 		if err := x.timeCodecs(ctx, s, runs); err != nil {
 			return nil, err
@@ -225,20 +229,21 @@ func (e *execution) measure(ctx context.Context, r Run, rec *results.Record) err
 	if err != nil {
 		return err
 	}
+	tlsDir, clientTLS, err := e.runTLS(r, brk, top, rec)
+	if err != nil {
+		return err
+	}
 	nodes := &nodeSet{limit: int64(r.Memory), name: fmt.Sprintf("hopbench-%d-run%d", os.Getpid(), r.Index)}
 	defer nodes.close()
 	insts, err := topology.Start(ctx, top, topology.Processes(topology.ProcessConfig{
-		Bin: e.Bin, Listen: listen, Args: func(int) []string { return e.nodeArgs(r) }, Prefix: e.pin.prefix(),
+		Bin: e.Bin, Listen: listen, Args: func(int) []string { return e.nodeArgs(r, tlsDir, clientTLS) }, Prefix: e.pin.prefix(),
 		Env: nodeEnv(e.Env, r), Started: nodes.started, Stderr: e.NodeStderr,
 	}))
 	if err != nil {
 		return err
 	}
 	nodes.set(insts)
-	tcfg := transport.Config{HTTP2: r.HTTP2, Options: r.TransportOptions}
-	if r.TLS {
-		tcfg.ClientTLS = e.tls.Client(r.MTLS)
-	}
+	tcfg := transport.Config{HTTP2: r.HTTP2, Options: r.TransportOptions, ClientTLS: clientTLS}
 	rec.Nodes, err = nodes.boot(ctx, st, tcfg)
 	if err != nil {
 		return err
@@ -314,8 +319,46 @@ func (e *execution) placement(ctx context.Context, r Run, st transport.Stack, re
 	if err != nil {
 		return "", nil, err
 	}
+	addr := brk.Addr
+	if r.TLS {
+		if err := brk.NeedTLS(r.MTLS); err != nil {
+			return "", nil, err
+		}
+		addr = brk.TLSAddr
+	}
 	// No name: each node gets a queue, topic or subject of its own.
-	return tr.(transport.Brokered).Scheme() + "://" + brk.Addr + "/", brk, nil
+	return tr.(transport.Brokered).Scheme() + "://" + addr + "/", brk, nil
+}
+
+// runTLS says how a run's connections are encrypted, and records it: the
+// certificates' directory its nodes get and its generator's client TLS.
+// Every leg of a broker stack ends at the broker, so it uses the broker's
+// certificates (its own, if another hopbench started it) and presents a
+// client certificate whenever the broker requires one.
+func (e *execution) runTLS(r Run, brk *broker.Broker, top topology.Topology, rec *results.Record) (string, *tls.Config, error) {
+	if !r.TLS {
+		return "", nil, nil
+	}
+	dir, bundle, mutual := filepath.Join(e.Dir, "tls"), e.tls, r.MTLS
+	legs := []string{"generator→node"}
+	if top.Nodes() > 1 {
+		legs = append(legs, "node→node")
+	}
+	if brk != nil {
+		mutual = mutual || brk.MTLS
+		legs = []string{"generator↔broker", "nodes↔broker"}
+		if brk.TLSDir != dir {
+			var err error
+			if dir, bundle = brk.TLSDir, nil; dir != "" {
+				bundle, err = certs.Load(dir)
+			}
+			if err != nil || bundle == nil {
+				return "", nil, fmt.Errorf("the %s broker's certificates (%s): %v", brk.Name, dir, err)
+			}
+		}
+	}
+	rec.Encrypted = &results.Encryption{Legs: legs, Mutual: mutual}
+	return dir, bundle.Client(mutual), nil
 }
 
 // recordLoad writes what the generator measured into rec.
@@ -420,7 +463,7 @@ func nodeEnv(env []string, r Run) []string {
 	return append(out, "GOMEMLIMIT=off")
 }
 
-func (e *execution) nodeArgs(r Run) []string {
+func (e *execution) nodeArgs(r Run, tlsDir string, clientTLS *tls.Config) []string {
 	args := []string{"--stack", r.Stack, "--seed", strconv.FormatUint(r.Seed, 10)}
 	for _, k := range slices.Sorted(maps.Keys(r.TransportOptions)) {
 		args = append(args, "--option", k+"="+r.TransportOptions[k])
@@ -431,10 +474,10 @@ func (e *execution) nodeArgs(r Run) []string {
 	if r.Cache {
 		args = append(args, "--cache")
 	}
-	if r.TLS {
-		args = append(args, "--tls-dir", filepath.Join(e.Dir, "tls"))
+	if tlsDir != "" {
+		args = append(args, "--tls-dir", tlsDir)
 	}
-	if r.MTLS {
+	if clientTLS != nil && len(clientTLS.Certificates) > 0 {
 		args = append(args, "--mtls")
 	}
 	// A load whose clients outnumber a node's default connection cap

@@ -70,6 +70,8 @@ type Record struct {
 	Environment environment.Environment `json:"environment"`
 	Pinning     string                  `json:"pinning"`
 	Calibration *Calibration            `json:"calibration,omitempty"`
+	// Encrypted says which legs of the run were encrypted (TLS runs only).
+	Encrypted *Encryption `json:"encrypted,omitempty"`
 	// OthersMeasuring are the other hopbench processes that were measuring
 	// on this machine as the run started or ended: they shared its CPUs.
 	OthersMeasuring []string `json:"others_measuring,omitempty"`
@@ -259,6 +261,15 @@ type Broker struct {
 	// Wire is what the broker's clients, the load generator and the nodes
 	// together, sent to it and received from it, per request.
 	Wire *WirePerRequest `json:"wire_bytes_per_req,omitempty"`
+}
+
+// Encryption is which connections of a run carried TLS, and whether
+// client certificates were presented too.
+type Encryption struct {
+	// Legs are the connections, e.g. generator→node and node→node, or
+	// generator↔broker and nodes↔broker for a broker stack.
+	Legs   []string `json:"legs"`
+	Mutual bool     `json:"mutual,omitempty"`
 }
 
 // Calibration is the machine's floor, measured before the runs.

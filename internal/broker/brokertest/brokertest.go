@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/hopbench/hopbench/internal/broker"
+	"github.com/hopbench/hopbench/internal/certs"
 )
 
 // Config is a broker Config on a free port in t's temporary directory, NATS
@@ -45,8 +46,13 @@ func Main(m *testing.M, bin string, names ...string) {
 	os.Exit(run(m, bin, names))
 }
 
-// Addrs are the addresses of the brokers Main started, by name.
-var Addrs = map[string]string{}
+// Addrs are the addresses of the brokers Main started, by name; TLSAddrs
+// their TLS listeners, which require a client certificate of TLS.
+var (
+	Addrs    = map[string]string{}
+	TLSAddrs = map[string]string{}
+	TLS      *certs.Bundle
+)
 
 func run(m *testing.M, bin string, names []string) int {
 	dir, err := os.MkdirTemp("", "hopbench-brokers-")
@@ -55,19 +61,24 @@ func run(m *testing.M, bin string, names []string) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
+	tlsDir := filepath.Join(dir, "tls")
+	if TLS, err = certs.LoadOrCreate(tlsDir); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	for _, name := range names {
 		addr, err := FreeAddr()
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
-		b, err := broker.Start(context.Background(), name, broker.Config{Dir: dir, Addr: addr, Bin: bin, InProcess: bin == ""})
+		b, err := broker.Start(context.Background(), name, broker.Config{Dir: dir, Addr: addr, Bin: bin, InProcess: bin == "", TLSDir: tlsDir, MTLS: true})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "brokertest:", err)
 			return 1
 		}
 		defer b.Close()
-		Addrs[name] = b.Addr
+		Addrs[name], TLSAddrs[name] = b.Addr, b.TLSAddr
 	}
 	return m.Run()
 }

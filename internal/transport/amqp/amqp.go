@@ -88,9 +88,14 @@ func (s settings) deliveryMode() uint8 {
 
 // dial connects to the broker as guest (RabbitMQ allows it on loopback).
 func dial(a brokered.Addr, cfg transport.Config, role string) (*amqp.Connection, error) {
-	conn, err := amqp.DialConfig("amqp://guest:guest@"+a.Host+"/", amqp.Config{
-		Dial:       brokered.NetDial(cfg),
-		Properties: amqp.Table{"connection_name": "hopbench " + role + " " + a.Name},
+	scheme := "amqp"
+	if cfg.ClientTLS != nil {
+		scheme = "amqps" // amqp091 runs TLS over the connection Dial returns
+	}
+	conn, err := amqp.DialConfig(scheme+"://guest:guest@"+a.Host+"/", amqp.Config{
+		Dial:            brokered.NetDial(cfg),
+		TLSClientConfig: cfg.ClientTLS,
+		Properties:      amqp.Table{"connection_name": "hopbench " + role + " " + a.Name},
 	})
 	if err != nil {
 		return nil, brokered.Unavailable("amqp: connecting to RabbitMQ at %s: %v (is it running? hopbench brokers up rabbitmq)", a.Host, err)

@@ -25,6 +25,8 @@ func TestConformance(t *testing.T) {
 		v.Transport, v.Listen = "amqp", listen
 		transporttest.Run(t, v)
 	}
+	transporttest.Run(t, transporttest.Variant{Name: "proto/mtls", Transport: "amqp", Listen: "amqp://" + brokertest.TLSAddrs["rabbitmq"] + "/",
+		Config: transport.Config{Codec: "proto", ClientTLS: brokertest.TLS.Client(true)}})
 }
 
 func TestRefusals(t *testing.T) {

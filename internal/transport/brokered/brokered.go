@@ -7,6 +7,7 @@ package brokered
 
 import (
 	"context"
+	"crypto/tls"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -305,11 +306,11 @@ func Unavailable(format string, args ...any) *transport.Error {
 	return transport.Errorf(transport.CodeUnavailable, format, args...)
 }
 
-// Refuse rejects Config settings broker stacks do not have.
+// Refuse rejects Config settings broker stacks do not have. TLS is not
+// one: servers and clients of a broker stack are both the broker's
+// clients, and connect with cfg.ClientTLS (see TLSDial).
 func Refuse(name string, cfg transport.Config) error {
 	switch {
-	case cfg.ServerTLS != nil || cfg.ClientTLS != nil:
-		return fmt.Errorf("%s: TLS to the broker is not supported (hopbench's brokers listen on loopback in plain text)", name)
 	case cfg.HTTP2:
 		return fmt.Errorf("%s: HTTP/2 applies to HTTP stacks only", name)
 	}
@@ -321,6 +322,32 @@ func Refuse(name string, cfg transport.Config) error {
 func NetDial(cfg transport.Config) func(network, addr string) (net.Conn, error) {
 	return func(network, addr string) (net.Conn, error) {
 		return ContextDial(cfg)(context.Background(), network, addr)
+	}
+}
+
+// TLSDial is ContextDial, over TLS with cfg.ClientTLS when set: the
+// handshake runs on the dialled (and counted) connection, so wire bytes
+// include TLS's. For libraries that take a dial function only (franz-go).
+func TLSDial(cfg transport.Config) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	dial := ContextDial(cfg)
+	if cfg.ClientTLS == nil {
+		return dial
+	}
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		tc := cfg.ClientTLS.Clone()
+		if tc.ServerName == "" {
+			tc.ServerName, _, _ = net.SplitHostPort(addr)
+		}
+		conn := tls.Client(c, tc)
+		if err := conn.HandshakeContext(ctx); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("TLS to %s: %w", addr, err)
+		}
+		return conn, nil
 	}
 }
 

@@ -97,7 +97,7 @@ func (t Transport) setup(addr string, cfg transport.Config, server bool) (*setup
 	parts, _ := strconv.Atoi(opts["partitions"])
 	s := &setup{addr: a, partitions: int32(parts), opts: []kgo.Opt{
 		kgo.SeedBrokers(a.Host),
-		kgo.Dialer(brokered.ContextDial(cfg)),
+		kgo.Dialer(brokered.TLSDial(cfg)),
 		kgo.ProducerLinger(linger),
 		// franz-go compresses batches with snappy by default; compression is
 		// the stack's explicit choice (kafka+gzip compresses the body).

@@ -33,6 +33,8 @@ func TestConformance(t *testing.T) {
 		v.Transport, v.Listen = "kafka", listen
 		transporttest.Run(t, v)
 	}
+	transporttest.Run(t, transporttest.Variant{Name: "proto/mtls", Transport: "kafka", Listen: "kafka://" + brokertest.TLSAddrs["kafka"] + "/",
+		Config: transport.Config{Codec: "proto", ClientTLS: brokertest.TLS.Client(true)}})
 }
 
 func TestRefusals(t *testing.T) {

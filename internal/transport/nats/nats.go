@@ -47,13 +47,18 @@ func (d dialer) Dial(network, addr string) (net.Conn, error) {
 }
 
 func connect(a brokered.Addr, cfg transport.Config, role string) (*nats.Conn, error) {
-	nc, err := nats.Connect("nats://"+a.Host,
-		nats.Name("hopbench "+role+" "+a.Name),
+	opts := []nats.Option{
+		nats.Name("hopbench " + role + " " + a.Name),
 		nats.SetCustomDialer(dialer{cfg}),
 		// A lost broker fails calls at once rather than buffering them
 		// through reconnect attempts the run does not wait for.
 		nats.NoReconnect(),
-	)
+	}
+	if cfg.ClientTLS != nil {
+		// nats.go upgrades the dialled connection after the server's INFO.
+		opts = append(opts, nats.Secure(cfg.ClientTLS.Clone()))
+	}
+	nc, err := nats.Connect("nats://"+a.Host, opts...)
 	if err != nil {
 		return nil, brokered.Unavailable("nats: connecting to NATS at %s: %v (is it running? hopbench brokers up nats)", a.Host, err)
 	}

@@ -20,6 +20,8 @@ func TestConformance(t *testing.T) {
 		v.Transport, v.Listen = "nats", listen
 		transporttest.Run(t, v)
 	}
+	transporttest.Run(t, transporttest.Variant{Name: "proto/mtls", Transport: "nats", Listen: "nats://" + brokertest.TLSAddrs["nats"] + "/",
+		Config: transport.Config{Codec: "proto", ClientTLS: brokertest.TLS.Client(true)}})
 }
 
 func TestRefusals(t *testing.T) {
