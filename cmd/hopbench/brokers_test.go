@@ -13,45 +13,65 @@ import (
 	"github.com/hopbench/hopbench/internal/broker/brokertest"
 )
 
-// The walk-through: brokers up, then for each broker stack a node
-// and a load with no address flags at all, then brokers status and down,
-// which leaves no broker process behind. It uses the brokers' usual
-// addresses, as a user would.
+// The walk-through: brokers up (with TLS beside plain text, client
+// certificates required), then for each broker stack a node and a load
+// with no address flags at all, plain and over mutual TLS, and a TLS load
+// without a certificate refused; then brokers status and down, which
+// leaves no broker process behind. It uses the brokers' usual addresses,
+// as a user would.
 func TestBrokerStacksByHandWithDefaults(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts brokers")
 	}
 	dir := t.TempDir()
-	upOut, err := exec.Command(bin, "brokers", "up", "--dir", dir).CombinedOutput()
+	tlsDir := dir + "/tls"
+	upOut, err := exec.Command(bin, "brokers", "up", "--dir", dir, "--tls-dir", tlsDir, "--mtls").CombinedOutput()
 	t.Cleanup(func() { hopbench(t, "brokers", "down", "--dir", dir) })
 	if err != nil {
 		t.Fatalf("brokers up: %v: %s", err, upOut)
 	}
 	for _, stack := range []string{"amqp", "kafka", "nats"} {
-		t.Run(stack, func(t *testing.T) {
-			node := exec.Command(bin, "node", "--stack", stack, "--admin", "")
-			stderr, _ := node.StderrPipe()
-			if err := node.Start(); err != nil {
-				t.Fatal(err)
-			}
-			defer func() { node.Process.Signal(os.Interrupt); node.Wait() }()
-			line, _ := bufio.NewReader(stderr).ReadString('\n')
-			if !strings.Contains(line, "serving on "+stack+"://127.0.0.1:") || !strings.Contains(line, "/hopbench") {
-				t.Fatalf("node start-up line %q: want it serving on the broker's default address", line)
-			}
-			out, code := hopbench(t, "load", "--stack", stack, "--op", "echo", "--model", "text", "--count", "10",
-				"--clients", "4", "--duration", "1s", "--format", "json")
-			if code != 0 {
-				t.Fatalf("load: exit %d: %s", code, out)
-			}
-			var got struct {
-				Requests, Errors int64
-			}
-			if err := json.Unmarshal([]byte(out), &got); err != nil || got.Requests < 10 || got.Errors != 0 {
-				t.Fatalf("load figures: %s (%v)", out, err)
+		t.Run(stack, func(t *testing.T) { nodeAndLoadByHand(t, stack) })
+		t.Run(stack+"/mtls", func(t *testing.T) {
+			nodeAndLoadByHand(t, stack, "--tls-dir", tlsDir, "--mtls")
+			out, code := hopbenchStderr(t, "load", "--stack", stack, "--tls-dir", tlsDir, "--clients", "1", "--duration", "1s")
+			if code == 0 || !strings.Contains(out, "certificate") {
+				t.Errorf("a TLS load without a client certificate: exit %d: %s", code, out)
 			}
 		})
 	}
+	brokersStatusAndDown(t, dir)
+}
+
+// nodeAndLoadByHand starts a node of stack with no address flags and runs
+// a load against it, with the same extra flags, expecting no errors.
+func nodeAndLoadByHand(t *testing.T, stack string, extra ...string) {
+	node := exec.Command(bin, append([]string{"node", "--stack", stack, "--admin", ""}, extra...)...)
+	stderr, _ := node.StderrPipe()
+	if err := node.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { node.Process.Signal(os.Interrupt); node.Wait() }()
+	line, _ := bufio.NewReader(stderr).ReadString('\n')
+	if !strings.Contains(line, "serving on "+stack+"://127.0.0.1:") || !strings.Contains(line, "/hopbench") {
+		t.Fatalf("node start-up line %q: want it serving on the broker's default address", line)
+	}
+	out, code := hopbench(t, append([]string{"load", "--stack", stack, "--op", "echo", "--model", "text", "--count", "10",
+		"--clients", "4", "--duration", "1s", "--format", "json"}, extra...)...)
+	if code != 0 {
+		t.Fatalf("load: exit %d: %s", code, out)
+	}
+	var got struct {
+		Requests, Errors int64
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil || got.Requests < 10 || got.Errors != 0 {
+		t.Fatalf("load figures: %s (%v)", out, err)
+	}
+}
+
+// brokersStatusAndDown checks the brokers hopbench brokers up started in
+// dir, then stops them.
+func brokersStatusAndDown(t *testing.T, dir string) {
 	// The kafka node has gone, its topic stays: with no service consuming,
 	// a load's first call has a deadline and ends with a classified error
 	// instead of waiting for ever.
