@@ -83,6 +83,7 @@ the capacity is reported as a lower bound ("≥ N").`,
 	fl.Float64Var(&f.cfg.Search.MaxRate, "max-rate", 200_000, "with --capacity: the highest rate probed (requests/s)")
 	fl.DurationVar(&f.cfg.Timeout, "timeout", 30*time.Second, "give up on a call after this long")
 	fl.IntVar(&f.target.Connections, "connections", 1, "clients dialled and shared by the workers")
+	fl.BoolVar(&f.target.PerRequest, "per-request", false, "a new connection (and with TLS a full handshake) for every call, instead of --connections kept for the run (not kafka)")
 	fl.BoolVar(&f.target.Transport.HTTP2, "http2", false, "HTTP/2 for HTTP-based stacks (h2c without TLS)")
 	fl.StringVar(&f.tlsDir, "tls-dir", "", "TLS with the CA and client certificate in `DIR` (the node's --tls-dir)")
 	fl.StringVar(&f.caFile, "ca", "", "TLS trusting the CA certificate in `FILE` (the node's --ca-out)")

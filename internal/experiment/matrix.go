@@ -37,6 +37,8 @@ type Run struct {
 	// Limits are the spec's raised bounds on loads, if any.
 	Limits      *load.Limits `json:"limits,omitempty"`
 	Connections int          `json:"connections"`
+	// PerRequest: a new connection (and with TLS a handshake) every call.
+	PerRequest bool `json:"per_request,omitempty"`
 	Seed        uint64       `json:"seed"`
 	// OrderSeed, with the repetition, seeded the shuffle that put the run
 	// where it is in the experiment (Index); 0 when runs went as listed.
@@ -121,11 +123,14 @@ func (s *Spec) variants(rep int, top, model string, count int, op string, l Load
 		for _, h2 := range s.HTTP2 {
 			for _, cache := range s.Cache {
 				for _, gen := range s.Generators {
-					for _, st := range s.Stacks {
-						r := s.run(st, top, model, count, op, l)
-						r.Repetition, r.TLS, r.HTTP2, r.Cache, r.Generator = rep, tls, h2, cache, gen
-						r.MTLS = tls && s.MTLS
-						runs = append(runs, r)
+					for _, conn := range s.Connections {
+						for _, st := range s.Stacks {
+							r := s.run(st, top, model, count, op, l)
+							r.Repetition, r.TLS, r.HTTP2, r.Cache, r.Generator = rep, tls, h2, cache, gen
+							r.MTLS = tls && s.MTLS
+							r.Connections, r.PerRequest = conn.Pooled, conn.PerRequest
+							runs = append(runs, r)
+						}
 					}
 				}
 			}
@@ -139,7 +144,7 @@ func (s *Spec) run(stack, top, model string, count int, op string, l LoadSpec) R
 	r := Run{
 		Part: s.part, Stack: st.String(), Topology: top, Op: op, Model: model, Count: count, Load: l,
 		Duration: s.Duration, Requests: s.Requests, Warmup: *s.Warmup, SLA: s.SLA, Timeout: s.Timeout,
-		Pin: s.Pin, Memory: s.Memory, Connections: s.Connections, Seed: s.Seed, Limits: s.Limits,
+		Pin: s.Pin, Memory: s.Memory, Seed: s.Seed, Limits: s.Limits,
 		TransportOptions: s.TransportOptions.For(st.Transport),
 	}
 	if l.Closed == nil {
@@ -206,7 +211,7 @@ func (r Run) Options() string {
 	for _, flag := range []struct {
 		on   bool
 		name string
-	}{{r.TLS && !r.MTLS, "tls"}, {r.MTLS, "mtls"}, {r.HTTP2, "h2"}, {r.Cache, "cache"}} {
+	}{{r.TLS && !r.MTLS, "tls"}, {r.MTLS, "mtls"}, {r.HTTP2, "h2"}, {r.Cache, "cache"}, {r.PerRequest, "per-request"}} {
 		if flag.on {
 			parts = append(parts, flag.name)
 		}

@@ -251,7 +251,7 @@ func (e *execution) measure(ctx context.Context, r Run, rec *results.Record) err
 	counter := &wire.Counter{}
 	tcfg.Dialer = &wire.Dialer{Counter: counter}
 	tgt, err := load.DialTarget(ctx, load.TargetConfig{Stack: st, Addr: insts[0].Addr(), Transport: tcfg,
-		Op: transport.Op(r.Op), Model: r.Model, Count: r.Count, Seed: r.Seed, Connections: r.Connections})
+		Op: transport.Op(r.Op), Model: r.Model, Count: r.Count, Seed: r.Seed, Connections: r.Connections, PerRequest: r.PerRequest})
 	if err != nil {
 		return err
 	}

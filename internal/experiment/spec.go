@@ -32,7 +32,7 @@ type Spec struct {
 	Cache       Bools         `yaml:"cache" json:"cache,omitempty" jsonschema_description:"Nodes reuse the encoded reply of an identical get: false, true or both."`
 	Pin         string        `yaml:"pin" json:"pin,omitempty" jsonschema:"enum=none,enum=split,enum=same" jsonschema_description:"CPU pinning: none; split (generator on CPU 0, nodes on the others); same (all on CPU 0)."`
 	Memory      ByteSize      `yaml:"memory" json:"memory,omitempty" jsonschema_description:"Memory limit of each node (cgroups), e.g. 400MiB; a node killed by it ends the run as out of memory."`
-	Connections int           `yaml:"connections" json:"connections,omitempty" jsonschema_description:"Connections the generator opens to the entry node, shared by its workers (default 1)."`
+	Connections Connections   `yaml:"connections" json:"connections,omitempty" jsonschema_description:"How the generator connects to the entry node: a number of connections kept for the run and shared by its workers (default 1, also written pooled), per-request (a new connection, and with TLS a full handshake, for every call; not kafka), or a list such as [pooled, per-request] to measure both."`
 	Seed        uint64        `yaml:"seed" json:"seed,omitempty" jsonschema_description:"Payload, Poisson and run-order seed (default 1)."`
 	Order       string        `yaml:"order" json:"order,omitempty" jsonschema:"enum=shuffled,enum=listed" jsonschema_description:"Order of the runs within each repetition: shuffled (default; seeded by seed and the repetition, recorded in each run's config as order_seed) so that a case's place in time never lines up with its stack, or listed (stacks innermost, as the lists are written)."`
 	GoMemLimit  string        `yaml:"gomemlimit" json:"gomemlimit,omitempty" jsonschema_description:"With memory set: the Go runtime's soft memory limit (GOMEMLIMIT) each node runs with, as a share of memory such as 90% (the default, what a Go service in a limited container sets), or off. Recorded in each run's config."`
@@ -148,8 +148,8 @@ func (s *Spec) Defaults() {
 	if s.Pin == "" {
 		s.Pin = "none"
 	}
-	if s.Connections == 0 {
-		s.Connections = 1
+	if len(s.Connections) == 0 {
+		s.Connections = Connections{{Pooled: 1}}
 	}
 	if s.Seed == 0 {
 		s.Seed = 1

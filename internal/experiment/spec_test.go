@@ -95,6 +95,9 @@ func TestEveryFieldIsValidated(t *testing.T) {
 		{"bad memory", with("memory: lots"), "memory", "not a size"},
 		{"tiny memory", with("memory: 1MiB"), "memory", "at least 16MiB"},
 		{"connections", with("connections: 5000"), "connections", "1 to 1024"},
+		{"connections of no kind", with("connections: [pooled, sometimes]"), "connections", `"sometimes": want a number of pooled connections`},
+		{"connections twice", with("connections: [pooled, 1]"), "connections", "given twice"},
+		{"kafka per request", with("stacks: [rest, kafka]\nconnections: [pooled, per-request]"), "stacks[1]", "kafka takes no per-request connections"},
 		{"bad seed", with("seed: -1"), "seed", "not a whole number"},
 		{"options not a mapping", with("transport_options: [amqp.reply]"), "transport_options", "technology.option: value"},
 		{"option without technology", with("stacks: [amqp]\ntransport_options: {reply: queue}"), "transport_options.reply", "want technology.option"},
@@ -459,5 +462,37 @@ func TestTheIndependentGeneratorIsRefusedWhereItCannotDrive(t *testing.T) {
 		if _, err := Parse([]byte(c.spec)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: error %v, want one saying %q", c.spec, err, c.want)
 		}
+	}
+}
+
+// connections: [pooled, per-request] measures each case both ways, named
+// apart; a number is that many pooled connections.
+func TestConnectionsMultiplyTheMatrix(t *testing.T) {
+	s, err := Parse([]byte(`
+stacks: [rest, grpc]
+payloads: [{model: text, counts: [10]}]
+loads: [{closed: {clients: 1}}]
+connections: [4, per-request]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := s.Runs()
+	if len(runs) != 4 {
+		t.Fatalf("%d runs, want 4", len(runs))
+	}
+	var per, pooled int
+	for _, r := range runs {
+		switch {
+		case r.PerRequest && r.Connections == 0 && strings.HasSuffix(r.Case(), " per-request"):
+			per++
+		case !r.PerRequest && r.Connections == 4 && !strings.Contains(r.Case(), "per-request"):
+			pooled++
+		default:
+			t.Errorf("run %+v (%s)", r, r.Case())
+		}
+	}
+	if per != 2 || pooled != 2 {
+		t.Errorf("%d per-request and %d pooled runs, want 2 and 2", per, pooled)
 	}
 }

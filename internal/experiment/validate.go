@@ -309,8 +309,17 @@ func (s *Spec) validateScalars(bad func(string, string, ...any)) {
 	if slices.Contains(s.Generators, GeneratorIndependent) {
 		s.validateIndependent(bad)
 	}
-	if s.Connections < 1 || s.Connections > 1024 {
-		bad("connections", "%d: want 1 to 1024", s.Connections)
+	for _, c := range s.Connections {
+		if !c.PerRequest {
+			continue
+		}
+		for i, st := range s.Stacks {
+			if p, err := transport.ParseStack(st); err == nil {
+				if err := transport.PerRequestRefusal(p.Transport); err != nil {
+					bad(fmt.Sprintf("stacks[%d]", i), "%v; leave %s out of a part with connections: per-request", err, st)
+				}
+			}
+		}
 	}
 	if s.MTLS && !slices.Contains(s.TLS, true) {
 		bad("mtls", "mutual TLS needs tls: true (or [false, true])")

@@ -27,6 +27,10 @@ type TargetConfig struct {
 	// share them in turn. An HTTP/1.1 client opens a connection per
 	// concurrent call whatever this says.
 	Connections int
+	// PerRequest opens a new client (a new connection, and with TLS a full
+	// handshake) for every call and closes it after, instead of dialling
+	// Connections clients for the run.
+	PerRequest bool
 }
 
 // Target is a dialled service with its request encoded once: the
@@ -34,6 +38,8 @@ type TargetConfig struct {
 // real caller's would be.
 type Target struct {
 	cfg     TargetConfig
+	tr      transport.Transport
+	tcfg    transport.Config
 	clients []transport.Client
 	next    atomic.Uint64
 	req     transport.Request
@@ -70,7 +76,12 @@ func DialTarget(ctx context.Context, cfg TargetConfig) (*Target, error) {
 	}
 	tcfg := cfg.Transport
 	tcfg.Codec, tcfg.Compression = cfg.Stack.Codec, cfg.Stack.Compression
-	t := &Target{cfg: cfg, model: m, cc: codec.Compressed(c, z, tcfg.MaxBytesOrDefault())}
+	if cfg.PerRequest {
+		if err := transport.PerRequestRefusal(cfg.Stack.Transport); err != nil {
+			return nil, err
+		}
+	}
+	t := &Target{cfg: cfg, tr: tr, tcfg: tcfg, model: m, cc: codec.Compressed(c, z, tcfg.MaxBytesOrDefault())}
 	t.req = transport.Request{Op: cfg.Op, Model: cfg.Model, Count: cfg.Count, Codec: c, Compression: z}
 	if cfg.Op != transport.OpGet {
 		if size, err := m.EncodedSize(cfg.Count, c.Marshal); err == nil && size > int64(tcfg.MaxBytesOrDefault()) {
@@ -88,6 +99,9 @@ func DialTarget(ctx context.Context, cfg TargetConfig) (*Target, error) {
 		if t.req.Body, err = z.Compress(raw); err != nil {
 			return nil, fmt.Errorf("compressing the request: %w", err)
 		}
+	}
+	if cfg.PerRequest {
+		return t, nil // each call dials its own
 	}
 	for range max(cfg.Connections, 1) {
 		cl, err := tr.Dial(ctx, cfg.Addr, tcfg)
@@ -113,8 +127,12 @@ func (t *Target) RawRequestBytes() int { return t.rawSize }
 // zero before any.
 func (t *Target) ReplyBytes() int { return int(t.replySize.Load()) }
 
-// NewCall returns a Call for one worker, on the next client in turn.
+// NewCall returns a Call for one worker, on the next client in turn, or,
+// per request, on a client of its own that it dials and closes.
 func (t *Target) NewCall() Call {
+	if t.cfg.PerRequest {
+		return t.callOnNewClient
+	}
 	cl := t.clients[int(t.next.Add(1)-1)%len(t.clients)]
 	return func(ctx context.Context) error {
 		b, err := cl.Call(ctx, &t.req)
@@ -123,6 +141,22 @@ func (t *Target) NewCall() Call {
 		}
 		return t.check(b)
 	}
+}
+
+// callOnNewClient makes one call on a client dialled for it: its
+// latency includes connecting (and the TLS handshake), as a caller that
+// keeps no connection pays it.
+func (t *Target) callOnNewClient(ctx context.Context) error {
+	cl, err := t.tr.Dial(ctx, t.cfg.Addr, t.tcfg)
+	if err != nil {
+		return err
+	}
+	b, err := cl.Call(ctx, &t.req)
+	cl.Close()
+	if err != nil {
+		return err
+	}
+	return t.check(b)
 }
 
 // check reads a reply as a caller would and makes sure it is the one asked

@@ -332,7 +332,7 @@ func matches(r *results.Record, sel map[string]string) bool {
 			if slices.Contains(words, "independent") {
 				got = "independent"
 			}
-		case "tls", "cache", "h2", "mtls":
+		case "tls", "cache", "h2", "mtls", "per-request":
 			got = strconv.FormatBool(slices.Contains(words, k))
 		default:
 			return false

@@ -108,6 +108,25 @@ type Healthy interface {
 	Health() error
 }
 
+// PoolOnly is a Transport whose clients cannot meaningfully be opened for
+// every call (connections: per-request); PerRequest says why.
+type PoolOnly interface {
+	PerRequest() error
+}
+
+// PerRequestRefusal is why the named transport takes no per-request
+// connections; nil when it does.
+func PerRequestRefusal(name string) error {
+	t, err := Lookup(name)
+	if err != nil {
+		return err
+	}
+	if p, ok := t.(PoolOnly); ok {
+		return p.PerRequest()
+	}
+	return nil
+}
+
 // Client makes calls to one server. Safe for concurrent use; connections
 // are reused, never opened per call.
 type Client interface {

@@ -164,6 +164,14 @@ func fromHeaders(hs []kgo.RecordHeader) (m brokered.Meta, correlation, replyTo s
 	return m, correlation, replyTo
 }
 
+// PerRequest: a Kafka client is long-lived by design. It learns the
+// cluster's metadata, keeps a connection to every broker it uses, and here
+// owns a reply topic it creates on connecting and deletes on closing; one
+// per call would measure topic administration, not a call.
+func (Transport) PerRequest() error {
+	return errors.New("kafka takes no per-request connections: a Kafka client learns the cluster's metadata, keeps its broker connections and owns a reply topic for its life, so a new one per call would measure topic administration, not a call")
+}
+
 type server struct {
 	addr     brokered.Addr
 	cl       *kgo.Client
