@@ -187,17 +187,36 @@ func TestABrokerTheRunDidNotStartDyingIsBrokerDied(t *testing.T) {
 		t.Skip("starts a broker process")
 	}
 	x := brokerRunner(t)
+	b := foundNATS(t, x)
+	recs := natsRun(t, x, "5s", func() { syscall.Kill(b.PID, syscall.SIGKILL) })
+	if len(recs) != 1 || recs[0].Outcome != results.OutcomeBrokerDied || recs[0].Brokers[0].Started {
+		t.Fatalf("records %+v, want one, broker died, of a broker the run found running", recs)
+	}
+	t.Logf("%s (%s) after %v", recs[0].Outcome, recs[0].Reason, recs[0].Ended.Sub(recs[0].Started).Round(time.Millisecond))
+}
+
+// foundNATS is a NATS broker process started before x runs, at x's NATS
+// address: one the run finds running, as if another run had started it.
+func foundNATS(t *testing.T, x *Runner) *broker.Broker {
+	t.Helper()
 	b, err := broker.Start(context.Background(), "nats", broker.Config{Dir: t.TempDir(), Addr: x.BrokerAddrs["nats"], Bin: x.Bin})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer b.Close()
+	t.Cleanup(func() { b.Close() })
+	return b
+}
+
+// natsRun runs 2 closed-loop clients over nats for d and calls disrupt
+// once, after the first measured second.
+func natsRun(t *testing.T, x *Runner, d string, disrupt func()) []results.Record {
+	t.Helper()
 	spec, err := Parse([]byte(`
 stacks: [nats]
 payloads: [{model: text, counts: [10]}]
 topologies: [direct]
 loads: [{closed: {clients: 2}}]
-duration: 5s
+duration: ` + d + `
 warmup: 0s
 timeout: 2s
 `))
@@ -205,15 +224,12 @@ timeout: 2s
 		t.Fatal(err)
 	}
 	var once sync.Once
-	x.OnSecond = func(Run, load.Second) { once.Do(func() { syscall.Kill(b.PID, syscall.SIGKILL) }) }
+	x.OnSecond = func(Run, load.Second) { once.Do(disrupt) }
 	recs, err := x.Run(context.Background(), spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != 1 || recs[0].Outcome != results.OutcomeBrokerDied || recs[0].Brokers[0].Started {
-		t.Fatalf("records %+v, want one, broker died, of a broker the run found running", recs)
-	}
-	t.Logf("%s (%s) after %v", recs[0].Outcome, recs[0].Reason, recs[0].Ended.Sub(recs[0].Started).Round(time.Millisecond))
+	return recs
 }
 
 // The issue: a node whose broker connection drops kept running without
@@ -225,31 +241,10 @@ func TestANodeLosingItsBrokerIsNodeUnavailable(t *testing.T) {
 		t.Skip("starts a broker process")
 	}
 	x := brokerRunner(t)
-	b, err := broker.Start(context.Background(), "nats", broker.Config{Dir: t.TempDir(), Addr: x.BrokerAddrs["nats"], Bin: x.Bin})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b := foundNATS(t, x)
 	px := newCuttingProxy(t, b.Addr)
 	x.BrokerAddrs["nats"] = px.addr()
-	spec, err := Parse([]byte(`
-stacks: [nats]
-payloads: [{model: text, counts: [10]}]
-topologies: [direct]
-loads: [{closed: {clients: 2}}]
-duration: 6s
-warmup: 0s
-timeout: 2s
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var once sync.Once
-	x.OnSecond = func(Run, load.Second) { once.Do(px.cut) }
-	recs, err := x.Run(context.Background(), spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := natsRun(t, x, "6s", px.cut)
 	if len(recs) != 1 || recs[0].Outcome != results.OutcomeNodeUnavailable || !strings.Contains(recs[0].Reason, "node 0: unavailable: nats: the connection to NATS") {
 		t.Fatalf("records %+v, want one, node unavailable, naming the node", recs)
 	}

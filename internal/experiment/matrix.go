@@ -38,8 +38,8 @@ type Run struct {
 	Limits      *load.Limits `json:"limits,omitempty"`
 	Connections int          `json:"connections"`
 	// PerRequest: a new connection (and with TLS a handshake) every call.
-	PerRequest bool `json:"per_request,omitempty"`
-	Seed        uint64       `json:"seed"`
+	PerRequest bool   `json:"per_request,omitempty"`
+	Seed       uint64 `json:"seed"`
 	// OrderSeed, with the repetition, seeded the shuffle that put the run
 	// where it is in the experiment (Index); 0 when runs went as listed.
 	OrderSeed uint64 `json:"order_seed,omitempty"`

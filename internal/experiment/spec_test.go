@@ -457,6 +457,7 @@ func TestTheIndependentGeneratorIsRefusedWhereItCannotDrive(t *testing.T) {
 		{base + "stacks: [rest]\nloads: [{closed: {clients: 1}}]\n", "loads[0]"},
 		{base + "stacks: [rest]\nloads: [{rate: {rate: 5}}]\ntls: true\n", "plain HTTP/1.1"},
 		{base + "stacks: [rest]\nloads: [{rate: {rate: 5}}]\ntopologies: [chain:2]\n", "direct"},
+		{base + "stacks: [rest]\nloads: [{rate: {rate: 5}}]\nconnections: [pooled, per-request]\n", "keeps one connection"},
 		{"stacks: [rest]\npayloads: [{model: user, counts: [1]}]\nloads: [{rate: {rate: 5}}]\ngenerators: [ixload]\n", "want hopbench or independent"},
 	} {
 		if _, err := Parse([]byte(c.spec)); err == nil || !strings.Contains(err.Error(), c.want) {

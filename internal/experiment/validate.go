@@ -358,6 +358,9 @@ func (s *Spec) validateIndependent(bad func(string, string, ...any)) {
 	if slices.Contains(s.TLS, true) || slices.Contains(s.HTTP2, true) {
 		bad("generators", "the independent generator speaks plain HTTP/1.1: set tls and http2 false where it runs")
 	}
+	if slices.ContainsFunc(s.Connections, func(c ConnMode) bool { return c.PerRequest || c.Pooled > 1 }) {
+		bad("connections", "the independent generator keeps one connection: leave connections at 1 where it runs")
+	}
 	for i, l := range s.Loads {
 		switch {
 		case l.Rate == nil:

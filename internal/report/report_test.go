@@ -226,3 +226,40 @@ func TestCapacitySearchesAreDrawnAsCurvesWithTheirKnees(t *testing.T) {
 		t.Errorf("summary header %q has no capacity", r.Summary.Header)
 	}
 }
+
+// Cases measured with a connection per call are set beside their pooled
+// twins, with what the connection adds and its share.
+func TestPerRequestCasesAreSetBesideTheirPooledTwins(t *testing.T) {
+	var recs []results.Record
+	for _, r := range fixture(t) {
+		if r.Stack != "rest" && r.Stack != "grpc" {
+			continue
+		}
+		recs = append(recs, r)
+		per := r
+		per.Options = strings.TrimSpace(r.Options + " per-request")
+		per.Case = r.Case + " per-request"
+		per.P50Us = r.P50Us * 4
+		recs = append(recs, per)
+	}
+	r, err := Build("connections", nil, recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sec *Section
+	for _, s := range r.Sections {
+		if s.ID == "connections" {
+			sec = s
+		}
+	}
+	if sec == nil || len(sec.Figures) == 0 {
+		t.Fatal("no connections section")
+	}
+	for _, f := range sec.Figures {
+		for _, row := range f.Table.Rows {
+			if row[4] != "75 %" {
+				t.Errorf("%s: %v, want a connection per call adding 75 %% of a p50 four times the pooled one", f.Title, row)
+			}
+		}
+	}
+}

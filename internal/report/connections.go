@@ -1,0 +1,83 @@
+package report
+
+import (
+	"slices"
+	"strings"
+)
+
+// perRequest is the word a case's options carry when each call opened a
+// connection of its own.
+const perRequest = "per-request"
+
+// connectionPair is a case measured per request and its twin with pooled
+// connections: the same stack, topology, operation, payload, load and
+// options but that one.
+type connectionPair struct {
+	pooled, per *measured
+}
+
+// connectionPairs finds, for each per-request case, its pooled twin.
+func connectionPairs(cases []*measured) []connectionPair {
+	byKey := map[string]*measured{}
+	for _, c := range measuredOnly(cases) {
+		if !hasWord(c.Options, perRequest) {
+			if k := c.Stack + " " + c.scenario(); byKey[k] == nil {
+				byKey[k] = c
+			}
+		}
+	}
+	var out []connectionPair
+	for _, c := range measuredOnly(cases) {
+		if !hasWord(c.Options, perRequest) {
+			continue
+		}
+		twin := *c
+		twin.Options = withoutWord(c.Options, perRequest)
+		if p := byKey[c.Stack+" "+twin.scenario()]; p != nil {
+			out = append(out, connectionPair{pooled: p, per: c})
+		}
+	}
+	return out
+}
+
+// connections sets each case measured with a connection per call beside
+// its twin with pooled connections: what connecting (and, with TLS, the
+// handshake) adds to a call, and its share of the call's latency.
+func (b *builder) connections() error {
+	pairs := connectionPairs(b.cases)
+	if len(pairs) == 0 {
+		return nil
+	}
+	s := b.section("connections", "Connections: pooled against one per call",
+		"Each case measured with a new connection for every call (per-request: connecting and, with TLS, a full handshake on each call) beside the same case with the connections kept for the run. Medians over repetitions; the share is what a connection per call adds, as a part of the per-request median.")
+	var views []string
+	byView := map[string][]connectionPair{}
+	for _, p := range pairs {
+		v := p.pooled.scenario()
+		if _, ok := byView[v]; !ok {
+			views = append(views, v)
+		}
+		byView[v] = append(byView[v], p)
+	}
+	for _, v := range views {
+		t := Table{Header: []string{"stack", "p50 ms pooled", "p50 ms per request", "added per call ms", "share of the per-request p50"}}
+		pooled, per := bars{Name: "pooled"}, bars{Name: "per request"}
+		var stacks []string
+		for _, p := range byView[v] {
+			a, z := p.pooled.P50Us.Median, p.per.P50Us.Median
+			t.Rows = append(t.Rows, []string{p.per.Stack, ms(a), ms(z), ms(z - a), num(100*(z-a)/z, 0) + " %"})
+			stacks = append(stacks, p.per.Stack)
+			pooled.Values, per.Values = append(pooled.Values, a/1000), append(per.Values, z/1000)
+		}
+		if err := b.add(s, "", t)(barChart(v+": p50, pooled and per request", "ms", stacks, []bars{pooled, per}, colours{})); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func hasWord(s, w string) bool { return slices.Contains(strings.Fields(s), w) }
+
+func withoutWord(s, w string) string {
+	return strings.Join(slices.DeleteFunc(strings.Fields(s), func(f string) bool { return f == w }), " ")
+}
