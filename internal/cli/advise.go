@@ -61,7 +61,7 @@ minutes for 8 stacks; brokers are started and stopped) and advises from it.`,
 	fl.Float64Var(&req.Rate, "rate", 0, "calls per second a service must carry")
 	fl.DurationVar(&req.SLA, "sla", 0, "latency the percentile's calls must stay within, e.g. 20ms")
 	fl.Float64Var(&req.Percentile, "percentile", 99, "the SLA's percentile")
-	fl.StringVar(&req.Topology, "topology", "direct", "how the services call each other: direct, chain:N, tree:D:F, star:N")
+	fl.StringVar(&req.Topology, "topology", "direct", "how the services call each other: direct, chain:N, tree:D, star:N")
 	fl.BoolVar(&req.Async, "async", false, "callers and services must be decoupled by a broker")
 	fl.BoolVar(&req.Durable, "durable", false, "requests must survive a restart")
 	fl.BoolVar(&req.Browser, "browser", false, "browsers or third parties call the service")

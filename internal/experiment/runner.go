@@ -63,6 +63,9 @@ type Runner struct {
 	// OnShared, if set, hears of other hopbench processes measuring on
 	// this machine as the experiment starts and as each run ends.
 	OnShared func(others []lease.Holder)
+	// resetNode replaces the POST /reset that opens a node's measured
+	// window (tests make it fail).
+	resetNode func(adminAddr string) error
 }
 
 // CodecFile is the name of the codec timings file in a results directory.
@@ -233,7 +236,7 @@ func (e *execution) measure(ctx context.Context, r Run, rec *results.Record) err
 	if err != nil {
 		return err
 	}
-	nodes := &nodeSet{limit: int64(r.Memory), name: fmt.Sprintf("hopbench-%d-run%d", os.Getpid(), r.Index)}
+	nodes := &nodeSet{limit: int64(r.Memory), name: fmt.Sprintf("hopbench-%d-run%d", os.Getpid(), r.Index), reset: e.resetNode}
 	defer nodes.close()
 	insts, err := topology.Start(ctx, top, topology.Processes(topology.ProcessConfig{
 		Bin: e.Bin, Listen: listen, Args: func(int) []string { return e.nodeArgs(r, tlsDir, clientTLS) }, Prefix: e.pin.prefix(),
@@ -404,6 +407,8 @@ func outcome(ctx, runCtx context.Context, brk *broker.Broker, nodes *nodeSet, re
 		return results.OutcomeBrokerDied, brokerExited(brk)
 	case context.Cause(runCtx) == errNodeUnavailable:
 		return results.OutcomeNodeUnavailable, nodes.lost + "; the broker lived on"
+	case nodes != nil && nodes.resetErr != nil:
+		return results.OutcomeFailed, nodes.resetErr.Error()
 	case ctx.Err() != nil:
 		return results.OutcomeInterrupted, "stopped before the end of the run; figures are partial"
 	case res.Capacity != nil:
@@ -500,6 +505,10 @@ type nodeSet struct {
 	usage  *usageWindow
 	// lost says which node reported it could not serve, and why.
 	lost string
+	// reset zeroes a node's figures (default: POST /reset to its admin);
+	// resetErr is the first failure to.
+	reset    func(adminAddr string) error
+	resetErr error
 }
 
 // started places a node in its memory group as soon as it exists.
@@ -610,10 +619,18 @@ func (n *nodeSet) unavailable() string {
 
 // windowStart zeroes the nodes' own figures and peak RSS as the measured
 // window opens, and notes their CPU time.
+// A node whose /reset fails fails the run: its figures would include the
+// warm-up.
 func (n *nodeSet) windowStart() {
+	reset := n.reset
+	if reset == nil {
+		reset = func(addr string) error { return post(addr, "/reset") }
+	}
 	pids := make([]int, len(n.procs))
 	for i, p := range n.procs {
-		post(p.AdminAddr(), "/reset")
+		if err := reset(p.AdminAddr()); err != nil && n.resetErr == nil {
+			n.resetErr = fmt.Errorf("node %d: its admin /reset failed (%v), so its figures would include the warm-up", i, err)
+		}
 		pids[i] = p.PID()
 	}
 	n.usage = startUsage(pids)
@@ -706,7 +723,11 @@ func post(addr, path string) error {
 	if err != nil {
 		return err
 	}
-	return resp.Body.Close()
+	resp.Body.Close()
+	if resp.StatusCode >= 300 {
+		return fmt.Errorf("POST %s: %s", path, resp.Status)
+	}
+	return nil
 }
 
 func get(addr, path string) (json.RawMessage, error) {

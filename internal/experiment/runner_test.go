@@ -151,3 +151,30 @@ func TestARunWhoseCallsFailedLosesItsFigures(t *testing.T) {
 		t.Errorf("record keeps figures: %+v", rec.Figures)
 	}
 }
+
+// A node whose /reset fails would report figures that include the
+// warm-up: the run says so in its outcome instead of recording them.
+func TestAFailedNodeResetFailsTheRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	spec, err := Parse([]byte(`
+stacks: [rest]
+payloads: [{model: text, counts: [10]}]
+loads: [{closed: {clients: 1}}]
+duration: 1s
+warmup: 0s
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := &Runner{Bin: hopbenchBin(t), Dir: t.TempDir()}
+	x.resetNode = func(string) error { return fmt.Errorf("POST /reset: 500 Internal Server Error") }
+	recs, err := x.Run(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1 || recs[0].Outcome != results.OutcomeFailed || !strings.Contains(recs[0].Reason, "node 0: its admin /reset failed") {
+		t.Fatalf("records %+v, want one failed, saying the reset failed", recs)
+	}
+}

@@ -104,7 +104,7 @@ func DialTarget(ctx context.Context, cfg TargetConfig) (*Target, error) {
 		return t, nil // each call dials its own
 	}
 	for range max(cfg.Connections, 1) {
-		cl, err := tr.Dial(ctx, cfg.Addr, tcfg)
+		cl, err := transport.Dial(ctx, tr, cfg.Addr, tcfg)
 		if err != nil {
 			t.Close()
 			return nil, fmt.Errorf("dialling %s at %s: %w", cfg.Stack, cfg.Addr, err)
@@ -115,16 +115,17 @@ func DialTarget(ctx context.Context, cfg TargetConfig) (*Target, error) {
 }
 
 // RequestBytes is the request body's size as hopbench hands it to the
-// transport: encoded, and compressed when the stack compresses bodies
-// itself (rest+gzip); zero for a get.
+// transport: encoded, and compressed when hopbench compresses the body
+// for the stack (rest+gzip; gRPC compresses by itself, after); zero for
+// a get.
 func (t *Target) RequestBytes() int { return len(t.req.Body) }
 
 // RawRequestBytes is the encoded request body before any compression.
 func (t *Target) RawRequestBytes() int { return t.rawSize }
 
 // ReplyBytes is the body of the last good reply as the transport handed
-// it over: encoded, and compressed when the stack compresses bodies itself;
-// zero before any.
+// it over: encoded, and still compressed when hopbench compresses bodies
+// for the stack (rest+gzip); zero before any.
 func (t *Target) ReplyBytes() int { return int(t.replySize.Load()) }
 
 // NewCall returns a Call for one worker, on the next client in turn, or,
@@ -147,7 +148,7 @@ func (t *Target) NewCall() Call {
 // latency includes connecting (and the TLS handshake), as a caller that
 // keeps no connection pays it.
 func (t *Target) callOnNewClient(ctx context.Context) error {
-	cl, err := t.tr.Dial(ctx, t.cfg.Addr, t.tcfg)
+	cl, err := transport.Dial(ctx, t.tr, t.cfg.Addr, t.tcfg)
 	if err != nil {
 		return err
 	}

@@ -107,14 +107,14 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		n.compression, _ = codec.LookupCompression("none")
 	}
 	for _, addr := range cfg.Downstream {
-		c, err := tr.Dial(ctx, addr, tcfg)
+		c, err := transport.Dial(ctx, tr, addr, tcfg)
 		if err != nil {
 			n.Close()
 			return nil, fmt.Errorf("node: downstream %s: %w", addr, err)
 		}
 		n.clients = append(n.clients, c)
 	}
-	if n.server, err = tr.Listen(ctx, cfg.Listen, tcfg, transport.Handler{Bytes: n.handle, Message: n.handleMessage}); err != nil {
+	if n.server, err = transport.Listen(ctx, tr, cfg.Listen, tcfg, transport.Handler{Bytes: n.handle, Message: n.handleMessage}); err != nil {
 		n.Close()
 		return nil, fmt.Errorf("node: %w", err)
 	}

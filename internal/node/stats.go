@@ -29,7 +29,7 @@ var phaseNames = [numPhases]string{"decode", "work", "downstream", "encode", "to
 func (p Phase) String() string { return phaseNames[p] }
 
 // timings holds one histogram per phase, sharded so that concurrent requests
-// rarely contend on one lock; Snapshot merges the shards.
+// rarely contend on one lock; merged combines the shards.
 type timings struct {
 	next   atomic.Uint32
 	shards []timingShard

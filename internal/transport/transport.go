@@ -285,6 +285,24 @@ func Duration(v string) error {
 	return nil
 }
 
+// Listen starts t's server at addr after the checks every stack owes its
+// callers, made here once so that no transport can forget them: options
+// resolved, unknown ones refused with the known ones named.
+func Listen(ctx context.Context, t Transport, addr string, cfg Config, h Handler) (Server, error) {
+	if _, err := ResolveOptions(t, cfg.Options); err != nil {
+		return nil, err
+	}
+	return t.Listen(ctx, addr, cfg, h)
+}
+
+// Dial connects a client of t to target after the same checks as Listen.
+func Dial(ctx context.Context, t Transport, target string, cfg Config) (Client, error) {
+	if _, err := ResolveOptions(t, cfg.Options); err != nil {
+		return nil, err
+	}
+	return t.Dial(ctx, target, cfg)
+}
+
 // Optioned is implemented by transports with options of their own.
 type Optioned interface {
 	Options() []Option

@@ -76,18 +76,3 @@ func (d *Dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 	}
 	return d.Counter.Conn(conn), nil
 }
-
-// Listener wraps accepted connections so that a server's bytes are counted.
-type Listener struct {
-	net.Listener
-	Counter *Counter
-}
-
-// Accept waits for and wraps the next connection.
-func (l *Listener) Accept() (net.Conn, error) {
-	conn, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
-	}
-	return l.Counter.Conn(conn), nil
-}

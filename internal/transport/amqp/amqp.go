@@ -98,7 +98,7 @@ func dial(a brokered.Addr, cfg transport.Config, role string) (*amqp.Connection,
 		Properties:      amqp.Table{"connection_name": "hopbench " + role + " " + a.Name},
 	})
 	if err != nil {
-		return nil, brokered.Unavailable("amqp: connecting to RabbitMQ at %s: %v (is it running? hopbench brokers up rabbitmq)", a.Host, err)
+		return nil, brokered.Unavailable("amqp: connecting to RabbitMQ at %s: %w (is it running? hopbench brokers up rabbitmq)", a.Host, err)
 	}
 	return conn, nil
 }
@@ -366,7 +366,7 @@ func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, erro
 		if ctx.Err() != nil {
 			return nil, &transport.Error{Code: transport.CodeDeadline, Msg: err.Error(), Err: err}
 		}
-		return nil, brokered.Unavailable("amqp: publishing to %s: %v", c.addr.Name, err)
+		return nil, brokered.Unavailable("amqp: publishing to %s: %w", c.addr.Name, err)
 	}
 	return c.pending.Wait(ctx, id, wait, c.maxBytes)
 }

@@ -127,7 +127,7 @@ func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, erro
 	}
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
-		return nil, transport.Errorf(transport.CodeBadRequest, "%v", err)
+		return nil, transport.Errorf(transport.CodeBadRequest, "%w", err)
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	resp, err := c.http.Do(hreq)

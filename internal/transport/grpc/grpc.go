@@ -137,7 +137,7 @@ func serve(ctx context.Context, h transport.Handler, op transport.Op, in []byte)
 	if op == transport.OpGet {
 		var gr pb.GetRequest
 		if err := proto.Unmarshal(in, &gr); err != nil {
-			return nil, transport.Errorf(transport.CodeBadRequest, "decoding GetRequest: %v", err)
+			return nil, transport.Errorf(transport.CodeBadRequest, "decoding GetRequest: %w", err)
 		}
 		req.Model, req.Count = gr.Model, int(gr.Count)
 	} else {

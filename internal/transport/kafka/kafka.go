@@ -136,7 +136,7 @@ func replyTopic(name string) string { return name + ".replies." + brokered.Rando
 func (s *setup) createTopic(ctx context.Context, adm *kadm.Client, topic string, partitions int32) error {
 	_, err := adm.CreateTopic(ctx, partitions, 1, nil, topic)
 	if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
-		return brokered.Unavailable("kafka: creating topic %s at %s: %v (is Kafka running? hopbench brokers up kafka)", topic, s.addr.Host, err)
+		return brokered.Unavailable("kafka: creating topic %s at %s: %w (is Kafka running? hopbench brokers up kafka)", topic, s.addr.Host, err)
 	}
 	return nil
 }
@@ -278,7 +278,7 @@ func (srv *server) Addr() string { return srv.addr.String() }
 // Health is unavailable while the client cannot connect to the broker.
 func (srv *server) Health() error {
 	if err := srv.dials.err(); err != nil {
-		return brokered.Unavailable("kafka: cannot connect to Kafka at %s (%v): topic %s is not consumed", srv.addr.Host, err, srv.addr.Name)
+		return brokered.Unavailable("kafka: cannot connect to Kafka at %s (%w): topic %s is not consumed", srv.addr.Host, err, srv.addr.Name)
 	}
 	return nil
 }
@@ -316,7 +316,7 @@ func (t Transport) Dial(ctx context.Context, target string, cfg transport.Config
 	adm := kadm.NewClient(admin)
 	topics, err := adm.ListTopics(ctx, s.addr.Name)
 	if err != nil {
-		return nil, brokered.Unavailable("kafka: reaching Kafka at %s: %v (is it running? hopbench brokers up kafka)", s.addr.Host, err)
+		return nil, brokered.Unavailable("kafka: reaching Kafka at %s: %w (is it running? hopbench brokers up kafka)", s.addr.Host, err)
 	}
 	if !topics.Has(s.addr.Name) {
 		return nil, brokered.Unavailable("kafka: no service: topic %s does not exist at %s (start its node first)", s.addr.Name, s.addr.Host)
@@ -328,7 +328,7 @@ func (t Transport) Dial(ctx context.Context, target string, cfg transport.Config
 	cl, err := s.readReplies(ctx, adm, replies)
 	if err != nil {
 		deleteTopic(adm, replies)
-		return nil, brokered.Unavailable("kafka: reading %s: %v", replies, err)
+		return nil, brokered.Unavailable("kafka: reading %s: %w", replies, err)
 	}
 	c := &client{addr: s.addr, replies: replies, cl: cl, pending: brokered.NewPending(), maxBytes: cfg.MaxBytesOrDefault(), done: make(chan struct{})}
 	go c.receive()
@@ -442,7 +442,7 @@ func produceError(ctx context.Context, topic string, err error) error {
 	case errors.Is(err, kerr.MessageTooLarge) || errors.Is(err, kerr.RecordListTooLarge):
 		return &transport.Error{Code: transport.CodeTooLarge, Msg: err.Error(), Err: err}
 	}
-	return brokered.Unavailable("kafka: producing to %s: %v", topic, err)
+	return brokered.Unavailable("kafka: producing to %s: %w", topic, err)
 }
 
 // Close deletes the client's reply topic and disconnects.

@@ -60,7 +60,7 @@ func connect(a brokered.Addr, cfg transport.Config, role string) (*nats.Conn, er
 	}
 	nc, err := nats.Connect("nats://"+a.Host, opts...)
 	if err != nil {
-		return nil, brokered.Unavailable("nats: connecting to NATS at %s: %v (is it running? hopbench brokers up nats)", a.Host, err)
+		return nil, brokered.Unavailable("nats: connecting to NATS at %s: %w (is it running? hopbench brokers up nats)", a.Host, err)
 	}
 	return nc, nil
 }
@@ -181,7 +181,7 @@ func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, erro
 	case errors.Is(err, nats.ErrMaxPayload):
 		return nil, &transport.Error{Code: transport.CodeTooLarge, Msg: fmt.Sprintf("request of %d bytes exceeds the broker's max_payload of %d bytes", len(req.Body), c.nc.MaxPayload()), Err: err}
 	}
-	return nil, brokered.Unavailable("nats: %v", err)
+	return nil, brokered.Unavailable("nats: %w", err)
 }
 
 func (c *client) Close() error {

@@ -107,7 +107,7 @@ func (c *client) newRequest(ctx context.Context, req *transport.Request) (*http.
 		return nil, transport.Errorf(transport.CodeBadRequest, "unknown operation %q", req.Op)
 	}
 	if err != nil {
-		return nil, transport.Errorf(transport.CodeBadRequest, "%v", err)
+		return nil, transport.Errorf(transport.CodeBadRequest, "%w", err)
 	}
 	hreq.Header.Set("Accept", req.Codec.ContentType())
 	if enc := req.Compression.Encoding(); enc != "" {

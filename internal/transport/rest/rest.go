@@ -157,7 +157,7 @@ func parseRequest(r *http.Request, op transport.Op, maxBytes int) (*transport.Re
 		return nil, err
 	}
 	if req.Compression, err = codec.ForEncoding(r.Header.Get("Content-Encoding")); err != nil {
-		return nil, transport.Errorf(transport.CodeBadRequest, "%v", err)
+		return nil, transport.Errorf(transport.CodeBadRequest, "%w", err)
 	}
 	if r.ContentLength > int64(maxBytes) {
 		return nil, tooLarge(r.ContentLength, maxBytes)
@@ -168,7 +168,7 @@ func parseRequest(r *http.Request, op transport.Op, maxBytes int) (*transport.Re
 	case errors.As(err, &maxErr):
 		return nil, tooLarge(-1, maxBytes)
 	case err != nil:
-		return nil, transport.Errorf(transport.CodeBadRequest, "reading the request body: %v", err)
+		return nil, transport.Errorf(transport.CodeBadRequest, "reading the request body: %w", err)
 	}
 	return req, nil
 }

@@ -6,6 +6,7 @@ package transporttest
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
 	"fmt"
 	"strconv"
 	"strings"
@@ -20,6 +21,7 @@ import (
 	"github.com/hopbench/hopbench/internal/codec"
 	"github.com/hopbench/hopbench/internal/payload"
 	"github.com/hopbench/hopbench/internal/transport"
+	"github.com/hopbench/hopbench/internal/wire"
 	pb "github.com/hopbench/hopbench/schema/hopbench/v1"
 )
 
@@ -48,6 +50,7 @@ func Run(t *testing.T, v Variant) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Run("UnknownOptionRefused", func(t *testing.T) { testUnknownOption(t, tr, cmp.Or(v.Listen, "127.0.0.1:0"), v.Config) })
 		for _, c := range cases {
 			if c.large && !v.Large {
 				continue
@@ -77,14 +80,17 @@ var cases = []struct {
 	{name: "OversizeRefusedNamingTheLimit", serverMaxBytes: 1 << 20, run: testTooLarge},
 	{name: "MalformedRefusedAndServerKeepsServing", run: testMalformed},
 	{name: "Payload64MiB", large: true, run: testLarge},
+	{name: "WireBytesCountedThroughTheDialer", run: testWireCounted},
 }
 
-// env is one server and one client of the stack under test.
+// env is one server and one client of the stack under test; the client
+// dials through wire, a counting dialer, as every measured client does.
 type env struct {
 	server transport.Server
 	client transport.Client
 	codec  codec.Codec
 	z      codec.Compression
+	wire   *wire.Counter
 }
 
 func (e *env) close() {
@@ -99,16 +105,19 @@ func newEnv(t *testing.T, tr transport.Transport, listen string, cfg transport.C
 	if serverMaxBytes > 0 {
 		scfg.MaxBytes = serverMaxBytes
 	}
-	srv, err := tr.Listen(ctx, listen, scfg, transport.Handler{Bytes: handler, Message: messageHandler})
+	srv, err := transport.Listen(ctx, tr, listen, scfg, transport.Handler{Bytes: handler, Message: messageHandler})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cl, err := tr.Dial(ctx, srv.Addr(), cfg)
+	counter := &wire.Counter{}
+	ccfg := cfg
+	ccfg.Dialer = &wire.Dialer{Counter: counter}
+	cl, err := transport.Dial(ctx, tr, srv.Addr(), ccfg)
 	if err != nil {
 		srv.Close()
 		t.Fatal(err)
 	}
-	e := &env{server: srv, client: cl}
+	e := &env{server: srv, client: cl, wire: counter}
 	if e.codec, err = codec.Lookup(cmp.Or(cfg.Codec, tr.Codecs()[0])); err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +169,7 @@ func handler(ctx context.Context, req *transport.Request) ([]byte, error) {
 		}
 		mreq.Body = m.New()
 		if err := cc.Unmarshal(req.Body, mreq.Body); err != nil {
-			return nil, transport.Errorf(transport.CodeBadRequest, "decoding %s %s body: %v", req.Model, cc.Name(), err)
+			return nil, transport.Errorf(transport.CodeBadRequest, "decoding %s %s body: %w", req.Model, cc.Name(), err)
 		}
 	}
 	reply, err := messageHandler(ctx, mreq)
@@ -330,6 +339,34 @@ func testLarge(t *testing.T, e *env) {
 	}
 }
 
+// testUnknownOption: every stack refuses an option it does not have, by
+// its name, in Listen and in Dial, before connecting to anything.
+func testUnknownOption(t *testing.T, tr transport.Transport, listen string, cfg transport.Config) {
+	cfg.Options = map[string]string{"no-such-option": "1"}
+	if _, err := transport.Listen(context.Background(), tr, listen, cfg, transport.Handler{Bytes: handler}); err == nil || !strings.Contains(err.Error(), "no-such-option") {
+		t.Errorf("Listen with an unknown option: %v, want a refusal naming it", err)
+	}
+	if _, err := transport.Dial(context.Background(), tr, listen, cfg); err == nil || !strings.Contains(err.Error(), "no-such-option") {
+		t.Errorf("Dial with an unknown option: %v, want a refusal naming it", err)
+	}
+}
+
+// testWireCounted: the client's bytes go through the dialer it was given,
+// which every wire-byte figure depends on. Random bytes do not compress,
+// so both directions carry at least the body.
+func testWireCounted(t *testing.T, e *env) {
+	body := make([]byte, 64<<10)
+	rand.Read(body)
+	before := e.wire.Snapshot()
+	if _, err := e.call(context.Background(), transport.OpEcho, "blob", 0, &pb.Blob{Content: body}); err != nil {
+		t.Fatal(err)
+	}
+	got := e.wire.Snapshot().Sub(before)
+	if got.Written < int64(len(body)) || got.Read < int64(len(body)) {
+		t.Fatalf("the dialer counted %d bytes written and %d read for a %d-byte echo: the stack does not dial through cfg.Dialer", got.Written, got.Read, len(body))
+	}
+}
+
 func mustModel(name string) payload.Model {
 	m, err := payload.Lookup(name)
 	if err != nil {
@@ -353,11 +390,11 @@ func CheckRefusals(t *testing.T, name string, refusals []Refusal) {
 		t.Fatal(err)
 	}
 	for _, r := range refusals {
-		_, err := tr.Listen(context.Background(), "127.0.0.1:0", r.Config, transport.Handler{})
+		_, err := transport.Listen(context.Background(), tr, "127.0.0.1:0", r.Config, transport.Handler{})
 		if err == nil || !strings.Contains(err.Error(), r.Want) {
 			t.Errorf("%s Listen(%+v) = %v, want %q", name, r.Config, err, r.Want)
 		}
-		_, err = tr.Dial(context.Background(), "127.0.0.1:1", r.Config)
+		_, err = transport.Dial(context.Background(), tr, "127.0.0.1:1", r.Config)
 		if err == nil || !strings.Contains(err.Error(), r.Want) {
 			t.Errorf("%s Dial(%+v) = %v, want %q", name, r.Config, err, r.Want)
 		}
