@@ -223,83 +223,161 @@ func (e *execution) run(ctx context.Context, r Run) *results.Record {
 	return rec
 }
 
-// measure starts the run's nodes, drives them and fills rec; an error
-// means the run could not be made at all.
+// measure makes one run in its steps, filling rec: place it (its broker
+// and TLS), start its nodes, boot them, dial the entry node, drive the
+// load while watching nodes and broker, collect the figures, judge the
+// outcome. An error means the run could not be made at all.
 func (e *execution) measure(ctx context.Context, r Run, rec *results.Record) error {
-	top, _ := topology.Parse(r.Topology) // validated
-	st, _ := transport.ParseStack(r.Stack)
-	listen, brk, err := e.placement(ctx, r, st, rec)
+	m := &measurement{execution: e, r: r, rec: rec}
+	defer m.close()
+	for _, step := range []func(context.Context) error{m.place, m.startNodes, m.boot, m.dial} {
+		if err := step(ctx); err != nil {
+			return err
+		}
+	}
+	runCtx, stopWatching := m.watch(ctx)
+	defer stopWatching()
+	res, err := m.drive(runCtx)
 	if err != nil {
 		return err
 	}
-	tlsDir, clientTLS, err := e.runTLS(r, brk, top, rec)
-	if err != nil {
+	m.collect(res)
+	rec.Outcome, rec.Reason = outcome(ctx, runCtx, m.brk, m.nodes, rec, res)
+	return nil
+}
+
+// measurement is one run in the making: what each step of measure leaves
+// for the next.
+type measurement struct {
+	*execution
+	r   Run
+	rec *results.Record
+
+	top       topology.Topology
+	st        transport.Stack
+	listen    string
+	brk       *broker.Broker
+	tlsDir    string
+	clientTLS *tls.Config
+	nodes     *nodeSet
+	insts     []topology.Instance
+	tgt       *load.Target
+	counter   *wire.Counter
+	// before is the client's wire count as the window opened; brokerUsage
+	// the broker's CPU and memory from then.
+	before      wire.Totals
+	brokerUsage *usageWindow
+}
+
+// place resolves where the nodes listen (a broker stack's broker, made
+// sure of) and how the run's connections are encrypted.
+func (m *measurement) place(ctx context.Context) (err error) {
+	m.top, _ = topology.Parse(m.r.Topology) // validated
+	m.st, _ = transport.ParseStack(m.r.Stack)
+	if m.listen, m.brk, err = m.placement(ctx, m.r, m.st, m.rec); err != nil {
 		return err
 	}
-	nodes := &nodeSet{limit: int64(r.Memory), name: fmt.Sprintf("hopbench-%d-run%d", os.Getpid(), r.Index), reset: e.resetNode}
-	defer nodes.close()
-	insts, err := topology.Start(ctx, top, topology.Processes(topology.ProcessConfig{
-		Bin: e.Bin, Listen: listen, Args: func(int) []string { return e.nodeArgs(r, tlsDir, clientTLS) }, Prefix: e.pin.prefix(),
-		Env: nodeEnv(e.Env, r), Started: nodes.started, Stderr: e.NodeStderr,
+	m.tlsDir, m.clientTLS, err = m.runTLS(m.r, m.brk, m.top, m.rec)
+	return err
+}
+
+// startNodes starts the topology's nodes as child processes.
+func (m *measurement) startNodes(ctx context.Context) error {
+	r := m.r
+	m.nodes = &nodeSet{limit: int64(r.Memory), name: fmt.Sprintf("hopbench-%d-run%d", os.Getpid(), r.Index), reset: m.resetNode}
+	insts, err := topology.Start(ctx, m.top, topology.Processes(topology.ProcessConfig{
+		Bin: m.Bin, Listen: m.listen, Args: func(int) []string { return m.nodeArgs(r, m.tlsDir, m.clientTLS) }, Prefix: m.pin.prefix(),
+		Env: nodeEnv(m.Env, r), Started: m.nodes.started, Stderr: m.NodeStderr,
 	}))
 	if err != nil {
 		return err
 	}
-	nodes.set(insts)
-	tcfg := transport.Config{HTTP2: r.HTTP2, Options: r.TransportOptions, ClientTLS: clientTLS}
-	rec.Nodes, err = nodes.boot(ctx, st, tcfg)
-	if err != nil {
-		return err
-	}
-	counter := &wire.Counter{}
-	tcfg.Dialer = &wire.Dialer{Counter: counter}
-	tgt, err := load.DialTarget(ctx, load.TargetConfig{Stack: st, Addr: insts[0].Addr(), Transport: tcfg,
-		Op: transport.Op(r.Op), Model: r.Model, Count: r.Count, Seed: r.Seed, Connections: r.Connections, PerRequest: r.PerRequest})
-	if err != nil {
-		return err
-	}
-	defer tgt.Close()
-
-	runCtx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	stopWatch := nodes.watch(func() { cancel(errNodeExited) })
-	defer stopWatch()
-	var brokerUsage *usageWindow
-	if brk != nil {
-		stopBrokerWatch := watchBroker(brk, func() { cancel(errBrokerExited) })
-		defer stopBrokerWatch()
-		stopHealthWatch := nodes.watchHealth(func(why string) { nodes.lost = why; cancel(errNodeUnavailable) })
-		defer stopHealthWatch()
-	}
-	cfg := r.LoadConfig()
-	var before wire.Totals
-	cfg.AtStart = func() {
-		before = counter.Snapshot()
-		nodes.windowStart()
-		if brk != nil && brk.PID != 0 {
-			brokerUsage = startUsage([]int{brk.PID})
-		}
-	}
-	if e.OnSecond != nil {
-		cfg.Progress = func(s load.Second) { e.OnSecond(r, s) }
-	}
-	unpin, err := e.pin.pinGenerator()
-	if err != nil {
-		return err
-	}
-	res, err := e.drive(runCtx, r, cfg, tgt, insts[0].Addr(), counter)
-	unpin()
-	if err != nil {
-		return err
-	}
-	clientWire := counter.Snapshot().Sub(before)
-	recordLoad(rec, res, tgt, clientWire)
-	nodes.windowEnd(rec.Nodes, res.Requests)
-	if brk != nil {
-		recordBroker(rec, brk, brokerUsage, res.Requests, clientWire)
-	}
-	rec.Outcome, rec.Reason = outcome(ctx, runCtx, brk, nodes, rec, res)
+	m.insts = insts
+	m.nodes.set(insts)
 	return nil
+}
+
+func (m *measurement) transportConfig() transport.Config {
+	return transport.Config{HTTP2: m.r.HTTP2, Options: m.r.TransportOptions, ClientTLS: m.clientTLS}
+}
+
+// boot times each node to its first good reply.
+func (m *measurement) boot(ctx context.Context) (err error) {
+	m.rec.Nodes, err = m.nodes.boot(ctx, m.st, m.transportConfig())
+	return err
+}
+
+// dial connects the generator to the entry node, counting its bytes.
+func (m *measurement) dial(ctx context.Context) (err error) {
+	r := m.r
+	m.counter = &wire.Counter{}
+	tcfg := m.transportConfig()
+	tcfg.Dialer = &wire.Dialer{Counter: m.counter}
+	m.tgt, err = load.DialTarget(ctx, load.TargetConfig{Stack: m.st, Addr: m.insts[0].Addr(), Transport: tcfg,
+		Op: transport.Op(r.Op), Model: r.Model, Count: r.Count, Seed: r.Seed, Connections: r.Connections, PerRequest: r.PerRequest})
+	return err
+}
+
+// watch returns a context that ends, with the cause, if a node or the
+// broker dies or a node says it cannot serve, until stop: through the
+// load and the collecting of figures after it.
+func (m *measurement) watch(ctx context.Context) (runCtx context.Context, stop func()) {
+	runCtx, cancel := context.WithCancelCause(ctx)
+	stops := []func(){m.nodes.watch(func() { cancel(errNodeExited) })}
+	if m.brk != nil {
+		stops = append(stops, watchBroker(m.brk, func() { cancel(errBrokerExited) }),
+			m.nodes.watchHealth(func(why string) { m.nodes.lost = why; cancel(errNodeUnavailable) }))
+	}
+	return runCtx, func() {
+		for _, s := range stops {
+			s()
+		}
+		cancel(nil)
+	}
+}
+
+// drive runs the load until its end or runCtx's.
+func (m *measurement) drive(runCtx context.Context) (*load.Result, error) {
+	cfg := m.r.LoadConfig()
+	cfg.AtStart = m.windowOpens
+	if m.OnSecond != nil {
+		cfg.Progress = func(s load.Second) { m.OnSecond(m.r, s) }
+	}
+	unpin, err := m.pin.pinGenerator()
+	if err != nil {
+		return nil, err
+	}
+	defer unpin()
+	return m.generate(runCtx, m.r, cfg, m.tgt, m.insts[0].Addr(), m.counter)
+}
+
+// windowOpens notes every count the measured window is taken from.
+func (m *measurement) windowOpens() {
+	m.before = m.counter.Snapshot()
+	m.nodes.windowStart()
+	if m.brk != nil && m.brk.PID != 0 {
+		m.brokerUsage = startUsage([]int{m.brk.PID})
+	}
+}
+
+// collect writes the window's figures into the record: the generator's,
+// the nodes' and the broker's.
+func (m *measurement) collect(res *load.Result) {
+	clientWire := m.counter.Snapshot().Sub(m.before)
+	recordLoad(m.rec, res, m.tgt, clientWire)
+	m.nodes.windowEnd(m.rec.Nodes, res.Requests)
+	if m.brk != nil {
+		recordBroker(m.rec, m.brk, m.brokerUsage, res.Requests, clientWire)
+	}
+}
+
+func (m *measurement) close() {
+	if m.tgt != nil {
+		m.tgt.Close()
+	}
+	if m.nodes != nil {
+		m.nodes.close()
+	}
 }
 
 // placement resolves the stack's options into rec and says where its
@@ -443,9 +521,9 @@ func capacityOutcome(res *load.Result) (string, string) {
 	return results.OutcomeOK, ""
 }
 
-// drive runs the load against the entry node at addr: hopbench's engine
+// generate runs the load against the entry node at addr: hopbench's engine
 // through the dialled target, or the independent cross-check client.
-func (e *execution) drive(ctx context.Context, r Run, cfg load.Config, tgt *load.Target, addr string, counter *wire.Counter) (*load.Result, error) {
+func (e *execution) generate(ctx context.Context, r Run, cfg load.Config, tgt *load.Target, addr string, counter *wire.Counter) (*load.Result, error) {
 	if r.Generator != GeneratorIndependent {
 		return load.Run(ctx, cfg, tgt.NewCall)
 	}

@@ -81,7 +81,7 @@ warmup: 0s
 		t.Fatalf("%d records, want 2", len(recs))
 	}
 	if recs[0].Outcome != results.OutcomeNodeDied || recs[0].Reason == "" {
-		t.Errorf("first run: outcome %q (%s), want node died", recs[0].Outcome, recs[0].Reason)
+		t.Errorf("first run: outcome %q (%s), want node died; %d requests, errors %v, nodes %+v", recs[0].Outcome, recs[0].Reason, recs[0].Requests, recs[0].ErrorsByClass, recs[0].Nodes)
 	}
 	if recs[1].Outcome != results.OutcomeOK || recs[1].Requests == 0 {
 		t.Errorf("second run: %q with %d requests, want ok", recs[1].Outcome, recs[1].Requests)

@@ -57,6 +57,25 @@ func Errorf(code Code, format string, args ...any) *Error {
 	return &Error{Code: code, Msg: err.Error(), Err: errors.Unwrap(err)}
 }
 
+// TooLarge refuses a body over limit bytes, naming what it is (request
+// body, reply body) and its size, when known (a negative size: it passed
+// the limit while being read). Every stack says it in these words.
+func TooLarge(what string, size, limit int) *Error {
+	if size < 0 {
+		return &Error{Code: CodeTooLarge, Msg: fmt.Sprintf("%s exceeds the limit of %d bytes", what, limit)}
+	}
+	return &Error{Code: CodeTooLarge, Msg: fmt.Sprintf("%s of %d bytes exceeds the limit of %d bytes", what, size, limit)}
+}
+
+// CheckBody refuses a body over limit bytes (see TooLarge); nil when it
+// fits.
+func CheckBody(what string, body []byte, limit int) error {
+	if len(body) > limit {
+		return TooLarge(what, len(body), limit)
+	}
+	return nil
+}
+
 // CodeOf returns the classification of err: CodeInternal for unclassified errors.
 func CodeOf(err error) Code {
 	var e *Error

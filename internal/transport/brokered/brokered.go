@@ -112,12 +112,7 @@ func RequestMeta(ctx context.Context, req *transport.Request) Meta {
 }
 
 // CheckSize refuses a body above the limit before it is sent.
-func CheckSize(body []byte, maxBytes int) error {
-	if len(body) > maxBytes {
-		return &transport.Error{Code: transport.CodeTooLarge, Msg: fmt.Sprintf("request body of %d bytes exceeds the limit of %d bytes", len(body), maxBytes)}
-	}
-	return nil
-}
+func CheckSize(body []byte, maxBytes int) error { return transport.CheckBody("request body", body, maxBytes) }
 
 // parseRequest rebuilds a call from a message.
 func parseRequest(m Meta, body []byte, maxBytes int) (*transport.Request, error) {
@@ -131,8 +126,8 @@ func parseRequest(m Meta, body []byte, maxBytes int) (*transport.Request, error)
 			return nil, transport.Errorf(transport.CodeBadRequest, "header %s=%q: want a whole number of items", HeaderCount, m[HeaderCount])
 		}
 	}
-	if len(body) > maxBytes {
-		return nil, &transport.Error{Code: transport.CodeTooLarge, Msg: fmt.Sprintf("request body of %d bytes exceeds the limit of %d bytes", len(body), maxBytes)}
+	if err := transport.CheckBody("request body", body, maxBytes); err != nil {
+		return nil, err
 	}
 	if req.Codec, err = codec.ForContentType(m[HeaderContentType]); err != nil {
 		return nil, &transport.Error{Code: transport.CodeBadRequest, Msg: err.Error()}
@@ -185,7 +180,7 @@ func Result(m Meta, body []byte, maxBytes int) ([]byte, error) {
 		return nil, &transport.Error{Code: code, Msg: m[HeaderErrorMsg]}
 	}
 	if len(body) > maxBytes {
-		return nil, &transport.Error{Code: transport.CodeTooLarge, Msg: fmt.Sprintf("reply body exceeds the limit of %d bytes", maxBytes)}
+		return nil, transport.TooLarge("reply body", -1, maxBytes)
 	}
 	return body, nil
 }

@@ -118,8 +118,8 @@ func codeNamed(name string) (transport.Code, bool) {
 }
 
 func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, error) {
-	if len(req.Body) > c.maxBytes {
-		return nil, &transport.Error{Code: transport.CodeTooLarge, Msg: fmt.Sprintf("request body of %d bytes exceeds the limit of %d bytes", len(req.Body), c.maxBytes)}
+	if err := transport.CheckBody("request body", req.Body, c.maxBytes); err != nil {
+		return nil, err
 	}
 	body, field, err := request(req)
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -75,7 +74,7 @@ func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, erro
 		return nil, &transport.Error{Code: codeOfStatus(resp.StatusCode), Msg: strings.TrimSpace(string(body))}
 	}
 	if len(body) > c.maxBytes {
-		return nil, &transport.Error{Code: transport.CodeTooLarge, Msg: fmt.Sprintf("reply body exceeds the limit of %d bytes", c.maxBytes)}
+		return nil, transport.TooLarge("reply body", -1, c.maxBytes)
 	}
 	return body, nil
 }
@@ -90,8 +89,8 @@ func (c *client) newRequest(ctx context.Context, req *transport.Request) (*http.
 	case transport.OpGet:
 		hreq, err = http.NewRequestWithContext(ctx, http.MethodGet, c.base+path+"?count="+strconv.Itoa(req.Count), nil)
 	case transport.OpPost, transport.OpEcho:
-		if len(req.Body) > c.maxBytes {
-			return nil, &transport.Error{Code: transport.CodeTooLarge, Msg: fmt.Sprintf("request body of %d bytes exceeds the limit of %d bytes", len(req.Body), c.maxBytes)}
+		if err := transport.CheckBody("request body", req.Body, c.maxBytes); err != nil {
+			return nil, err
 		}
 		if req.Op == transport.OpEcho {
 			path += "/echo"

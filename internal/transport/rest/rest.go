@@ -173,12 +173,7 @@ func parseRequest(r *http.Request, op transport.Op, maxBytes int) (*transport.Re
 	return req, nil
 }
 
-func tooLarge(size int64, limit int) error {
-	if size < 0 {
-		return &transport.Error{Code: transport.CodeTooLarge, Msg: fmt.Sprintf("request body exceeds the limit of %d bytes", limit)}
-	}
-	return &transport.Error{Code: transport.CodeTooLarge, Msg: fmt.Sprintf("request body of %d bytes exceeds the limit of %d bytes", size, limit)}
-}
+func tooLarge(size int64, limit int) error { return transport.TooLarge("request body", int(size), limit) }
 
 // codecFor picks the codec of a Content-Type or Accept value; none or */*
 // means JSON, what a plain HTTP client expects.
