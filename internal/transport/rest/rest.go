@@ -173,7 +173,9 @@ func parseRequest(r *http.Request, op transport.Op, maxBytes int) (*transport.Re
 	return req, nil
 }
 
-func tooLarge(size int64, limit int) error { return transport.TooLarge("request body", int(size), limit) }
+func tooLarge(size int64, limit int) error {
+	return transport.TooLarge("request body", int(size), limit)
+}
 
 // codecFor picks the codec of a Content-Type or Accept value; none or */*
 // means JSON, what a plain HTTP client expects.
