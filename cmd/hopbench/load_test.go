@@ -103,3 +103,25 @@ func TestLoadSearchesACapacity(t *testing.T) {
 		t.Errorf("capacity %v (lower bound %v, %s) over %+v: want ≥ 200 from probes at 50, 100, 200", got.CapacityRPS, got.Capacity.LowerBound, got.Capacity.Ended, got.Steps)
 	}
 }
+
+// hopbench load --out appends a record that report and compare read, as
+// hopbench run writes them: load → report, like vegeta's attack | report.
+func TestLoadOutFeedsReportAndCompare(t *testing.T) {
+	out := t.TempDir()
+	for _, stack := range []string{"rest", "grpc"} {
+		addr := startNode(t, "--stack", stack)
+		if stdout, code := hopbench(t, "load", "--stack", stack, "--target", addr, "--clients", "2", "--duration", "1s", "--out", out); code != 0 {
+			t.Fatalf("load --out: exit %d: %s", code, stdout)
+		}
+	}
+	recs := readRecords(t, out)
+	if len(recs) != 2 || recs[0]["outcome"] != "ok" || recs[0]["histogram"] == "" || recs[1]["stack"] != "grpc" {
+		t.Fatalf("records: %v", recs)
+	}
+	if stdout, code := hopbench(t, "report", out); code != 0 || !strings.Contains(stdout, "report") {
+		t.Fatalf("report: exit %d: %s", code, stdout)
+	}
+	if stdout, code := hopbench(t, "compare", out, out); code != 0 {
+		t.Fatalf("compare: exit %d: %s", code, stdout)
+	}
+}

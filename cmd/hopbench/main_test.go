@@ -23,6 +23,7 @@ import (
 	"github.com/hopbench/hopbench/internal/topology"
 	"github.com/hopbench/hopbench/internal/transport"
 	_ "github.com/hopbench/hopbench/internal/transport/grpc"
+	"github.com/hopbench/hopbench/internal/nodeapi/nodetest"
 	pb "github.com/hopbench/hopbench/schema/hopbench/v1"
 )
 
@@ -316,5 +317,13 @@ func TestNodesWithDefaultFlagsServeSideBySide(t *testing.T) {
 	}
 	if admins[0] == admins[1] {
 		t.Errorf("both admin endpoints on %s", admins[0])
+	}
+}
+
+// hopbench node honours the node contract that a node in any runtime
+// implements (nodetest is what another runtime's node is pointed at).
+func TestNodeHonoursTheNodeContract(t *testing.T) {
+	for _, stack := range []string{"rest", "rest+proto", "grpc", "graphql"} {
+		t.Run(stack, func(t *testing.T) { nodetest.Check(t, stack, bin, "node", "--stack", stack) })
 	}
 }

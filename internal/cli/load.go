@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -17,15 +18,19 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hopbench/hopbench/internal/certs"
+	"github.com/hopbench/hopbench/internal/environment"
+	"github.com/hopbench/hopbench/internal/experiment"
 	"github.com/hopbench/hopbench/internal/lease"
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/results"
+	"github.com/hopbench/hopbench/internal/stats"
 	"github.com/hopbench/hopbench/internal/transport"
 	"github.com/hopbench/hopbench/internal/wire"
 )
 
 type loadFlags struct {
 	stack, op, format, tlsDir, caFile string
+	out                               string
 	options                           map[string]string
 	target                            load.TargetConfig
 	cfg                               load.Config
@@ -90,6 +95,7 @@ the capacity is reported as a lower bound ("≥ N").`,
 	fl.BoolVar(&f.mtls, "mtls", false, "with --tls-dir: present the client certificate")
 	fl.Uint64Var(&f.target.Seed, "seed", 1, "payload generator seed")
 	fl.StringVar(&f.format, "format", "table", "output: table or json")
+	fl.StringVar(&f.out, "out", "", "also append the load's record to `DIR`/results.jsonl, for hopbench report and compare")
 	return cmd
 }
 
@@ -119,6 +125,7 @@ func runLoad(cmd *cobra.Command, a *app, f *loadFlags) error {
 	f.cfg.AtStart = func() { before = counter.Snapshot() }
 	live := newLiveLine(a.stderr, fmt.Sprintf("%s %s %s×%d %s", f.target.Stack, f.op, f.target.Model, f.target.Count, f.cfg.String()), f.cfg.Duration)
 	f.cfg.Progress = live.second
+	began := time.Now()
 	res, err := load.Run(ctx, f.cfg, tgt.NewCall)
 	live.done()
 	if err != nil {
@@ -137,6 +144,12 @@ func runLoad(cmd *cobra.Command, a *app, f *loadFlags) error {
 	}
 	if err := out.write(a.stdout, f.format); err != nil {
 		return err
+	}
+	if f.out != "" {
+		if err := appendLoadRecord(f.out, &out, res, began, ctx.Err() != nil); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stderr, "record appended to %s (hopbench report %s draws it)\n", filepath.Join(f.out, experiment.ResultsFile), f.out)
 	}
 	if out.NoFigures != "" && ctx.Err() == nil {
 		return fmt.Errorf("no figures: %s", out.NoFigures)
@@ -233,6 +246,35 @@ func clientTLS(dir, caFile string, mutual bool) (*tls.Config, error) {
 
 // loadOutput is what hopbench load prints: the call and its figures, with
 // the same keys as a result record.
+// appendLoadRecord appends what hopbench load measured to dir's results
+// file as a record, as hopbench run writes them, so that report and
+// compare read it (vegeta's attack | report).
+func appendLoadRecord(dir string, out *loadOutput, res *load.Result, began time.Time, interrupted bool) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	rec := &results.Record{Experiment: "load", Stack: out.Stack, Topology: "direct", Op: out.Op, Model: out.Model, Count: out.Count,
+		Load: out.Load, Figures: out.Figures, Environment: environment.Describe(), Started: began, Ended: time.Now(), Series: res.Series, Steps: res.Steps}
+	rec.Case = strings.Join([]string{rec.Stack, rec.Topology, rec.Op, fmt.Sprintf("%s×%d", rec.Model, rec.Count), rec.Load}, " ")
+	switch {
+	case interrupted:
+		rec.Outcome, rec.Reason = results.OutcomeInterrupted, "stopped before the end of the load; figures are partial"
+	case out.NoFigures != "":
+		rec.Outcome, rec.Reason, rec.Series, rec.Steps = results.OutcomeCallsFailed, out.NoFigures, nil, nil
+	case res.Errors > 0 || res.NotSent > 0:
+		rec.Outcome = results.OutcomeErrors
+	default:
+		rec.Outcome = results.OutcomeOK
+	}
+	if out.NoFigures == "" {
+		var err error
+		if rec.Histogram, err = stats.Encode(res.Latency); err != nil {
+			return fmt.Errorf("encoding the latency histogram: %w", err)
+		}
+	}
+	return results.Append(filepath.Join(dir, experiment.ResultsFile), rec)
+}
+
 type loadOutput struct {
 	Stack  string `json:"stack"`
 	Target string `json:"target"`

@@ -13,6 +13,7 @@ import (
 	"github.com/hopbench/hopbench/internal/certs"
 	"github.com/hopbench/hopbench/internal/codec"
 	"github.com/hopbench/hopbench/internal/node"
+	"github.com/hopbench/hopbench/internal/nodeapi"
 	"github.com/hopbench/hopbench/internal/transport"
 	_ "github.com/hopbench/hopbench/internal/transport/all" // registers every stack
 )
@@ -23,6 +24,7 @@ type nodeFlags struct {
 	options              map[string]string
 	tls, mtls, h2        bool
 	noIntrospection      bool
+	announce             bool
 	conns                transport.ConnLimits
 	cfg                  node.Config
 	maxBytes             int
@@ -59,6 +61,7 @@ a broker: start it first with hopbench brokers up.`,
 	fl.DurationVar(&f.conns.ReadTimeout, "read-timeout", transport.DefaultReadTimeout, "HTTP-based stacks: time a request, body included, may take to arrive (a reply gets twice that to leave); gRPC: to set up a connection")
 	fl.DurationVar(&f.conns.IdleTimeout, "idle-timeout", transport.DefaultIdleTimeout, "a connection idle this long is closed")
 	fl.IntVar(&f.conns.MaxConns, "max-conns", transport.DefaultMaxConns, "connections open at once; more are refused (HTTP: 503)")
+	fl.BoolVar(&f.announce, "announce", false, "once serving, write the node contract's ready line (JSON) to stdout, for an orchestrator")
 	fl.StringVar(&f.cfg.Admin, "admin", "127.0.0.1:0", "admin endpoint (/ready, /stats, /metrics); the default is a free port, printed at start-up; empty for none")
 	fl.BoolVar(&f.noIntrospection, "no-introspection", false, "graphql: refuse introspection queries (the same as --option introspection=false)")
 	fl.Uint64Var(&f.cfg.Seed, "seed", 1, "generator seed for get replies")
@@ -71,6 +74,9 @@ func runNode(cmd *cobra.Command, a *app, f nodeFlags) error {
 		return usageError{err}
 	}
 	useTLS := f.tls || f.mtls || f.tlsDir != ""
+	if f.announce && f.cfg.Admin == "" {
+		return usageError{fmt.Errorf("--announce tells an orchestrator the node's admin endpoint: give --admin an address (127.0.0.1:0 picks a free one)")}
+	}
 	if tr, err := transport.Lookup(st.Transport); err == nil && transport.BrokerOf(tr) != "" && useTLS && f.tlsDir == "" {
 		return usageError{fmt.Errorf("a %s node connects to its broker over TLS with the broker's certificates: give --tls-dir DIR, the directory of hopbench brokers up --tls-dir DIR", st)}
 	}
@@ -112,6 +118,13 @@ func runNode(cmd *cobra.Command, a *app, f nodeFlags) error {
 		admin = ", admin on http://" + n.AdminAddr()
 	}
 	fmt.Fprintf(a.stderr, "hopbench node: %s serving on %s%s; Ctrl-C stops it\n", st, n.Addr(), admin)
+	if f.announce {
+		ready := nodeapi.Ready{Version: nodeapi.Version, Stack: st.String(), Addr: n.Addr(), Admin: n.AdminAddr()}
+		if _, err := io.WriteString(a.stdout, ready.Line()); err != nil {
+			n.Close()
+			return fmt.Errorf("announcing the node: %w", err)
+		}
+	}
 	sayHealth(cmd.Context(), n, a.stderr)
 	if err := n.Close(); err != nil {
 		return fmt.Errorf("stopping the node: %w", err)

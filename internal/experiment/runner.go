@@ -24,6 +24,7 @@ import (
 	"github.com/hopbench/hopbench/internal/crosscheck"
 	"github.com/hopbench/hopbench/internal/environment"
 	"github.com/hopbench/hopbench/internal/lease"
+	"github.com/hopbench/hopbench/internal/nodeapi"
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/results"
 	"github.com/hopbench/hopbench/internal/stats"
@@ -714,15 +715,17 @@ func (n *nodeSet) windowStart() {
 	n.usage = startUsage(pids)
 }
 
-// windowEnd reads each node's figures for the window into out.
+// windowEnd reads each node's figures for the window into out; a node
+// whose /stats cannot be read says why.
 func (n *nodeSet) windowEnd(out []results.Node, requests int64) {
+	var err error
 	usage := n.usage.end(requests)
 	for i, p := range n.procs {
 		if usage != nil {
 			out[i].Usage = usage[i]
 		}
-		if body, err := get(p.AdminAddr(), "/stats"); err == nil {
-			out[i].Stats = body
+		if out[i].Stats, err = nodeStats(p.AdminAddr()); err != nil {
+			out[i].StatsError = err.Error()
 		}
 	}
 }
@@ -732,12 +735,9 @@ func (n *nodeSet) windowEnd(out []results.Node, requests int64) {
 func nodesWire(nodes []results.Node) wire.Totals {
 	var total wire.Totals
 	for _, n := range nodes {
-		var s struct {
-			Wire *wire.Totals `json:"wire"`
-		}
-		if json.Unmarshal(n.Stats, &s) == nil && s.Wire != nil {
-			total.Written += s.Wire.Written
-			total.Read += s.Wire.Read
+		if n.Stats != nil && n.Stats.Wire != nil {
+			total.Written += n.Stats.Wire.Written
+			total.Read += n.Stats.Wire.Read
 		}
 	}
 	return total
@@ -808,15 +808,20 @@ func post(addr, path string) error {
 	return nil
 }
 
-func get(addr, path string) (json.RawMessage, error) {
-	resp, err := admin.Get("http://" + addr + path)
+// nodeStats reads a node's figures from its admin endpoint, as the node
+// contract types them.
+func nodeStats(addr string) (*nodeapi.Stats, error) {
+	resp, err := admin.Get("http://" + addr + "/stats")
 	if err != nil {
 		return nil, err
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil || resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%s: %s %v", path, resp.Status, err)
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET /stats: %s", resp.Status)
 	}
-	return body, nil // encoding/json compacts raw JSON when the record is written
+	var s nodeapi.Stats
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&s); err != nil {
+		return nil, fmt.Errorf("GET /stats: %w", err)
+	}
+	return &s, nil
 }

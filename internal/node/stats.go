@@ -8,8 +8,8 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/hopbench/hopbench/internal/nodeapi"
 	"github.com/hopbench/hopbench/internal/stats"
-	"github.com/hopbench/hopbench/internal/wire"
 )
 
 // Phase is one part of serving a request.
@@ -76,15 +76,11 @@ func (t *timings) merged() [numPhases]*hdrhistogram.Histogram {
 	return out
 }
 
-// Memory is the Go runtime's view of the node's memory.
-type Memory struct {
-	HeapAllocBytes  uint64 `json:"heap_alloc_bytes"`
-	HeapInuseBytes  uint64 `json:"heap_inuse_bytes"`
-	SysBytes        uint64 `json:"sys_bytes"`
-	TotalAllocBytes uint64 `json:"total_alloc_bytes"`
-	NumGC           uint32 `json:"num_gc"`
-	Goroutines      int    `json:"goroutines"`
-}
+// Memory and Stats are the node contract's (package nodeapi).
+type (
+	Memory = nodeapi.Memory
+	Stats  = nodeapi.Stats
+)
 
 func readMemory() Memory {
 	var m runtime.MemStats
@@ -95,21 +91,6 @@ func readMemory() Memory {
 	}
 }
 
-// Stats is what a node reports over its admin endpoint.
-type Stats struct {
-	Stack      string                   `json:"stack"`
-	Addr       string                   `json:"addr"`
-	Downstream []string                 `json:"downstream"`
-	Requests   int64                    `json:"requests"`
-	Errors     map[string]int64         `json:"errors"`
-	CacheHits  int64                    `json:"cache_hits"`
-	Phases     map[string]stats.Summary `json:"phases_us"`
-	Memory     Memory                   `json:"memory"`
-	// Wire is what the connections the node dialled carried since the last
-	// reset: its downstream calls and, on broker stacks, all its traffic to
-	// and from the broker.
-	Wire *wire.Totals `json:"wire,omitempty"`
-}
 
 // reset empties every shard, so figures read later cover only what came after.
 func (t *timings) reset() {

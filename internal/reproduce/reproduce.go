@@ -5,7 +5,6 @@
 package reproduce
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"math"
@@ -273,13 +272,10 @@ func entryPhases(r *results.Record) (map[string]stats.Summary, error) {
 		if n.Index != 0 {
 			continue
 		}
-		var st struct {
-			Phases map[string]stats.Summary `json:"phases_us"`
+		if n.Stats == nil {
+			return nil, fmt.Errorf("the entry node's stats were not recorded (%s)", n.StatsError)
 		}
-		if err := json.Unmarshal(n.Stats, &st); err != nil {
-			return nil, fmt.Errorf("entry node's stats: %w", err)
-		}
-		return st.Phases, nil
+		return n.Stats.Phases, nil
 	}
 	return nil, fmt.Errorf("no entry node recorded")
 }

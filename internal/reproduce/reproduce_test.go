@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/hopbench/hopbench/internal/codecbench"
+	"github.com/hopbench/hopbench/internal/nodeapi"
 	"github.com/hopbench/hopbench/internal/results"
+	"github.com/hopbench/hopbench/internal/stats"
 	_ "github.com/hopbench/hopbench/internal/transport/all"
 	"github.com/hopbench/hopbench/reference"
 )
@@ -288,8 +290,8 @@ func TestEveryStudyFindingIsMeasurable(t *testing.T) {
 func TestServerTimeIsTheEntryNodesOwnTime(t *testing.T) {
 	r := rec("p", "rest", 5, "", results.OutcomeOK, 1000, 1)
 	r.Nodes = []results.Node{
-		{Index: 1, Stats: json.RawMessage(`{"phases_us":{"total":{"mean_us":100}}}`)},
-		{Index: 0, Stats: json.RawMessage(`{"phases_us":{"total":{"mean_us":2500},"downstream":{"mean_us":1800},"decode":{"mean_us":300}}}`)},
+		{Index: 1, Stats: &nodeapi.Stats{Phases: map[string]stats.Summary{"total": {MeanUs: 100}}}},
+		{Index: 0, Stats: &nodeapi.Stats{Phases: map[string]stats.Summary{"total": {MeanUs: 2500}, "downstream": {MeanUs: 1800}, "decode": {MeanUs: 300}}}},
 	}
 	if v, err := recordValue(&r, "server_ms"); err != nil || v != 0.7 {
 		t.Errorf("server_ms %v, %v; want 0.7", v, err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hopbench/hopbench/internal/environment"
+	"github.com/hopbench/hopbench/internal/nodeapi"
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/stats"
 	"github.com/hopbench/hopbench/internal/wire"
@@ -226,10 +227,12 @@ type Node struct {
 	PID    int     `json:"pid"`
 	BootMs float64 `json:"boot_ms"` // from spawn to its first good reply
 	Usage
-	// Stats is the node's own report (/stats): requests, errors, and the
-	// decode/work/downstream/encode split.
-	Stats json.RawMessage `json:"stats,omitempty"`
-	Exit  string          `json:"exit,omitempty"` // how it ended, if it ended early
+	// Stats is the node's own report (/stats, the node contract's):
+	// requests, errors, and the decode/work/downstream/encode split;
+	// StatsError why it is missing.
+	Stats      *nodeapi.Stats `json:"stats,omitempty"`
+	StatsError string         `json:"stats_error,omitempty"`
+	Exit       string         `json:"exit,omitempty"` // how it ended, if it ended early
 }
 
 // Usage is a process's resources over a run's measured window.

@@ -3,15 +3,16 @@ package topology
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"regexp"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
+
+	"github.com/hopbench/hopbench/internal/nodeapi"
 )
 
 // ProcessConfig says how node processes are started.
@@ -32,14 +33,15 @@ type ProcessConfig struct {
 	// Started is called with the node's PID as soon as it exists, before
 	// it serves (to place it in a cgroup); an error stops the node.
 	Started func(i, pid int) error
-	// Stderr receives the node's output after its start-up line
-	// (default: this process's stderr).
+	// Stderr receives the node's standard error (default: this
+	// process's stderr).
 	Stderr io.Writer
 }
 
 // Processes returns a StartFunc that runs each node as a child process:
-// `bin node --listen 127.0.0.1:0 --admin 127.0.0.1:0 --downstream ...
-// args(i)...`. Each child is in its own process group, is killed if this
+// `bin node --announce --listen 127.0.0.1:0 --admin 127.0.0.1:0
+// --downstream ... args(i)...`, and learns where it serves from the ready
+// line of the node contract (package nodeapi) on its standard output. Each child is in its own process group, is killed if this
 // process dies, and is interrupted, then killed if it lingers, when closed.
 func Processes(cfg ProcessConfig) StartFunc {
 	return func(ctx context.Context, i int, downstream []string) (Instance, error) {
@@ -47,7 +49,7 @@ func Processes(cfg ProcessConfig) StartFunc {
 		if listen == "" {
 			listen = "127.0.0.1:0"
 		}
-		argv := []string{"node", "--listen", listen, "--admin", "127.0.0.1:0"}
+		argv := []string{"node", "--announce", "--listen", listen, "--admin", "127.0.0.1:0"}
 		if len(downstream) > 0 {
 			argv = append(argv, "--downstream", strings.Join(downstream, ","))
 		}
@@ -61,7 +63,13 @@ func Processes(cfg ProcessConfig) StartFunc {
 		cmd := exec.Command(name, argv...)
 		cmd.Env = append(os.Environ(), cfg.Env...)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-		stderr, err := cmd.StderrPipe()
+		out := cfg.Stderr
+		if out == nil {
+			out = os.Stderr
+		}
+		tail := &tailWriter{}
+		cmd.Stderr = io.MultiWriter(out, tail)
+		stdout, err := cmd.StdoutPipe()
 		if err != nil {
 			return nil, err
 		}
@@ -76,11 +84,7 @@ func Processes(cfg ProcessConfig) StartFunc {
 				return nil, err
 			}
 		}
-		out := cfg.Stderr
-		if out == nil {
-			out = os.Stderr
-		}
-		if err := p.awaitStartLine(ctx, stderr, out); err != nil {
+		if err := p.awaitReady(ctx, stdout, tail); err != nil {
 			p.Close()
 			return nil, err
 		}
@@ -88,7 +92,6 @@ func Processes(cfg ProcessConfig) StartFunc {
 	}
 }
 
-var startLine = regexp.MustCompile(`serving on (\S+), admin on http://(\S+);`)
 
 // Process is a node running as a child process.
 type Process struct {
@@ -99,31 +102,55 @@ type Process struct {
 	waitErr     error
 }
 
-// awaitStartLine reads the node's start-up line for its addresses; the rest
-// of its stderr is passed on to ours so its errors are seen.
-func (p *Process) awaitStartLine(ctx context.Context, stderr io.Reader, out io.Writer) error {
+// awaitReady reads the node's ready line for its addresses. A node that
+// fails first is reported with the end of what it wrote on stderr.
+func (p *Process) awaitReady(ctx context.Context, stdout io.Reader, stderr *tailWriter) error {
 	lines := make(chan string, 1)
-	r := bufio.NewReader(stderr)
 	go func() {
+		r := bufio.NewReader(stdout)
 		line, _ := r.ReadString('\n')
 		lines <- line
-		io.Copy(out, r)
+		io.Copy(io.Discard, r) // a node writes nothing else there
 	}()
 	select {
 	case line := <-lines:
-		m := startLine.FindStringSubmatch(line)
-		if m == nil {
-			return fmt.Errorf("node did not start: %s", strings.TrimSpace(line))
+		if line == "" {
+			<-p.done
+			return fmt.Errorf("node exited before it served (%v): %s", p.waitErr, stderr.String())
 		}
-		p.addr, p.admin = m[1], m[2]
+		ready, err := nodeapi.ParseReady(line)
+		if err != nil {
+			return fmt.Errorf("node did not start: %w", err)
+		}
+		p.addr, p.admin = ready.Addr, ready.Admin
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-p.done:
-		return fmt.Errorf("node exited before it served: %v", p.waitErr)
 	case <-time.After(30 * time.Second):
-		return errors.New("node printed no start-up line within 30s")
+		return fmt.Errorf("node announced nothing within 30s: %s", stderr.String())
 	}
+}
+
+// tailWriter keeps the last lines written to it, for errors.
+type tailWriter struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (w *tailWriter) Write(b []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, b...)
+	if len(w.buf) > 2048 {
+		w.buf = w.buf[len(w.buf)-2048:]
+	}
+	return len(b), nil
+}
+
+func (w *tailWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return strings.TrimSpace(string(w.buf))
 }
 
 func (p *Process) Addr() string { return p.addr }
