@@ -20,10 +20,10 @@ import (
 
 	"github.com/hopbench/hopbench/internal/certs"
 	"github.com/hopbench/hopbench/internal/codec"
+	"github.com/hopbench/hopbench/internal/nodeapi/nodetest"
 	"github.com/hopbench/hopbench/internal/topology"
 	"github.com/hopbench/hopbench/internal/transport"
 	_ "github.com/hopbench/hopbench/internal/transport/grpc"
-	"github.com/hopbench/hopbench/internal/nodeapi/nodetest"
 	pb "github.com/hopbench/hopbench/schema/hopbench/v1"
 )
 

@@ -91,7 +91,6 @@ func readMemory() Memory {
 	}
 }
 
-
 // reset empties every shard, so figures read later cover only what came after.
 func (t *timings) reset() {
 	for i := range t.shards {

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/hopbench/hopbench/internal/environment"
-	"github.com/hopbench/hopbench/internal/nodeapi"
 	"github.com/hopbench/hopbench/internal/load"
+	"github.com/hopbench/hopbench/internal/nodeapi"
 	"github.com/hopbench/hopbench/internal/stats"
 	"github.com/hopbench/hopbench/internal/wire"
 )

@@ -92,7 +92,6 @@ func Processes(cfg ProcessConfig) StartFunc {
 	}
 }
 
-
 // Process is a node running as a child process.
 type Process struct {
 	cmd         *exec.Cmd
