@@ -14,9 +14,11 @@ package broker
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -31,8 +33,45 @@ import (
 	"github.com/hopbench/hopbench/internal/stats"
 )
 
+// technology is what each broker is to this package: how it is started
+// in cfg.Dir (b records its processes and log) and asked, at addr, over
+// TLS with tc when set, for the version it runs.
+type technology interface {
+	start(ctx context.Context, b *Broker, cfg Config) error
+	probe(ctx context.Context, addr string, tc *tls.Config) (string, error)
+}
+
+// technologies are the brokers by name.
+var technologies = map[string]technology{"rabbitmq": rabbitMQ{}, "kafka": kafka{}, "nats": natsBroker{}}
+
+type (
+	rabbitMQ   struct{}
+	kafka      struct{}
+	natsBroker struct{}
+)
+
+func (rabbitMQ) start(ctx context.Context, b *Broker, cfg Config) error {
+	return startRabbitMQ(ctx, b, cfg)
+}
+func (kafka) start(ctx context.Context, b *Broker, cfg Config) error { return startKafka(ctx, b, cfg) }
+func (natsBroker) start(ctx context.Context, b *Broker, cfg Config) error {
+	return startNATS(ctx, b, cfg)
+}
+
+func (rabbitMQ) probe(ctx context.Context, addr string, tc *tls.Config) (string, error) {
+	return probeRabbitMQ(ctx, addr, tc)
+}
+
+func (kafka) probe(ctx context.Context, addr string, tc *tls.Config) (string, error) {
+	return probeKafka(ctx, addr, tc)
+}
+
+func (natsBroker) probe(ctx context.Context, addr string, tc *tls.Config) (string, error) {
+	return probeNATS(ctx, addr, tc)
+}
+
 // Names are the brokers, sorted.
-var Names = []string{"kafka", "nats", "rabbitmq"}
+var Names = slices.Sorted(maps.Keys(technologies))
 
 // DefaultAddr is where each broker listens unless configured otherwise:
 // the brokers' usual ports, on loopback.
@@ -286,16 +325,7 @@ func start(ctx context.Context, name string, cfg Config) (*Broker, error) {
 		}
 		b.TLSAddr, b.TLSDir, b.MTLS = cfg.TLSAddr, cfg.TLSDir, cfg.MTLS
 	}
-	var err error
-	switch name {
-	case "rabbitmq":
-		err = startRabbitMQ(ctx, b, cfg)
-	case "kafka":
-		err = startKafka(ctx, b, cfg)
-	case "nats":
-		err = startNATS(ctx, b, cfg)
-	}
-	if err != nil {
+	if err := technologies[name].start(ctx, b, cfg); err != nil {
 		b.Close()
 		return nil, fmt.Errorf("starting %s: %w", name, err)
 	}

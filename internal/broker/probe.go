@@ -21,7 +21,8 @@ func Probe(ctx context.Context, name, addr string) (string, error) {
 
 // ProbeTLS is Probe over TLS with tc (plain text when tc is nil).
 func ProbeTLS(ctx context.Context, name, addr string, tc *tls.Config) (string, error) {
-	if _, ok := DefaultAddr[name]; !ok {
+	t, ok := technologies[name]
+	if !ok {
 		return "", fmt.Errorf("unknown broker %q", name)
 	}
 	// A closed port fails fast without a protocol client's retries.
@@ -31,14 +32,7 @@ func ProbeTLS(ctx context.Context, name, addr string, tc *tls.Config) (string, e
 		return "", err
 	}
 	c.Close()
-	switch name {
-	case "rabbitmq":
-		return probeRabbitMQ(ctx, addr, tc)
-	case "kafka":
-		return probeKafka(ctx, addr, tc)
-	default:
-		return probeNATS(ctx, addr, tc)
-	}
+	return t.probe(ctx, addr, tc)
 }
 
 func probeRabbitMQ(ctx context.Context, addr string, tc *tls.Config) (string, error) {
