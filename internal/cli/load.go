@@ -22,6 +22,7 @@ import (
 	"github.com/hopbench/hopbench/internal/experiment"
 	"github.com/hopbench/hopbench/internal/lease"
 	"github.com/hopbench/hopbench/internal/load"
+	"github.com/hopbench/hopbench/internal/payload"
 	"github.com/hopbench/hopbench/internal/results"
 	"github.com/hopbench/hopbench/internal/stats"
 	"github.com/hopbench/hopbench/internal/transport"
@@ -75,25 +76,25 @@ the capacity is reported as a lower bound ("≥ N").`,
 	fl.BoolVar(&f.cfg.Poisson, "poisson", false, "with --rate or --capacity: Poisson arrivals instead of evenly spaced ones")
 	fl.IntVar(&f.cfg.Limits.Clients, "max-clients", 0, fmt.Sprintf("raise the bound on --clients and --workers (default %d; at most the open-file limit less 256)", load.MaxClients))
 	fl.Float64Var(&f.cfg.Limits.Rate, "rate-limit", 0, fmt.Sprintf("raise the bound on --rate (default %d requests/s)", load.MaxRate))
-	fl.IntVar(&f.cfg.Workers, "workers", 256, "with --rate: most requests in flight (--capacity sizes each probe's pool unless this is given)")
+	fl.IntVar(&f.cfg.Workers, "workers", load.DefaultWorkers, "with --rate: most requests in flight (--capacity sizes each probe's pool unless this is given)")
 	fl.DurationVar(&f.cfg.Duration, "duration", 10*time.Second, "measured time (with --capacity: the search's budget, default 40s)")
 	fl.Int64Var(&f.cfg.Requests, "requests", 0, "with --clients: stop after this many requests instead of --duration")
 	fl.DurationVar(&f.cfg.Warmup, "warmup", 0, "load before measuring, discarded")
-	fl.DurationVar(&f.cfg.SLA, "sla", time.Second, "a reply later than this counts as an error (over_sla); with --capacity, the latency the percentile must stay within")
+	fl.DurationVar(&f.cfg.SLA, "sla", load.DefaultSLA, "a reply later than this counts as an error (over_sla); with --capacity, the latency the percentile must stay within")
 	fl.BoolVar(&f.capacity, "capacity", false, "search open-loop rates for the highest that meets --sla at --percentile")
 	fl.Float64Var(&f.cfg.Search.Percentile, "percentile", 99, "with --capacity: the percentile held to the SLA")
 	fl.Float64Var(&f.cfg.Search.MaxErrors, "max-errors", 0.001, "with --capacity: share of calls that may fail for reasons other than lateness")
 	fl.DurationVar(&f.cfg.Search.Step, "step", 2*time.Second, "with --capacity: measured time of each probed rate")
 	fl.Float64Var(&f.cfg.Search.Start, "start-rate", 1000, "with --capacity: the first rate probed (requests/s)")
 	fl.Float64Var(&f.cfg.Search.MaxRate, "max-rate", 200_000, "with --capacity: the highest rate probed (requests/s)")
-	fl.DurationVar(&f.cfg.Timeout, "timeout", 30*time.Second, "give up on a call after this long")
+	fl.DurationVar(&f.cfg.Timeout, "timeout", load.DefaultTimeout, "give up on a call after this long")
 	fl.IntVar(&f.target.Connections, "connections", 1, "clients dialled and shared by the workers")
 	fl.BoolVar(&f.target.PerRequest, "per-request", false, "a new connection (and with TLS a full handshake) for every call, instead of --connections kept for the run (not kafka)")
 	fl.BoolVar(&f.target.Transport.HTTP2, "http2", false, "HTTP/2 for HTTP-based stacks (h2c without TLS)")
 	fl.StringVar(&f.tlsDir, "tls-dir", "", "TLS with the CA and client certificate in `DIR` (the node's --tls-dir)")
 	fl.StringVar(&f.caFile, "ca", "", "TLS trusting the CA certificate in `FILE` (the node's --ca-out)")
 	fl.BoolVar(&f.mtls, "mtls", false, "with --tls-dir: present the client certificate")
-	fl.Uint64Var(&f.target.Seed, "seed", 1, "payload generator seed")
+	fl.Uint64Var(&f.target.Seed, "seed", payload.DefaultSeed, "payload generator seed")
 	fl.StringVar(&f.format, "format", "table", "output: table or json")
 	fl.StringVar(&f.out, "out", "", "also append the load's record to `DIR`/results.jsonl, for hopbench report and compare")
 	return cmd

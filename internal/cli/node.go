@@ -14,6 +14,7 @@ import (
 	"github.com/hopbench/hopbench/internal/codec"
 	"github.com/hopbench/hopbench/internal/node"
 	"github.com/hopbench/hopbench/internal/nodeapi"
+	"github.com/hopbench/hopbench/internal/payload"
 	"github.com/hopbench/hopbench/internal/transport"
 	_ "github.com/hopbench/hopbench/internal/transport/all" // registers every stack
 )
@@ -57,14 +58,14 @@ a broker: start it first with hopbench brokers up.`,
 	fl.StringVar(&f.caOut, "ca-out", "", "with --tls, write the throwaway CA certificate (PEM) to `FILE` for external clients")
 	fl.BoolVar(&f.cfg.Cache, "cache", false, "reuse the encoded reply of an identical get")
 	fl.IntVar(&f.maxBytes, "max-bytes", codec.DefaultMaxBytes, "largest request or reply body, in bytes")
-	fl.IntVar(&f.cfg.MaxInFlight, "max-in-flight", 1024, "requests served at once; more are refused as unavailable")
+	fl.IntVar(&f.cfg.MaxInFlight, "max-in-flight", node.DefaultMaxInFlight, "requests served at once; more are refused as unavailable")
 	fl.DurationVar(&f.conns.ReadTimeout, "read-timeout", transport.DefaultReadTimeout, "HTTP-based stacks: time a request, body included, may take to arrive (a reply gets twice that to leave); gRPC: to set up a connection")
 	fl.DurationVar(&f.conns.IdleTimeout, "idle-timeout", transport.DefaultIdleTimeout, "a connection idle this long is closed")
 	fl.IntVar(&f.conns.MaxConns, "max-conns", transport.DefaultMaxConns, "connections open at once; more are refused (HTTP: 503)")
 	fl.BoolVar(&f.announce, "announce", false, "once serving, write the node contract's ready line (JSON) to stdout, for an orchestrator")
 	fl.StringVar(&f.cfg.Admin, "admin", "127.0.0.1:0", "admin endpoint (/ready, /stats, /metrics); the default is a free port, printed at start-up; empty for none")
 	fl.BoolVar(&f.noIntrospection, "no-introspection", false, "graphql: refuse introspection queries (the same as --option introspection=false)")
-	fl.Uint64Var(&f.cfg.Seed, "seed", 1, "generator seed for get replies")
+	fl.Uint64Var(&f.cfg.Seed, "seed", payload.DefaultSeed, "generator seed for get replies")
 	return cmd
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hopbench/hopbench/internal/load"
+	"github.com/hopbench/hopbench/internal/payload"
 	_ "github.com/hopbench/hopbench/internal/transport/all" // specs name every registered stack
 )
 
@@ -135,10 +136,10 @@ func (s *Spec) Defaults() {
 		s.Repetitions = 1
 	}
 	if s.SLA == 0 {
-		s.SLA = Duration(time.Second)
+		s.SLA = Duration(load.DefaultSLA)
 	}
 	if s.Timeout == 0 {
-		s.Timeout = Duration(30 * time.Second)
+		s.Timeout = Duration(load.DefaultTimeout)
 	}
 	for _, b := range []*Bools{&s.TLS, &s.HTTP2, &s.Cache} {
 		if len(*b) == 0 {
@@ -152,7 +153,7 @@ func (s *Spec) Defaults() {
 		s.Connections = Connections{{Pooled: 1}}
 	}
 	if s.Seed == 0 {
-		s.Seed = 1
+		s.Seed = payload.DefaultSeed
 	}
 	if s.Order == "" {
 		s.Order = OrderShuffled

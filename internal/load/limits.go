@@ -3,6 +3,7 @@ package load
 import (
 	"fmt"
 	"syscall"
+	"time"
 )
 
 // Default bounds on a load: beyond them a run would exhaust this machine
@@ -12,6 +13,14 @@ const (
 	MaxClients = 10_000
 	MaxRate    = 1_000_000 // requests/s
 	MaxWorkers = 10_000
+)
+
+// Defaults of a load, the one place each is set: the spec, hopbench load's
+// flags and Validate take them from here.
+const (
+	DefaultSLA     = time.Second
+	DefaultTimeout = 30 * time.Second
+	DefaultWorkers = 256 // an open loop's calls in flight
 )
 
 // fdReserve is the open files a generator keeps for everything but its

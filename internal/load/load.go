@@ -135,7 +135,7 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("warmup %v: want zero or more", c.Warmup)
 	}
 	if c.Workers <= 0 && c.Kind != Capacity {
-		c.Workers = min(256, c.Limits.clients())
+		c.Workers = min(DefaultWorkers, c.Limits.clients())
 	}
 	if c.Workers > 0 && c.Open() {
 		if err := c.Limits.CheckClients("workers", c.Workers); err != nil {
@@ -143,10 +143,10 @@ func (c *Config) Validate() error {
 		}
 	}
 	if c.SLA <= 0 {
-		c.SLA = time.Second
+		c.SLA = DefaultSLA
 	}
 	if c.Timeout <= 0 {
-		c.Timeout = 30 * time.Second
+		c.Timeout = DefaultTimeout
 	}
 	return nil
 }

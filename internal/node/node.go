@@ -22,6 +22,10 @@ import (
 	pb "github.com/hopbench/hopbench/schema/hopbench/v1"
 )
 
+// DefaultMaxInFlight is the requests a node serves at once unless told
+// otherwise.
+const DefaultMaxInFlight = 1024
+
 // Config is one node. Zero values take the documented defaults.
 type Config struct {
 	Stack transport.Stack
@@ -82,7 +86,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		cfg.Listen = "127.0.0.1:0"
 	}
 	if cfg.MaxInFlight <= 0 {
-		cfg.MaxInFlight = 1024
+		cfg.MaxInFlight = DefaultMaxInFlight
 	}
 	if cfg.Seed == 0 {
 		cfg.Seed = payload.DefaultSeed
