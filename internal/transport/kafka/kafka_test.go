@@ -33,6 +33,9 @@ func TestConformance(t *testing.T) {
 		v.Transport, v.Listen = "kafka", listen
 		transporttest.Run(t, v)
 	}
+	if brokertest.Fake {
+		return // kfake has no TLS listener
+	}
 	transporttest.Run(t, transporttest.Variant{Name: "proto/mtls", Transport: "kafka", Listen: "kafka://" + brokertest.TLSAddrs["kafka"] + "/",
 		Config: transport.Config{Codec: "proto", ClientTLS: brokertest.TLS.Client(true)}})
 }
