@@ -55,10 +55,14 @@ writes one into its results directory at the end of every experiment.`,
 	return cmd
 }
 
-// writeReport writes the report of recs, read from sources, into dir;
+// writeReport writes everything read from recs (sources') into dir, in
+// this one place: the summaries (summary.md, summary.csv) and the report;
 // runs of a study's preset get its paper-vs-here table, with the codec
 // timings kept beside their results.
 func writeReport(dir, title string, sources []string, recs []results.Record) error {
+	if err := results.WriteSummaries(dir, recs); err != nil {
+		return err
+	}
 	r, err := report.Build(title, sources, recs)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -192,11 +193,12 @@ func runExperiment(cmd *cobra.Command, a *app, spec *experiment.Spec, data []byt
 	if len(recs) > 0 {
 		results.Markdown(a.stdout, results.Summarize(recs))
 		fmt.Fprintf(a.stdout, "\n%d runs recorded in %s\n", len(recs), filepath.Join(dir, experiment.ResultsFile))
-		// The report is written whatever ended the experiment: what was
-		// measured is shown, and a report that fails never hides the
+		// Summaries and report are written whatever ended the experiment:
+		// what was measured is shown, and one that fails never hides the
 		// experiment's own error.
 		if rerr := writeReport(dir, spec.Name, []string{dir}, recs); rerr != nil {
-			fmt.Fprintf(a.stderr, "hopbench run: writing the report: %v (hopbench report %s retries)\n", rerr, dir)
+			fmt.Fprintf(a.stderr, "hopbench run: writing the summaries and report: %v (hopbench report %s retries)\n", rerr, dir)
+			err = cmp.Or(err, rerr)
 		} else {
 			fmt.Fprintf(a.stdout, "report: %s\n", filepath.Join(dir, report.HTMLFile))
 		}

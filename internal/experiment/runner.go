@@ -109,7 +109,8 @@ const ResultsFile = "results.jsonl"
 // Run makes every run of s. Each record is appended to Dir/results.jsonl
 // as its run ends, so an interrupted experiment keeps every finished run;
 // the interrupted run itself is recorded with outcome interrupted. It
-// returns the records and, when ctx ended early, ctx's error.
+// returns the records and, when ctx ended early, ctx's error. What is read
+// from the records (summaries, report) is its caller's to write.
 func (x *Runner) Run(ctx context.Context, s *Spec) ([]results.Record, error) {
 	if err := os.MkdirAll(x.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("results directory: %w", err)
@@ -168,9 +169,6 @@ func (x *Runner) Run(ctx context.Context, s *Spec) ([]results.Record, error) {
 		if x.OnRecord != nil {
 			x.OnRecord(rec)
 		}
-	}
-	if err := results.WriteSummaries(x.Dir, recs); err != nil {
-		return recs, err
 	}
 	return recs, ctx.Err()
 }
