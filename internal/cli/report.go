@@ -60,6 +60,9 @@ writes one into its results directory at the end of every experiment.`,
 // runs of a study's preset get its paper-vs-here table, with the codec
 // timings kept beside their results.
 func writeReport(dir, title string, sources []string, recs []results.Record) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
 	if err := results.WriteSummaries(dir, recs); err != nil {
 		return err
 	}
