@@ -158,23 +158,34 @@ func TestAFailedNodeResetFailsTheRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
-	spec, err := Parse([]byte(`
+	x := &Runner{Bin: hopbenchBin(t), Dir: t.TempDir()}
+	x.resetNode = func(string) error { return fmt.Errorf("POST /reset: 500 Internal Server Error") }
+	recs := runSpec(t, x, restSecond)
+	if len(recs) != 1 || recs[0].Outcome != results.OutcomeFailed || !strings.Contains(recs[0].Reason, "node 0: its admin /reset failed") {
+		t.Fatalf("records %+v, want one failed, saying the reset failed", recs)
+	}
+}
+
+// restSecond is the smallest run that starts a node: one REST client for
+// one second.
+const restSecond = `
 stacks: [rest]
 payloads: [{model: text, counts: [10]}]
 loads: [{closed: {clients: 1}}]
 duration: 1s
 warmup: 0s
-`))
+`
+
+// runSpec reads spec and makes its runs with x, failing t on any error.
+func runSpec(t *testing.T, x *Runner, spec string) []results.Record {
+	t.Helper()
+	s, err := Parse([]byte(spec))
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := &Runner{Bin: hopbenchBin(t), Dir: t.TempDir()}
-	x.resetNode = func(string) error { return fmt.Errorf("POST /reset: 500 Internal Server Error") }
-	recs, err := x.Run(context.Background(), spec)
+	recs, err := x.Run(context.Background(), s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != 1 || recs[0].Outcome != results.OutcomeFailed || !strings.Contains(recs[0].Reason, "node 0: its admin /reset failed") {
-		t.Fatalf("records %+v, want one failed, saying the reset failed", recs)
-	}
+	return recs
 }

@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"slices"
@@ -24,23 +23,10 @@ func TestARunSharingTheMachineSaysSo(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.Release()
-	spec, err := Parse([]byte(`
-stacks: [rest]
-payloads: [{model: text, counts: [10]}]
-loads: [{closed: {clients: 1}}]
-duration: 1s
-warmup: 0s
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
 	x := &Runner{Bin: hopbenchBin(t), Dir: t.TempDir()}
 	var heard []lease.Holder
 	x.OnShared = func(hs []lease.Holder) { heard = append(heard, hs...) }
-	recs, err := x.Run(context.Background(), spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	recs := runSpec(t, x, restSecond)
 	self := fmt.Sprintf("pid %d (", os.Getpid())
 	if len(recs) != 1 || !slices.ContainsFunc(recs[0].OthersMeasuring, func(s string) bool { return strings.HasPrefix(s, self) }) {
 		t.Fatalf("records %+v: want the other run named in others_measuring", recs)
@@ -52,7 +38,7 @@ warmup: 0s
 	other.Release()
 	heard = nil
 	x.Dir = t.TempDir()
-	if recs, err = x.Run(context.Background(), spec); err != nil || len(recs[0].OthersMeasuring) != 0 || len(heard) != 0 {
-		t.Fatalf("alone: %v, others %v, heard %v", err, recs[0].OthersMeasuring, heard)
+	if recs = runSpec(t, x, restSecond); len(recs[0].OthersMeasuring) != 0 || len(heard) != 0 {
+		t.Fatalf("alone: others %v, heard %v", recs[0].OthersMeasuring, heard)
 	}
 }

@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -16,7 +15,7 @@ func TestTLSOnEveryStack(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts brokers and nodes")
 	}
-	spec, err := Parse([]byte(`
+	recs := runSpec(t, brokerRunner(t), `
 stacks: [rest, rest+proto, rest+json+gzip, grpc, graphql, amqp, kafka, nats]
 payloads: [{model: text, counts: [10]}]
 topologies: [chain:2]
@@ -26,15 +25,7 @@ mtls: true
 duration: 1s
 warmup: 1s
 sla: 2s
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := brokerRunner(t)
-	recs, err := x.Run(context.Background(), spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	if len(recs) != 16 {
 		t.Fatalf("%d records, want 16", len(recs))
 	}
