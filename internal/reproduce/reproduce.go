@@ -5,6 +5,8 @@
 package reproduce
 
 import (
+	"cmp"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"math"
@@ -300,7 +302,7 @@ func (m Measured) pick(sel map[string]string) ([]results.Record, error) {
 }
 
 func matches(r *results.Record, sel map[string]string) bool {
-	words := strings.Fields(r.Options)
+	sw := switchesOf(r)
 	for k, v := range sel {
 		var got string
 		switch k {
@@ -324,12 +326,9 @@ func matches(r *results.Record, sel map[string]string) bool {
 		case "load":
 			got = r.Load
 		case "generator":
-			got = "hopbench"
-			if slices.Contains(words, "independent") {
-				got = "independent"
-			}
+			got = cmp.Or(sw.Generator, "hopbench")
 		case "tls", "cache", "h2", "mtls", "per-request":
-			got = strconv.FormatBool(slices.Contains(words, k))
+			got = strconv.FormatBool(sw.on(k))
 		default:
 			return false
 		}
@@ -338,6 +337,34 @@ func matches(r *results.Record, sel map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// switches are a run's on/off settings, read from its recorded config
+// (structured, as the experiment expanded it); a record without one (an
+// older record) has them read from its options' words instead.
+type switches struct {
+	TLS, MTLS, HTTP2, Cache bool
+	PerRequest              bool `json:"per_request"`
+	Generator               string
+}
+
+func switchesOf(r *results.Record) switches {
+	var sw switches
+	if len(r.Config) > 0 && json.Unmarshal(r.Config, &sw) == nil {
+		return sw
+	}
+	words := strings.Fields(r.Options)
+	has := func(w string) bool { return slices.Contains(words, w) }
+	sw = switches{TLS: has("tls") || has("mtls"), MTLS: has("mtls"), HTTP2: has("h2"), Cache: has("cache"), PerRequest: has("per-request")}
+	if has("independent") {
+		sw.Generator = "independent"
+	}
+	return sw
+}
+
+// on reads the switch a finding's selector names.
+func (sw switches) on(name string) bool {
+	return map[string]bool{"tls": sw.TLS, "mtls": sw.MTLS, "h2": sw.HTTP2, "cache": sw.Cache, "per-request": sw.PerRequest}[name]
 }
 
 func (m Measured) codecValue(measure, unit string, sel map[string]string) (Value, error) {
