@@ -66,7 +66,7 @@ type Runner struct {
 	OnShared func(others []lease.Holder)
 	// resetNode replaces the POST /reset that opens a node's measured
 	// window (tests make it fail).
-	resetNode func(adminAddr string) error
+	resetNode func(ctx context.Context, adminAddr string) error
 }
 
 // CodecFile is the name of the codec timings file in a results directory.
@@ -262,6 +262,8 @@ type measurement struct {
 	insts     []topology.Instance
 	tgt       *load.Target
 	counter   *wire.Counter
+	// runCtx is the run's while it drives the load (admin calls take it).
+	runCtx context.Context
 	// before is the client's wire count as the window opened; brokerUsage
 	// the broker's CPU and memory from then.
 	before      wire.Totals
@@ -347,13 +349,14 @@ func (m *measurement) drive(runCtx context.Context) (*load.Result, error) {
 		return nil, err
 	}
 	defer unpin()
+	m.runCtx = runCtx
 	return m.generate(runCtx, m.r, cfg, m.tgt, m.insts[0].Addr(), m.counter)
 }
 
 // windowOpens notes every count the measured window is taken from.
 func (m *measurement) windowOpens() {
 	m.before = m.counter.Snapshot()
-	m.nodes.windowStart()
+	m.nodes.windowStart(m.runCtx)
 	if m.brk != nil && m.brk.PID != 0 {
 		m.brokerUsage = startUsage([]int{m.brk.PID})
 	}
@@ -364,7 +367,8 @@ func (m *measurement) windowOpens() {
 func (m *measurement) collect(res *load.Result) {
 	clientWire := m.counter.Snapshot().Sub(m.before)
 	recordLoad(m.rec, res, m.tgt, clientWire)
-	m.nodes.windowEnd(m.rec.Nodes, res.Requests)
+	// Figures are read even from a run cut short: what was measured stays.
+	m.nodes.windowEnd(context.WithoutCancel(m.runCtx), m.rec.Nodes, res.Requests)
 	if m.brk != nil {
 		recordBroker(m.rec, m.brk, m.brokerUsage, res.Requests, clientWire)
 	}
@@ -584,7 +588,7 @@ type nodeSet struct {
 	lost string
 	// reset zeroes a node's figures (default: POST /reset to its admin);
 	// resetErr is the first failure to.
-	reset    func(adminAddr string) error
+	reset    func(ctx context.Context, adminAddr string) error
 	resetErr error
 }
 
@@ -657,31 +661,32 @@ func (n *nodeSet) watch(exited func()) (stop func()) {
 // 503 (a broker stack's node that lost its broker connection) before the
 // run ends. It asks every half second, only of broker stacks' nodes.
 func (n *nodeSet) watchHealth(unavailable func(why string)) (stop func()) {
-	stopped, finished := make(chan struct{}), make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
 		tick := time.NewTicker(500 * time.Millisecond)
 		defer tick.Stop()
 		for {
 			select {
-			case <-stopped:
+			case <-ctx.Done():
 				return
 			case <-tick.C:
 			}
-			if why := n.unavailable(); why != "" {
+			if why := n.unavailable(ctx); why != "" {
 				unavailable(why)
 				return
 			}
 		}
 	}()
-	return func() { close(stopped); <-finished }
+	return func() { cancel(); <-finished }
 }
 
 // unavailable says which node answers /ready with 503 and why; "" when
 // none does. A node that does not answer at all is the exit watch's.
-func (n *nodeSet) unavailable() string {
+func (n *nodeSet) unavailable(ctx context.Context) string {
 	for i, p := range n.procs {
-		resp, err := admin.Get("http://" + p.AdminAddr() + "/ready")
+		resp, err := adminCall(ctx, http.MethodGet, p.AdminAddr(), "/ready")
 		if err != nil {
 			continue
 		}
@@ -698,14 +703,14 @@ func (n *nodeSet) unavailable() string {
 // window opens, and notes their CPU time.
 // A node whose /reset fails fails the run: its figures would include the
 // warm-up.
-func (n *nodeSet) windowStart() {
+func (n *nodeSet) windowStart(ctx context.Context) {
 	reset := n.reset
 	if reset == nil {
-		reset = func(addr string) error { return post(addr, "/reset") }
+		reset = func(ctx context.Context, addr string) error { return post(ctx, addr, "/reset") }
 	}
 	pids := make([]int, len(n.procs))
 	for i, p := range n.procs {
-		if err := reset(p.AdminAddr()); err != nil && n.resetErr == nil {
+		if err := reset(ctx, p.AdminAddr()); err != nil && n.resetErr == nil {
 			n.resetErr = fmt.Errorf("node %d: its admin /reset failed (%v), so its figures would include the warm-up", i, err)
 		}
 		pids[i] = p.PID()
@@ -715,14 +720,14 @@ func (n *nodeSet) windowStart() {
 
 // windowEnd reads each node's figures for the window into out; a node
 // whose /stats cannot be read says why.
-func (n *nodeSet) windowEnd(out []results.Node, requests int64) {
+func (n *nodeSet) windowEnd(ctx context.Context, out []results.Node, requests int64) {
 	var err error
 	usage := n.usage.end(requests)
 	for i, p := range n.procs {
 		if usage != nil {
 			out[i].Usage = usage[i]
 		}
-		if out[i].Stats, err = nodeStats(p.AdminAddr()); err != nil {
+		if out[i].Stats, err = nodeStats(ctx, p.AdminAddr()); err != nil {
 			out[i].StatsError = err.Error()
 		}
 	}
@@ -794,8 +799,18 @@ func (n *nodeSet) close() {
 
 var admin = &http.Client{Timeout: 5 * time.Second}
 
-func post(addr, path string) error {
-	resp, err := admin.Post("http://"+addr+path, "", nil)
+// adminCall makes one call to a node's admin endpoint, bounded by ctx and
+// by the admin client's own timeout.
+func adminCall(ctx context.Context, method, addr, path string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, method, "http://"+addr+path, nil)
+	if err != nil {
+		return nil, err
+	}
+	return admin.Do(req)
+}
+
+func post(ctx context.Context, addr, path string) error {
+	resp, err := adminCall(ctx, http.MethodPost, addr, path)
 	if err != nil {
 		return err
 	}
@@ -808,8 +823,8 @@ func post(addr, path string) error {
 
 // nodeStats reads a node's figures from its admin endpoint, as the node
 // contract types them.
-func nodeStats(addr string) (*nodeapi.Stats, error) {
-	resp, err := admin.Get("http://" + addr + "/stats")
+func nodeStats(ctx context.Context, addr string) (*nodeapi.Stats, error) {
+	resp, err := adminCall(ctx, http.MethodGet, addr, "/stats")
 	if err != nil {
 		return nil, err
 	}

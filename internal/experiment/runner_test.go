@@ -159,7 +159,7 @@ func TestAFailedNodeResetFailsTheRun(t *testing.T) {
 		t.Skip("starts processes")
 	}
 	x := &Runner{Bin: hopbenchBin(t), Dir: t.TempDir()}
-	x.resetNode = func(string) error { return fmt.Errorf("POST /reset: 500 Internal Server Error") }
+	x.resetNode = func(context.Context, string) error { return fmt.Errorf("POST /reset: 500 Internal Server Error") }
 	recs := runSpec(t, x, restSecond)
 	if len(recs) != 1 || recs[0].Outcome != results.OutcomeFailed || !strings.Contains(recs[0].Reason, "node 0: its admin /reset failed") {
 		t.Fatalf("records %+v, want one failed, saying the reset failed", recs)
