@@ -313,7 +313,8 @@ func start(ctx context.Context, name string, cfg Config) (*Broker, error) {
 		if t := startTime(b.PID); t != 0 {
 			b.StartTimes = map[string]uint64{strconv.Itoa(b.PID): t}
 		}
-		return b, b.adoptTLS(ctx, cfg)
+		b.adoptTLS(ctx, cfg)
+		return b, nil
 	}
 	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("%s: data directory: %w", name, err)
@@ -348,23 +349,22 @@ func start(ctx context.Context, name string, cfg Config) (*Broker, error) {
 
 // adoptTLS learns how a broker found running takes TLS: from the state
 // of the hopbench that started it (its certificates are then the ones to
-// use), or, when cfg asks for TLS, by trying cfg's certificates. A broker
-// that cannot take TLS as asked keeps no TLS address, and NeedTLS says
-// why.
-func (b *Broker) adoptTLS(ctx context.Context, cfg Config) error {
+// use), or, when cfg asks for TLS, by trying cfg's certificates. TLS is
+// checked only when asked for; a broker that cannot take it keeps no TLS
+// address, and NeedTLS says why.
+func (b *Broker) adoptTLS(ctx context.Context, cfg Config) {
 	if saved, err := readState(cfg.Dir); err == nil && saved.Addr == b.Addr && saved.TLSAddr != "" && saved.still(saved.PID) {
 		b.TLSAddr, b.TLSDir, b.MTLS = saved.TLSAddr, saved.TLSDir, saved.MTLS
 	} else if cfg.TLSDir != "" {
 		b.TLSAddr, b.TLSDir, b.MTLS = cfg.TLSAddr, cfg.TLSDir, cfg.MTLS
 	}
-	if b.TLSAddr == "" {
-		return nil
+	if b.TLSAddr == "" || cfg.TLSDir == "" {
+		return
 	}
 	if err := b.probeTLS(ctx); err != nil {
 		b.noTLS = fmt.Errorf("%s at %s is running, but does not take TLS at %s with the certificates of %s (%v): stop it (hopbench brokers down %s) so that hopbench starts it with TLS, or start it with hopbench brokers up --tls-dir DIR", b.Name, b.Addr, b.TLSAddr, b.TLSDir, err, b.Name)
 		b.TLSAddr, b.TLSDir, b.MTLS = "", "", false
 	}
-	return nil
 }
 
 // NeedTLS returns nil when the broker takes TLS clients (client
@@ -661,7 +661,8 @@ func Down(ctx context.Context, name string, cfg Config) (string, error) {
 // kept cannot tell, so its PIDs are never signalled.
 func (b *Broker) still(pid int) bool {
 	t, ok := b.StartTimes[strconv.Itoa(pid)]
-	return ok && alive(pid) && startTime(pid) == t
+	running, start := procState(pid)
+	return ok && running && start == t
 }
 
 // stopExtra stops the helpers (RabbitMQ's epmd) that are still the ones
@@ -679,24 +680,30 @@ func (b *Broker) stopExtra() []error {
 // startTime is pid's start time in clock ticks since boot (field 22 of
 // /proc/PID/stat); 0 when there is no such process.
 func startTime(pid int) uint64 {
-	if pid <= 0 {
-		return 0
-	}
-	f, err := stats.StatFields(pid)
-	if err != nil || len(f) < 20 {
-		return 0
-	}
-	t, _ := strconv.ParseUint(f[19], 10, 64)
-	return t
+	_, start := procState(pid)
+	return start
 }
 
 // alive reports whether pid is a running (not zombie) process.
 func alive(pid int) bool {
+	running, _ := procState(pid)
+	return running
+}
+
+// procState reads /proc/PID/stat once: whether pid is running (not a
+// zombie) and its start time (0 when there is no such process).
+func procState(pid int) (running bool, start uint64) {
 	if pid <= 0 {
-		return false
+		return false, 0
 	}
 	f, err := stats.StatFields(pid)
-	return err == nil && len(f) > 0 && f[0] != "Z" && f[0] != "X"
+	if err != nil || len(f) == 0 {
+		return false, 0
+	}
+	if len(f) >= 20 {
+		start, _ = strconv.ParseUint(f[19], 10, 64)
+	}
+	return f[0] != "Z" && f[0] != "X", start
 }
 
 // stopPID interrupts a process that is not our child and waits for it to
