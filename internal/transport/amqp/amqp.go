@@ -351,7 +351,7 @@ func (c *client) receive(replies <-chan amqp.Delivery, returns <-chan amqp.Retur
 }
 
 func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, error) {
-	if err := brokered.CheckSize(req.Body, c.maxBytes); err != nil {
+	if err := transport.CheckBody("request body", req.Body, c.maxBytes); err != nil {
 		return nil, err
 	}
 	id, wait, err := c.pending.Add()

@@ -111,11 +111,6 @@ func RequestMeta(ctx context.Context, req *transport.Request) Meta {
 	return m
 }
 
-// CheckSize refuses a body above the limit before it is sent.
-func CheckSize(body []byte, maxBytes int) error {
-	return transport.CheckBody("request body", body, maxBytes)
-}
-
 // parseRequest rebuilds a call from a message.
 func parseRequest(m Meta, body []byte, maxBytes int) (*transport.Request, error) {
 	op, err := transport.ParseOp(m[HeaderOp])

@@ -407,7 +407,7 @@ func (c *client) receive() {
 }
 
 func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, error) {
-	if err := brokered.CheckSize(req.Body, c.maxBytes); err != nil {
+	if err := transport.CheckBody("request body", req.Body, c.maxBytes); err != nil {
 		return nil, err
 	}
 	id, wait, err := c.pending.Add()

@@ -166,7 +166,7 @@ func (Transport) Dial(ctx context.Context, target string, cfg transport.Config) 
 }
 
 func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, error) {
-	if err := brokered.CheckSize(req.Body, c.maxBytes); err != nil {
+	if err := transport.CheckBody("request body", req.Body, c.maxBytes); err != nil {
 		return nil, err
 	}
 	msg := &nats.Msg{Subject: c.addr.Name, Header: toHeader(brokered.RequestMeta(ctx, req)), Data: req.Body}

@@ -160,21 +160,17 @@ func parseRequest(r *http.Request, op transport.Op, maxBytes int) (*transport.Re
 		return nil, transport.Errorf(transport.CodeBadRequest, "%w", err)
 	}
 	if r.ContentLength > int64(maxBytes) {
-		return nil, tooLarge(r.ContentLength, maxBytes)
+		return nil, transport.TooLarge("request body", int(r.ContentLength), maxBytes)
 	}
 	req.Body, err = io.ReadAll(http.MaxBytesReader(nil, r.Body, int64(maxBytes)))
 	var maxErr *http.MaxBytesError
 	switch {
 	case errors.As(err, &maxErr):
-		return nil, tooLarge(-1, maxBytes)
+		return nil, transport.TooLarge("request body", -1, maxBytes)
 	case err != nil:
 		return nil, transport.Errorf(transport.CodeBadRequest, "reading the request body: %w", err)
 	}
 	return req, nil
-}
-
-func tooLarge(size int64, limit int) error {
-	return transport.TooLarge("request body", int(size), limit)
 }
 
 // codecFor picks the codec of a Content-Type or Accept value; none or */*
