@@ -431,14 +431,12 @@ func (e *execution) runTLS(r Run, brk *broker.Broker, top topology.Topology, rec
 	if brk != nil {
 		mutual = mutual || brk.MTLS
 		legs = []string{"generator↔broker", "nodes↔broker"}
-		if brk.TLSDir != dir {
-			var err error
-			if dir, bundle = brk.TLSDir, nil; dir != "" {
-				bundle, err = certs.Load(dir)
+		if brk.TLSDir != dir { // another hopbench's broker: its certificates
+			own, err := certs.Load(brk.TLSDir)
+			if err != nil {
+				return "", nil, fmt.Errorf("the %s broker's certificates: %w", brk.Name, err)
 			}
-			if err != nil || bundle == nil {
-				return "", nil, fmt.Errorf("the %s broker's certificates (%s): %v", brk.Name, dir, err)
-			}
+			dir, bundle = brk.TLSDir, own
 		}
 	}
 	rec.Encrypted = &results.Encryption{Legs: legs, Mutual: mutual}

@@ -24,9 +24,8 @@ const (
 	numPhases
 )
 
-var phaseNames = [numPhases]string{"decode", "work", "downstream", "encode", "total"}
-
-func (p Phase) String() string { return phaseNames[p] }
+// String is the phase's name in the node contract's stats.
+func (p Phase) String() string { return nodeapi.Phases[p] }
 
 // timings holds one histogram per phase, sharded so that concurrent requests
 // rarely contend on one lock; merged combines the shards.

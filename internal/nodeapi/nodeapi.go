@@ -80,7 +80,8 @@ type Stats struct {
 	Wire *wire.Totals `json:"wire,omitempty"`
 }
 
-// Phase names, in the order a request passes them.
+// Phases are the phase names, in the order a request passes them (total
+// last): the keys of Stats.Phases.
 var Phases = []string{"decode", "work", "downstream", "encode", "total"}
 
 // Memory is the node runtime's view of its memory (a Go node's runtime
