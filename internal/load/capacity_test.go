@@ -57,74 +57,82 @@ func search(t *testing.T, cfg load.Config, newCall func() load.Call) *load.Resul
 }
 
 func TestCapacitySearchFindsTheKnee(t *testing.T) {
-	const knee = 1000.0 // calls/s: a 1 ms service time, one at a time
-	q := &queue{service: time.Second / time.Duration(knee)}
-	r := search(t, load.Config{SLA: 10 * time.Millisecond, Search: load.Search{Step: time.Second, Start: 100}}, q.newCall)
-	c := r.Capacity
-	if c.RPS < 0.9*knee || c.RPS > 1.1*knee || c.LowerBound {
-		t.Fatalf("capacity %s req/s (ended: %s), want within 10%% of %v and not a lower bound", c, c.Ended, knee)
-	}
-	if !strings.HasPrefix(c.Ended, "bracketed") || c.Above <= c.RPS {
-		t.Errorf("ended %q with above %v: want the knee bracketed", c.Ended, c.Above)
-	}
-	at := r.Steps[c.Step]
-	if at.Probe != load.ProbeWithin || at.Value != c.RPS || r.RPS() != at.RPS {
-		t.Errorf("the step at the capacity is %+v; the result's rate %v", at, r.RPS())
-	}
-	var total int64
-	for _, st := range r.Steps {
-		total += st.Requests
-		if st.Probe == load.ProbeGenerator {
-			t.Errorf("probe at %v blamed on the generator, which had workers to spare", st.Value)
+	virtual(t, func(t *testing.T) {
+		const knee = 1000.0 // calls/s: a 1 ms service time, one at a time
+		q := &queue{service: time.Second / time.Duration(knee)}
+		r := search(t, load.Config{SLA: 10 * time.Millisecond, Search: load.Search{Step: time.Second, Start: 100}}, q.newCall)
+		c := r.Capacity
+		if c.RPS < 0.9*knee || c.RPS > 1.1*knee || c.LowerBound {
+			t.Fatalf("capacity %s req/s (ended: %s), want within 10%% of %v and not a lower bound", c, c.Ended, knee)
 		}
-	}
-	if r.Requests != total || r.Latency.TotalCount() != at.Requests {
-		t.Errorf("requests %d over probes of %d; latency holds %d, the capacity's probe %d", r.Requests, total, r.Latency.TotalCount(), at.Requests)
-	}
+		if !strings.HasPrefix(c.Ended, "bracketed") || c.Above <= c.RPS {
+			t.Errorf("ended %q with above %v: want the knee bracketed", c.Ended, c.Above)
+		}
+		at := r.Steps[c.Step]
+		if at.Probe != load.ProbeWithin || at.Value != c.RPS || r.RPS() != at.RPS {
+			t.Errorf("the step at the capacity is %+v; the result's rate %v", at, r.RPS())
+		}
+		var total int64
+		for _, st := range r.Steps {
+			total += st.Requests
+			if st.Probe == load.ProbeGenerator {
+				t.Errorf("probe at %v blamed on the generator, which had workers to spare", st.Value)
+			}
+		}
+		if r.Requests != total || r.Latency.TotalCount() != at.Requests {
+			t.Errorf("requests %d over probes of %d; latency holds %d, the capacity's probe %d", r.Requests, total, r.Latency.TotalCount(), at.Requests)
+		}
+	})
 }
 
 func TestCapacityAboveWhatTheGeneratorSendsIsALowerBound(t *testing.T) {
-	// A service that answers every call in 7 ms however many come, driven
-	// by one worker: the generator cannot send more than ~140 calls/s.
-	r := search(t, load.Config{SLA: 50 * time.Millisecond, Workers: 1, Search: load.Search{Step: time.Second, Start: 100}}, sleeper(7*time.Millisecond))
-	c := r.Capacity
-	if c.RPS != 100 || !c.LowerBound || !strings.Contains(c.Ended, "generator could not keep") {
-		t.Fatalf("capacity %s (lower bound %v), ended %q: want ≥ 100, a lower bound blamed on the generator", c, c.LowerBound, c.Ended)
-	}
-	if got := r.Steps[len(r.Steps)-1].Probe; got != load.ProbeGenerator {
-		t.Errorf("last probe %q, want %q", got, load.ProbeGenerator)
-	}
-	if !strings.HasPrefix(c.String(), "≥") {
-		t.Errorf("shown as %q: a lower bound must say so", c)
-	}
+	virtual(t, func(t *testing.T) {
+		// A service that answers every call in 7 ms however many come, driven
+		// by one worker: the generator cannot send more than ~140 calls/s.
+		r := search(t, load.Config{SLA: 50 * time.Millisecond, Workers: 1, Search: load.Search{Step: time.Second, Start: 100}}, sleeper(7*time.Millisecond))
+		c := r.Capacity
+		if c.RPS != 100 || !c.LowerBound || !strings.Contains(c.Ended, "generator could not keep") {
+			t.Fatalf("capacity %s (lower bound %v), ended %q: want ≥ 100, a lower bound blamed on the generator", c, c.LowerBound, c.Ended)
+		}
+		if got := r.Steps[len(r.Steps)-1].Probe; got != load.ProbeGenerator {
+			t.Errorf("last probe %q, want %q", got, load.ProbeGenerator)
+		}
+		if !strings.HasPrefix(c.String(), "≥") {
+			t.Errorf("shown as %q: a lower bound must say so", c)
+		}
+	})
 }
 
 func TestCapacityNoneWhenNoRateMeetsTheSLA(t *testing.T) {
-	r := search(t, load.Config{SLA: 10 * time.Millisecond, Search: load.Search{Step: time.Second, Start: 4}}, sleeper(30*time.Millisecond))
-	c := r.Capacity
-	if c.RPS != 0 || c.LowerBound || c.String() != "none" || !strings.HasPrefix(c.Ended, "no rate") {
-		t.Fatalf("capacity %s, ended %q: want none", c, c.Ended)
-	}
-	if r.RPS() != 0 || r.Latency.TotalCount() != 0 {
-		t.Errorf("rps %v, %d latencies: a search that found nothing has no rate or latency at its capacity", r.RPS(), r.Latency.TotalCount())
-	}
-	// Cut short on the way down, it says how far down it looked.
-	r = search(t, load.Config{SLA: 10 * time.Millisecond, Duration: 2 * time.Second, Search: load.Search{Step: time.Second, Start: 40}}, sleeper(30*time.Millisecond))
-	if c := r.Capacity; c.String() != "< 40" || !strings.Contains(c.Ended, "time budget") {
-		t.Errorf("capacity %q, ended %q: want < 40 (the lowest rate probed) and the budget named", c, c.Ended)
-	}
+	virtual(t, func(t *testing.T) {
+		r := search(t, load.Config{SLA: 10 * time.Millisecond, Search: load.Search{Step: time.Second, Start: 4}}, sleeper(30*time.Millisecond))
+		c := r.Capacity
+		if c.RPS != 0 || c.LowerBound || c.String() != "none" || !strings.HasPrefix(c.Ended, "no rate") {
+			t.Fatalf("capacity %s, ended %q: want none", c, c.Ended)
+		}
+		if r.RPS() != 0 || r.Latency.TotalCount() != 0 {
+			t.Errorf("rps %v, %d latencies: a search that found nothing has no rate or latency at its capacity", r.RPS(), r.Latency.TotalCount())
+		}
+		// Cut short on the way down, it says how far down it looked.
+		r = search(t, load.Config{SLA: 10 * time.Millisecond, Duration: 2 * time.Second, Search: load.Search{Step: time.Second, Start: 40}}, sleeper(30*time.Millisecond))
+		if c := r.Capacity; c.String() != "< 40" || !strings.Contains(c.Ended, "time budget") {
+			t.Errorf("capacity %q, ended %q: want < 40 (the lowest rate probed) and the budget named", c, c.Ended)
+		}
+	})
 }
 
 func TestCapacitySearchKeepsItsTimeBudget(t *testing.T) {
-	start := time.Now()
-	r := search(t, load.Config{SLA: 50 * time.Millisecond, Duration: 3 * time.Second, Search: load.Search{Step: time.Second, Start: 100}}, sleeper(time.Millisecond))
-	if took := time.Since(start); took > 5*time.Second {
-		t.Errorf("a 3s search took %v", took)
-	}
-	c := r.Capacity
-	if !c.LowerBound || !strings.Contains(c.Ended, "time budget") || c.RPS == 0 {
-		t.Fatalf("capacity %s, ended %q: want a lower bound that says the budget ran out", c, c.Ended)
-	}
+	virtual(t, func(t *testing.T) {
+		start := time.Now()
+		r := search(t, load.Config{SLA: 50 * time.Millisecond, Duration: 3 * time.Second, Search: load.Search{Step: time.Second, Start: 100}}, sleeper(time.Millisecond))
+		if took := time.Since(start); took > 5*time.Second {
+			t.Errorf("a 3s search took %v", took)
+		}
+		c := r.Capacity
+		if !c.LowerBound || !strings.Contains(c.Ended, "time budget") || c.RPS == 0 {
+			t.Fatalf("capacity %s, ended %q: want a lower bound that says the budget ran out", c, c.Ended)
+		}
+	})
 }
 
 func TestCapacitySettingsAreChecked(t *testing.T) {

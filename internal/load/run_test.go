@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"go.uber.org/goleak"
@@ -18,6 +19,14 @@ import (
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// virtual runs a test on a fake clock (testing/synctest): the engine's
+// time.Now and timers, and the calls' sleeps, read it, and it moves on
+// only when every goroutine of the test waits. A test of a 3 s load takes
+// milliseconds and its timings are exact; the engine's code is the code a
+// run uses. TestClosedLoopCountsEveryRequest and the tests that cross a
+// socket keep real time.
+func virtual(t *testing.T, f func(t *testing.T)) { synctest.Test(t, f) }
 
 func sleeper(d time.Duration) func() load.Call {
 	return func() load.Call {
@@ -79,81 +88,89 @@ func TestErrorsAreClassified(t *testing.T) {
 }
 
 func TestTimeoutsAndSLA(t *testing.T) {
-	r, err := load.Run(context.Background(), load.Config{Kind: load.Closed, Clients: 2, Duration: time.Second,
-		Timeout: 200 * time.Millisecond, SLA: 50 * time.Millisecond}, sleeper(time.Hour))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.ErrorsByClass["timeout"] < 4 || r.Errors != r.Requests {
-		t.Fatalf("%d requests, errors %v: want only timeouts", r.Requests, r.ErrorsByClass)
-	}
-	if p50 := r.Latency.ValueAtQuantile(50); p50 < 200_000 || p50 > 2_000_000 {
-		t.Errorf("timed-out calls recorded at %dµs, want their time until the timeout", p50)
-	}
-	r, err = load.Run(context.Background(), load.Config{Kind: load.Closed, Clients: 1, Requests: 5,
-		SLA: time.Millisecond}, sleeper(5*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.ErrorsByClass["over_sla"] != 5 {
-		t.Errorf("errors %v: want 5 over the SLA", r.ErrorsByClass)
-	}
+	virtual(t, func(t *testing.T) {
+		r, err := load.Run(context.Background(), load.Config{Kind: load.Closed, Clients: 2, Duration: time.Second,
+			Timeout: 200 * time.Millisecond, SLA: 50 * time.Millisecond}, sleeper(time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.ErrorsByClass["timeout"] < 4 || r.Errors != r.Requests {
+			t.Fatalf("%d requests, errors %v: want only timeouts", r.Requests, r.ErrorsByClass)
+		}
+		if p50 := r.Latency.ValueAtQuantile(50); p50 < 200_000 || p50 > 2_000_000 {
+			t.Errorf("timed-out calls recorded at %dµs, want their time until the timeout", p50)
+		}
+		r, err = load.Run(context.Background(), load.Config{Kind: load.Closed, Clients: 1, Requests: 5,
+			SLA: time.Millisecond}, sleeper(5*time.Millisecond))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.ErrorsByClass["over_sla"] != 5 {
+			t.Errorf("errors %v: want 5 over the SLA", r.ErrorsByClass)
+		}
+	})
 }
 
 func TestStoppingReturnsWhatWasMeasured(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	r, err := load.Run(ctx, load.Config{Kind: load.Rate, Rate: 200, Duration: time.Hour}, sleeper(time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if time.Since(start) > 5*time.Second || r.Requests == 0 || r.Errors != 0 {
-		t.Fatalf("after %v: %d requests, %d errors", time.Since(start), r.Requests, r.Errors)
-	}
+	virtual(t, func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
+		start := time.Now()
+		r, err := load.Run(ctx, load.Config{Kind: load.Rate, Rate: 200, Duration: time.Hour}, sleeper(time.Millisecond))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if time.Since(start) > 5*time.Second || r.Requests == 0 || r.Errors != 0 {
+			t.Fatalf("after %v: %d requests, %d errors", time.Since(start), r.Requests, r.Errors)
+		}
+	})
 }
 
 func TestClientRampAddsClientsPerStep(t *testing.T) {
-	var inFlight, peak atomic.Int64
-	newCall := func() load.Call {
-		return func(context.Context) error {
-			n := inFlight.Add(1)
-			for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+	virtual(t, func(t *testing.T) {
+		var inFlight, peak atomic.Int64
+		newCall := func() load.Call {
+			return func(context.Context) error {
+				n := inFlight.Add(1)
+				for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+				}
+				time.Sleep(2 * time.Millisecond)
+				inFlight.Add(-1)
+				return nil
 			}
-			time.Sleep(2 * time.Millisecond)
-			inFlight.Add(-1)
-			return nil
 		}
-	}
-	cfg := load.Config{Kind: load.Ramp, RampOf: "clients", Steps: load.Steps{From: 1, To: 3, Step: 1, Every: time.Second}}
-	r, err := load.Run(context.Background(), cfg, newCall)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if peak.Load() != 3 || len(r.Steps) != 3 {
-		t.Fatalf("peak %d clients, %d steps; want 3 and 3", peak.Load(), len(r.Steps))
-	}
-	for i, s := range r.Steps {
-		if s.Value != float64(i+1) || s.Requests == 0 || s.WithinSLA != 1 {
-			t.Errorf("step %d: %+v", i, s)
+		cfg := load.Config{Kind: load.Ramp, RampOf: "clients", Steps: load.Steps{From: 1, To: 3, Step: 1, Every: time.Second}}
+		r, err := load.Run(context.Background(), cfg, newCall)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+		if peak.Load() != 3 || len(r.Steps) != 3 {
+			t.Fatalf("peak %d clients, %d steps; want 3 and 3", peak.Load(), len(r.Steps))
+		}
+		for i, s := range r.Steps {
+			if s.Value != float64(i+1) || s.Requests == 0 || s.WithinSLA != 1 {
+				t.Errorf("step %d: %+v", i, s)
+			}
+		}
+	})
 }
 
 func TestRateRampRaisesTheRate(t *testing.T) {
-	cfg := load.Config{Kind: load.Ramp, RampOf: "rate", Steps: load.Steps{From: 50, To: 150, Step: 100, Every: time.Second}}
-	r, err := load.Run(context.Background(), cfg, sleeper(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The pacer issues 50 then 150 requests; a few may end across a step
-	// boundary, so counts are checked loosely and the total exactly.
-	if len(r.Steps) != 2 || r.Requests != 200 || r.Steps[1].Requests < 2*r.Steps[0].Requests {
-		t.Fatalf("%d requests in steps %+v", r.Requests, r.Steps)
-	}
-	if r.Uncorrected == nil {
-		t.Fatal("an open loop keeps no uncorrected latency")
-	}
+	virtual(t, func(t *testing.T) {
+		cfg := load.Config{Kind: load.Ramp, RampOf: "rate", Steps: load.Steps{From: 50, To: 150, Step: 100, Every: time.Second}}
+		r, err := load.Run(context.Background(), cfg, sleeper(0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The pacer issues 50 then 150 requests; a few may end across a step
+		// boundary, so counts are checked loosely and the total exactly.
+		if len(r.Steps) != 2 || r.Requests != 200 || r.Steps[1].Requests < 2*r.Steps[0].Requests {
+			t.Fatalf("%d requests in steps %+v", r.Requests, r.Steps)
+		}
+		if r.Uncorrected == nil {
+			t.Fatal("an open loop keeps no uncorrected latency")
+		}
+	})
 }
 
 // A server that stalls 200ms once per second, driven at 1 000 req/s over
@@ -213,46 +230,50 @@ func TestCoordinatedOmissionIsCorrected(t *testing.T) {
 // Goodput counts replies within the SLA: a run whose every reply is late
 // carried requests, and no good ones.
 func TestGoodputCountsOnlyRepliesWithinTheSLA(t *testing.T) {
-	cfg := load.Config{Kind: load.Ramp, RampOf: "clients", Steps: load.Steps{From: 2, To: 2, Every: time.Second}, SLA: 5 * time.Millisecond}
-	late, err := load.Run(context.Background(), cfg, sleeper(15*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if late.Requests == 0 || late.RPS() == 0 || late.Good != 0 || late.GoodRPS() != 0 {
-		t.Fatalf("all late: %d requests at %.0f/s, %d good at %.1f/s; want requests and no good ones", late.Requests, late.RPS(), late.Good, late.GoodRPS())
-	}
-	if len(late.Steps) != 1 || late.Steps[0].RPS == 0 || late.Steps[0].GoodRPS != 0 {
-		t.Fatalf("all late, per step: %+v", late.Steps)
-	}
-	cfg.SLA = time.Second
-	good, err := load.Run(context.Background(), cfg, sleeper(15*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if good.Good != good.Requests || good.GoodRPS() != good.RPS() || good.Steps[0].GoodRPS != good.Steps[0].RPS {
-		t.Fatalf("all in time: %d of %d good, %.1f of %.1f/s, step %+v", good.Good, good.Requests, good.GoodRPS(), good.RPS(), good.Steps[0])
-	}
+	virtual(t, func(t *testing.T) {
+		cfg := load.Config{Kind: load.Ramp, RampOf: "clients", Steps: load.Steps{From: 2, To: 2, Every: time.Second}, SLA: 5 * time.Millisecond}
+		late, err := load.Run(context.Background(), cfg, sleeper(15*time.Millisecond))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if late.Requests == 0 || late.RPS() == 0 || late.Good != 0 || late.GoodRPS() != 0 {
+			t.Fatalf("all late: %d requests at %.0f/s, %d good at %.1f/s; want requests and no good ones", late.Requests, late.RPS(), late.Good, late.GoodRPS())
+		}
+		if len(late.Steps) != 1 || late.Steps[0].RPS == 0 || late.Steps[0].GoodRPS != 0 {
+			t.Fatalf("all late, per step: %+v", late.Steps)
+		}
+		cfg.SLA = time.Second
+		good, err := load.Run(context.Background(), cfg, sleeper(15*time.Millisecond))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if good.Good != good.Requests || good.GoodRPS() != good.RPS() || good.Steps[0].GoodRPS != good.Steps[0].RPS {
+			t.Fatalf("all in time: %d of %d good, %.1f of %.1f/s, step %+v", good.Good, good.Requests, good.GoodRPS(), good.RPS(), good.Steps[0])
+		}
+	})
 }
 
 // A service that refuses every call at once cannot make a closed loop mint
 // requests: each worker backs off, up to 100 ms, and rps counts replies.
 func TestRefusedCallsAreBackedOffAndAreNoThroughput(t *testing.T) {
-	refused := func() load.Call {
-		return func(context.Context) error {
-			return transport.Errorf(transport.CodeUnavailable, "dial: %v", syscall.ECONNREFUSED)
+	virtual(t, func(t *testing.T) {
+		refused := func() load.Call {
+			return func(context.Context) error {
+				return transport.Errorf(transport.CodeUnavailable, "dial: %v", syscall.ECONNREFUSED)
+			}
 		}
-	}
-	r, err := load.Run(context.Background(), load.Config{Kind: load.Closed, Clients: 4, Duration: time.Second}, refused)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Without backoff this is millions; with it, about 4 × (8 + 9) calls.
-	if r.Requests > 200 || r.Errors != r.Requests || r.ErrorsByClass["refused"] != r.Requests {
-		t.Errorf("%d calls, %d errors (%v) in a second of refusals from 4 workers", r.Requests, r.Errors, r.ErrorsByClass)
-	}
-	if r.RPS() != 0 || r.ErrorRPS() <= 0 {
-		t.Errorf("rps %v, error rps %v: refused calls are not throughput", r.RPS(), r.ErrorRPS())
-	}
+		r, err := load.Run(context.Background(), load.Config{Kind: load.Closed, Clients: 4, Duration: time.Second}, refused)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Without backoff this is millions; with it, about 4 × (8 + 9) calls.
+		if r.Requests > 200 || r.Errors != r.Requests || r.ErrorsByClass["refused"] != r.Requests {
+			t.Errorf("%d calls, %d errors (%v) in a second of refusals from 4 workers", r.Requests, r.Errors, r.ErrorsByClass)
+		}
+		if r.RPS() != 0 || r.ErrorRPS() <= 0 {
+			t.Errorf("rps %v, error rps %v: refused calls are not throughput", r.RPS(), r.ErrorRPS())
+		}
+	})
 }
 
 // Calls in flight when the run is cut because the service died failed for
@@ -291,20 +312,22 @@ func TestCallsCutOffByADeathAreErrors(t *testing.T) {
 // window: requests still waiting then are counted as not sent, never sent
 // late for ever.
 func TestAnOpenLoopBehindItsRateEndsAndCountsWhatItNeverSent(t *testing.T) {
-	began := time.Now()
-	r, err := load.Run(context.Background(), load.Config{Kind: load.Rate, Rate: load.MaxRate, Workers: 1, Duration: time.Second, SLA: 100 * time.Millisecond}, sleeper(10*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if took := time.Since(began); took > 4*time.Second {
-		t.Errorf("a 1 s window at %d req/s took %v", load.MaxRate, took)
-	}
-	if sent := r.Requests; r.NotSent < load.MaxRate-1000 || sent+r.NotSent > load.MaxRate {
-		t.Errorf("%d sent and %d not sent of %d due", sent, r.NotSent, load.MaxRate)
-	}
-	for _, cfg := range []load.Config{{Kind: load.Rate, Rate: 1e12, Duration: time.Second}, {Kind: load.Closed, Clients: 100_000_000, Duration: time.Second}} {
-		if err := cfg.Validate(); err == nil {
-			t.Errorf("%s accepted", cfg.String())
+	virtual(t, func(t *testing.T) {
+		began := time.Now()
+		r, err := load.Run(context.Background(), load.Config{Kind: load.Rate, Rate: load.MaxRate, Workers: 1, Duration: time.Second, SLA: 100 * time.Millisecond}, sleeper(10*time.Millisecond))
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
+		if took := time.Since(began); took > 4*time.Second {
+			t.Errorf("a 1 s window at %d req/s took %v", load.MaxRate, took)
+		}
+		if sent := r.Requests; r.NotSent < load.MaxRate-1000 || sent+r.NotSent > load.MaxRate {
+			t.Errorf("%d sent and %d not sent of %d due", sent, r.NotSent, load.MaxRate)
+		}
+		for _, cfg := range []load.Config{{Kind: load.Rate, Rate: 1e12, Duration: time.Second}, {Kind: load.Closed, Clients: 100_000_000, Duration: time.Second}} {
+			if err := cfg.Validate(); err == nil {
+				t.Errorf("%s accepted", cfg.String())
+			}
+		}
+	})
 }
