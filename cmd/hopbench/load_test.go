@@ -114,9 +114,22 @@ func TestLoadOutFeedsReportAndCompare(t *testing.T) {
 			t.Fatalf("load --out: exit %d: %s", code, stdout)
 		}
 	}
+	// The same stack with a switch is a case of its own, with the switch
+	// in its options and its configuration, not a repetition of the first.
+	addr := startNode(t, "--stack", "rest")
+	if stdout, code := hopbench(t, "load", "--stack", "rest", "--target", addr, "--clients", "2", "--duration", "1s", "--per-request", "--out", out); code != 0 {
+		t.Fatalf("load --per-request --out: exit %d: %s", code, stdout)
+	}
 	recs := readRecords(t, out)
-	if len(recs) != 2 || recs[0]["outcome"] != "ok" || recs[0]["histogram"] == "" || recs[1]["stack"] != "grpc" {
+	if len(recs) != 3 || recs[0]["outcome"] != "ok" || recs[0]["histogram"] == "" || recs[1]["stack"] != "grpc" {
 		t.Fatalf("records: %v", recs)
+	}
+	config, _ := recs[2]["config"].(map[string]any)
+	if recs[2]["case"] == recs[0]["case"] || recs[2]["options"] != "per-request" || config["per_request"] != true {
+		t.Errorf("a per-request load recorded as case %q (the pooled one: %q), options %q, config %v", recs[2]["case"], recs[0]["case"], recs[2]["options"], config)
+	}
+	if recs[0]["case"] != "rest direct echo text×10 closed:2" || recs[0]["load"] != "closed:2" {
+		t.Errorf("a pooled load recorded as case %q, load %q", recs[0]["case"], recs[0]["load"])
 	}
 	if stdout, code := hopbench(t, "report", out); code != 0 || !strings.Contains(stdout, "report") {
 		t.Fatalf("report: exit %d: %s", code, stdout)

@@ -147,7 +147,7 @@ func runLoad(cmd *cobra.Command, a *app, f *loadFlags) error {
 		return err
 	}
 	if f.out != "" {
-		if err := appendLoadRecord(f.out, &out, res, began, ctx.Err() != nil); err != nil {
+		if err := appendLoadRecord(f.out, f.run(), &out, res, began, ctx.Err() != nil); err != nil {
 			return err
 		}
 		fmt.Fprintf(a.stderr, "record appended to %s (hopbench report %s draws it)\n", filepath.Join(f.out, experiment.ResultsFile), f.out)
@@ -245,18 +245,16 @@ func clientTLS(dir, caFile string, mutual bool) (*tls.Config, error) {
 	return nil, nil
 }
 
-// loadOutput is what hopbench load prints: the call and its figures, with
-// the same keys as a result record.
 // appendLoadRecord appends what hopbench load measured to dir's results
 // file as a record, as hopbench run writes them, so that report and
 // compare read it (vegeta's attack | report).
-func appendLoadRecord(dir string, out *loadOutput, res *load.Result, began time.Time, interrupted bool) error {
+func appendLoadRecord(dir string, run experiment.Run, out *loadOutput, res *load.Result, began time.Time, interrupted bool) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
-	rec := &results.Record{Experiment: "load", Stack: out.Stack, Topology: "direct", Op: out.Op, Model: out.Model, Count: out.Count,
-		Load: out.Load, Figures: out.Figures, Environment: environment.Describe(), Started: began, Ended: time.Now(), Series: res.Series, Steps: res.Steps}
-	rec.Case = strings.Join([]string{rec.Stack, rec.Topology, rec.Op, fmt.Sprintf("%s×%d", rec.Model, rec.Count), rec.Load}, " ")
+	rec := run.Record()
+	rec.Experiment, rec.Environment, rec.Figures = "load", environment.Describe(), out.Figures
+	rec.Started, rec.Ended, rec.Series, rec.Steps = began, time.Now(), res.Series, res.Steps
 	switch {
 	case interrupted:
 		rec.Outcome, rec.Reason = results.OutcomeInterrupted, "stopped before the end of the load; figures are partial"
@@ -276,6 +274,23 @@ func appendLoadRecord(dir string, out *loadOutput, res *load.Result, began time.
 	return results.Append(filepath.Join(dir, experiment.ResultsFile), rec)
 }
 
+// run is the load as an experiment's run would describe it, so that its
+// record names its case and configuration as hopbench run's records do
+// (two loads that differ only in --tls are two cases, not repetitions).
+func (f *loadFlags) run() experiment.Run {
+	r := experiment.Run{Stack: f.target.Stack.String(), Topology: "direct", Op: f.op, Model: f.target.Model, Count: f.target.Count,
+		Load: experiment.LoadSpecOf(f.cfg), Duration: experiment.Duration(f.cfg.Duration), Requests: f.cfg.Requests,
+		Warmup: experiment.Duration(f.cfg.Warmup), SLA: experiment.Duration(f.cfg.SLA), Timeout: experiment.Duration(f.cfg.Timeout),
+		TLS: f.tlsDir != "" || f.caFile != "", MTLS: f.mtls, HTTP2: f.target.Transport.HTTP2,
+		Connections: f.target.Connections, PerRequest: f.target.PerRequest, Seed: f.target.Seed, TransportOptions: f.options}
+	if f.cfg.Limits != (load.Limits{}) {
+		r.Limits = &f.cfg.Limits
+	}
+	return r
+}
+
+// loadOutput is what hopbench load prints: the call and its figures, with
+// the same keys as a result record.
 type loadOutput struct {
 	Stack  string `json:"stack"`
 	Target string `json:"target"`

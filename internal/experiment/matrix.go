@@ -1,12 +1,14 @@
 package experiment
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"time"
 
 	"github.com/hopbench/hopbench/internal/load"
+	"github.com/hopbench/hopbench/internal/results"
 	"github.com/hopbench/hopbench/internal/transport"
 )
 
@@ -196,6 +198,16 @@ func (r Run) Case() string {
 		parts = append(parts, o)
 	}
 	return strings.Join(parts, " ")
+}
+
+// Record starts the run's result record: what was run, named as Case and
+// Options name it, with the run's whole configuration (Config), started now.
+func (r Run) Record() *results.Record {
+	rec := &results.Record{Part: r.Part, Case: r.Case(), Run: r.Index, Repetition: r.Repetition,
+		Stack: r.Stack, Topology: r.Topology, Op: r.Op, Model: r.Model, Count: r.Count, Load: r.LoadName(), Options: r.Options(),
+		Started: time.Now()}
+	rec.Config, _ = json.Marshal(r) // a Run always marshals: plain fields
+	return rec
 }
 
 // Options names what the run sets beyond stack, topology, payload and load,

@@ -196,12 +196,9 @@ var (
 )
 
 func (e *execution) run(ctx context.Context, r Run) *results.Record {
-	rec := &results.Record{
-		Experiment: e.spec.Name, Study: e.spec.Study, Scale: e.spec.scale, Part: r.Part, Case: r.Case(), Run: r.Index, Repetition: r.Repetition,
-		Stack: r.Stack, Topology: r.Topology, Op: r.Op, Model: r.Model, Count: r.Count, Load: r.LoadName(), Options: r.Options(),
-		Environment: e.env, Pinning: e.pin.String(), Calibration: e.Calibration, Started: time.Now(),
-	}
-	rec.Config, _ = json.Marshal(r)
+	rec := r.Record()
+	rec.Experiment, rec.Study, rec.Scale = e.spec.Name, e.spec.Study, e.spec.scale
+	rec.Environment, rec.Pinning, rec.Calibration = e.env, e.pin.String(), e.Calibration
 	others := lease.Measuring(e.measuring)
 	if err := e.measure(ctx, r, rec); err != nil {
 		rec.Outcome, rec.Reason = results.OutcomeFailed, err.Error()

@@ -167,6 +167,29 @@ func (s *Spec) Defaults() {
 }
 
 // config turns a load spec into the engine's configuration.
+// LoadSpecOf is the spec's form of a load the engine was given (config's
+// inverse), for records of loads that no spec described (hopbench load).
+func LoadSpecOf(c load.Config) LoadSpec {
+	arrivals := ""
+	if c.Poisson {
+		arrivals = "poisson"
+	}
+	switch c.Kind {
+	case load.Closed:
+		return LoadSpec{Closed: &ClosedSpec{Clients: c.Clients}}
+	case load.Rate:
+		return LoadSpec{Rate: &RateSpec{Rate: c.Rate, Arrivals: arrivals, Workers: c.Workers}}
+	case load.Ramp:
+		s := c.Steps
+		return LoadSpec{Ramp: &RampSpec{Of: c.RampOf, From: s.From, To: s.To, Step: s.Step, Every: Duration(s.Every)}}
+	case load.Capacity:
+		sc := c.Search
+		return LoadSpec{Capacity: &CapacitySpec{SLA: Duration(c.SLA), Percentile: sc.Percentile, MaxErrors: sc.MaxErrors, Step: Duration(sc.Step),
+			Start: sc.Start, MaxRate: sc.MaxRate, Budget: Duration(c.Duration), Arrivals: arrivals}}
+	}
+	return LoadSpec{}
+}
+
 func (l LoadSpec) config() load.Config {
 	switch {
 	case l.Closed != nil:
