@@ -22,6 +22,7 @@ import (
 	"github.com/hopbench/hopbench/internal/experiment"
 	"github.com/hopbench/hopbench/internal/lease"
 	"github.com/hopbench/hopbench/internal/load"
+	"github.com/hopbench/hopbench/internal/network"
 	"github.com/hopbench/hopbench/internal/payload"
 	"github.com/hopbench/hopbench/internal/results"
 	"github.com/hopbench/hopbench/internal/stats"
@@ -36,6 +37,7 @@ type loadFlags struct {
 	target                            load.TargetConfig
 	cfg                               load.Config
 	mtls, capacity                    bool
+	network                           network.Profile
 }
 
 func newLoadCommand(a *app) *cobra.Command {
@@ -95,6 +97,7 @@ the capacity is reported as a lower bound ("≥ N").`,
 	fl.StringVar(&f.caFile, "ca", "", "TLS trusting the CA certificate in `FILE` (the node's --ca-out)")
 	fl.BoolVar(&f.mtls, "mtls", false, "with --tls-dir: present the client certificate")
 	fl.Uint64Var(&f.target.Seed, "seed", payload.DefaultSeed, "payload generator seed")
+	fl.Var(&f.network, "network", "emulate a network on the load's connections to the node: loopback, lan, region, wan, or settings such as delay=5ms,jitter=100us,bandwidth=8mbit (measured first, and recorded)")
 	fl.StringVar(&f.format, "format", "table", "output: table or json")
 	fl.StringVar(&f.out, "out", "", "also append the load's record to `DIR`/results.jsonl, for hopbench report and compare")
 	return cmd
@@ -105,7 +108,7 @@ func runLoad(cmd *cobra.Command, a *app, f *loadFlags) error {
 		return usageError{err}
 	}
 	counter := &wire.Counter{}
-	f.target.Transport.Dialer = &wire.Dialer{Counter: counter}
+	f.target.Transport.Dialer = &wire.Dialer{Counter: counter, Network: f.network}
 	ctx := cmd.Context()
 	tgt, err := load.DialTarget(ctx, f.target)
 	if err != nil {
@@ -115,6 +118,14 @@ func runLoad(cmd *cobra.Command, a *app, f *loadFlags) error {
 	if err := probe(ctx, tgt, min(f.cfg.Timeout, firstCallDeadline)); err != nil {
 		return fmt.Errorf("the node at %s did not answer a first %s call (%s): %w (is `hopbench node --stack %s` running there, and for a broker stack, consuming?)",
 			f.target.Addr, f.op, load.Classify(err), err, f.stack)
+	}
+	var emulated *network.Measured
+	if !f.network.IsLoopback() {
+		m, err := network.Measure(ctx, f.network)
+		if err != nil {
+			return err
+		}
+		emulated = &m
 	}
 	measuring, others, err := lease.Measure()
 	if err != nil {
@@ -133,7 +144,7 @@ func runLoad(cmd *cobra.Command, a *app, f *loadFlags) error {
 		return err
 	}
 	out := loadOutput{Stack: f.target.Stack.String(), Target: f.target.Addr, Op: f.op, Model: f.target.Model, Count: f.target.Count,
-		Load: f.cfg.String(), Figures: results.FiguresOf(res, counter.Snapshot().Sub(before))}
+		Load: f.cfg.String(), Figures: results.FiguresOf(res, counter.Snapshot().Sub(before)), Network: emulated}
 	out.RequestBodyBytes = tgt.RequestBytes()
 	out.RequestBodyRawBytes = tgt.RawRequestBytes()
 	out.ResponseBodyBytes = tgt.ReplyBytes()
@@ -255,6 +266,7 @@ func appendLoadRecord(dir string, run experiment.Run, out *loadOutput, res *load
 	rec := run.Record()
 	rec.Experiment, rec.Environment, rec.Figures = "load", environment.Describe(), out.Figures
 	rec.Started, rec.Ended, rec.Series, rec.Steps = began, time.Now(), res.Series, res.Steps
+	rec.Network = out.Network
 	switch {
 	case interrupted:
 		rec.Outcome, rec.Reason = results.OutcomeInterrupted, "stopped before the end of the load; figures are partial"
@@ -282,7 +294,8 @@ func (f *loadFlags) run() experiment.Run {
 		Load: experiment.LoadSpecOf(f.cfg), Duration: experiment.Duration(f.cfg.Duration), Requests: f.cfg.Requests,
 		Warmup: experiment.Duration(f.cfg.Warmup), SLA: experiment.Duration(f.cfg.SLA), Timeout: experiment.Duration(f.cfg.Timeout),
 		TLS: f.tlsDir != "" || f.caFile != "", MTLS: f.mtls, HTTP2: f.target.Transport.HTTP2,
-		Connections: f.target.Connections, PerRequest: f.target.PerRequest, Seed: f.target.Seed, TransportOptions: f.options}
+		Connections: f.target.Connections, PerRequest: f.target.PerRequest, Seed: f.target.Seed, TransportOptions: f.options,
+		Network: f.network}
 	if f.cfg.Limits != (load.Limits{}) {
 		r.Limits = &f.cfg.Limits
 	}
@@ -304,6 +317,8 @@ type loadOutput struct {
 	NoFigures string `json:"no_figures,omitempty"`
 	// Steps are a capacity search's probes: its curve.
 	Steps []load.Step `json:"steps,omitempty"`
+	// Network is the emulated network as measured before the load.
+	Network *network.Measured `json:"network,omitempty"`
 }
 
 func (o *loadOutput) write(w io.Writer, format string) error {
@@ -317,6 +332,9 @@ func (o *loadOutput) write(w io.Writer, format string) error {
 	row("stack", "%s at %s", o.Stack, o.Target)
 	row("call", "%s %s×%d, %d B request body", o.Op, o.Model, o.Count, o.RequestBodyBytes)
 	row("load", "%s", o.Load)
+	if o.Network != nil {
+		row("network", "%s", o.Network)
+	}
 	switch {
 	case o.NoFigures != "":
 		row("requests", "%d in %.2fs", o.Requests, o.ElapsedS)

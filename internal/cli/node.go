@@ -62,6 +62,7 @@ a broker: start it first with hopbench brokers up.`,
 	fl.DurationVar(&f.conns.ReadTimeout, "read-timeout", transport.DefaultReadTimeout, "HTTP-based stacks: time a request, body included, may take to arrive (a reply gets twice that to leave); gRPC: to set up a connection")
 	fl.DurationVar(&f.conns.IdleTimeout, "idle-timeout", transport.DefaultIdleTimeout, "a connection idle this long is closed")
 	fl.IntVar(&f.conns.MaxConns, "max-conns", transport.DefaultMaxConns, "connections open at once; more are refused (HTTP: 503)")
+	fl.Var(&f.cfg.Network, "network", "emulate a network on the connections this node dials (downstream calls; a broker stack's broker): loopback, lan, region, wan, or settings such as delay=5ms,jitter=100us,bandwidth=8mbit")
 	fl.BoolVar(&f.announce, "announce", false, "once serving, write the node contract's ready line (JSON) to stdout, for an orchestrator")
 	fl.StringVar(&f.cfg.Admin, "admin", "127.0.0.1:0", "admin endpoint (/ready, /stats, /metrics); the default is a free port, printed at start-up; empty for none")
 	fl.BoolVar(&f.noIntrospection, "no-introspection", false, "graphql: refuse introspection queries (the same as --option introspection=false)")

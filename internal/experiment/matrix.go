@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hopbench/hopbench/internal/load"
+	"github.com/hopbench/hopbench/internal/network"
 	"github.com/hopbench/hopbench/internal/results"
 	"github.com/hopbench/hopbench/internal/transport"
 )
@@ -53,6 +54,9 @@ type Run struct {
 	Generator string `json:"generator,omitempty"`
 	// TransportOptions are the stack's own settings given in the spec.
 	TransportOptions map[string]string `json:"transport_options,omitempty"`
+	// Network is the emulated network every hop of the run crosses;
+	// loopback (the zero profile) emulates nothing.
+	Network network.Profile `json:"network,omitzero"`
 }
 
 // DefaultDuration is a run's measured time when the spec gives neither a
@@ -126,12 +130,14 @@ func (s *Spec) variants(rep int, top, model string, count int, op string, l Load
 			for _, cache := range s.Cache {
 				for _, gen := range s.Generators {
 					for _, conn := range s.Connections {
-						for _, st := range s.Stacks {
-							r := s.run(st, top, model, count, op, l)
-							r.Repetition, r.TLS, r.HTTP2, r.Cache, r.Generator = rep, tls, h2, cache, gen
-							r.MTLS = tls && s.MTLS
-							r.Connections, r.PerRequest = conn.Pooled, conn.PerRequest
-							runs = append(runs, r)
+						for _, net := range s.Networks {
+							for _, st := range s.Stacks {
+								r := s.run(st, top, model, count, op, l)
+								r.Repetition, r.TLS, r.HTTP2, r.Cache, r.Generator = rep, tls, h2, cache, gen
+								r.MTLS = tls && s.MTLS
+								r.Connections, r.PerRequest, r.Network = conn.Pooled, conn.PerRequest, net
+								runs = append(runs, r)
+							}
 						}
 					}
 				}
@@ -227,6 +233,9 @@ func (r Run) Options() string {
 		if flag.on {
 			parts = append(parts, flag.name)
 		}
+	}
+	if !r.Network.IsLoopback() {
+		parts = append(parts, "net:"+r.Network.String())
 	}
 	return strings.Join(parts, " ")
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/hopbench/hopbench/internal/environment"
 	"github.com/hopbench/hopbench/internal/lease"
 	"github.com/hopbench/hopbench/internal/load"
+	"github.com/hopbench/hopbench/internal/network"
 	"github.com/hopbench/hopbench/internal/nodeapi"
 	"github.com/hopbench/hopbench/internal/results"
 	"github.com/hopbench/hopbench/internal/stats"
@@ -226,7 +227,7 @@ func (e *execution) run(ctx context.Context, r Run) *results.Record {
 func (e *execution) measure(ctx context.Context, r Run, rec *results.Record) error {
 	m := &measurement{execution: e, r: r, rec: rec}
 	defer m.close()
-	for _, step := range []func(context.Context) error{m.place, m.startNodes, m.boot, m.dial} {
+	for _, step := range []func(context.Context) error{m.emulate, m.place, m.startNodes, m.boot, m.dial} {
 		if err := step(ctx); err != nil {
 			return err
 		}
@@ -265,6 +266,20 @@ type measurement struct {
 	// the broker's CPU and memory from then.
 	before      wire.Totals
 	brokerUsage *usageWindow
+}
+
+// emulate measures the run's emulated network, if it has one, as its
+// connections will be shaped: what its figures were made under.
+func (m *measurement) emulate(ctx context.Context) error {
+	if m.r.Network.IsLoopback() {
+		return nil
+	}
+	measured, err := network.Measure(ctx, m.r.Network)
+	if err != nil {
+		return err
+	}
+	m.rec.Network = &measured
+	return nil
 }
 
 // place resolves where the nodes listen (a broker stack's broker, made
@@ -310,7 +325,7 @@ func (m *measurement) dial(ctx context.Context) (err error) {
 	r := m.r
 	m.counter = &wire.Counter{}
 	tcfg := m.transportConfig()
-	tcfg.Dialer = &wire.Dialer{Counter: m.counter}
+	tcfg.Dialer = &wire.Dialer{Counter: m.counter, Network: r.Network}
 	m.tgt, err = load.DialTarget(ctx, load.TargetConfig{Stack: m.st, Addr: m.insts[0].Addr(), Transport: tcfg,
 		Op: transport.Op(r.Op), Model: r.Model, Count: r.Count, Seed: r.Seed, Connections: r.Connections, PerRequest: r.PerRequest})
 	return err
@@ -528,7 +543,7 @@ func (e *execution) generate(ctx context.Context, r Run, cfg load.Config, tgt *l
 	return crosscheck.Run(ctx, crosscheck.Config{
 		Addr: addr, Op: transport.Op(r.Op), Model: r.Model, Count: r.Count, Seed: r.Seed,
 		Rate: cfg.Rate, Warmup: cfg.Warmup, Duration: cfg.Duration, SLA: cfg.SLA, Timeout: cfg.Timeout,
-		Dial: (&wire.Dialer{Counter: counter}).DialContext, AtStart: cfg.AtStart,
+		Dial: (&wire.Dialer{Counter: counter, Network: r.Network}).DialContext, AtStart: cfg.AtStart,
 	})
 }
 
@@ -566,6 +581,9 @@ func (e *execution) nodeArgs(r Run, tlsDir string, clientTLS *tls.Config) []stri
 	// and the calls between nodes besides.
 	if peak := r.LoadConfig().PeakConcurrency() + 64; peak > transport.DefaultMaxConns {
 		args = append(args, "--max-conns", strconv.Itoa(peak))
+	}
+	if !r.Network.IsLoopback() {
+		args = append(args, "--network", r.Network.String())
 	}
 	return args
 }

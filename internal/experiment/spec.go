@@ -34,6 +34,8 @@ type Spec struct {
 	Pin         string        `yaml:"pin" json:"pin,omitempty" jsonschema:"enum=none,enum=split,enum=same" jsonschema_description:"CPU pinning: none; split (generator on CPU 0, nodes on the others); same (all on CPU 0)."`
 	Memory      ByteSize      `yaml:"memory" json:"memory,omitempty" jsonschema_description:"Memory limit of each node (cgroups), e.g. 400MiB; a node killed by it ends the run as out of memory."`
 	Connections Connections   `yaml:"connections" json:"connections,omitempty" jsonschema_description:"How the generator connects to the entry node: a number of connections kept for the run and shared by its workers (default 1, also written pooled), per-request (a new connection, and with TLS a full handshake, for every call; not kafka), or a list such as [pooled, per-request] to measure both."`
+	Network     Networks      `yaml:"network" json:"network,omitempty" jsonschema_description:"The emulated network every hop crosses: a named profile (loopback, the default: nothing; lan: 0.1 ms one-way, 1gbit; region: 1 ms, 1gbit; wan: 20 ms, 50mbit) or settings {delay: 5ms, jitter: 100us, bandwidth: 8mbit}. delay is one-way and paid on each direction of every hop (generator to node, node to node, both legs through a broker); bandwidth caps each direction of each connection. Emulated in process at the end that dials each connection; the round trip and throughput achieved are measured before each run and recorded."`
+	Networks    Networks      `yaml:"networks" json:"networks,omitempty" jsonschema_description:"Several networks, each measured: a list such as [loopback, lan, wan] multiplies the matrix (each entry as in network)."`
 	Seed        uint64        `yaml:"seed" json:"seed,omitempty" jsonschema_description:"Payload, Poisson and run-order seed (default 1)."`
 	Order       string        `yaml:"order" json:"order,omitempty" jsonschema:"enum=shuffled,enum=listed" jsonschema_description:"Order of the runs within each repetition: shuffled (default; seeded by seed and the repetition, recorded in each run's config as order_seed) so that a case's place in time never lines up with its stack, or listed (stacks innermost, as the lists are written)."`
 	GoMemLimit  string        `yaml:"gomemlimit" json:"gomemlimit,omitempty" jsonschema_description:"With memory set: the Go runtime's soft memory limit (GOMEMLIMIT) each node runs with, as a share of memory such as 90% (the default, what a Go service in a limited container sets), or off. Recorded in each run's config."`
@@ -148,6 +150,12 @@ func (s *Spec) Defaults() {
 	}
 	if s.Pin == "" {
 		s.Pin = "none"
+	}
+	if len(s.Networks) == 0 {
+		s.Networks = s.Network
+	}
+	if len(s.Networks) == 0 {
+		s.Networks = Networks{{}}
 	}
 	if len(s.Connections) == 0 {
 		s.Connections = Connections{{Pooled: 1}}

@@ -516,3 +516,63 @@ func TestLoadSpecOfIsTheInverseOfConfig(t *testing.T) {
 		}
 	}
 }
+
+// Networks are a dimension: named, as settings or as a mapping, each a
+// case of its own, named in the case and kept in the run's config.
+func TestNetworksAreADimension(t *testing.T) {
+	s, err := Parse([]byte(`
+stacks: [rest]
+payloads: [{model: text, counts: [10]}]
+loads: [{closed: {clients: 1}}]
+networks: [loopback, lan, "delay=5ms", {delay: 2ms, bandwidth: 8mbit}]
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := s.Runs()
+	var cases []string
+	for _, r := range runs {
+		cases = append(cases, r.Case())
+	}
+	want := []string{"rest direct echo text×10 closed:1", "rest direct echo text×10 closed:1 net:lan",
+		"rest direct echo text×10 closed:1 net:delay=5ms", "rest direct echo text×10 closed:1 net:delay=2ms,bandwidth=8mbit"}
+	slices.Sort(cases)
+	slices.Sort(want)
+	if !slices.Equal(cases, want) {
+		t.Errorf("cases %q, want %q", cases, want)
+	}
+	for _, r := range runs {
+		rec := r.Record()
+		var config struct {
+			Network string `json:"network"`
+		}
+		if err := json.Unmarshal(rec.Config, &config); err != nil {
+			t.Fatal(err)
+		}
+		if r.Network.IsLoopback() != (config.Network == "") || !r.Network.IsLoopback() && config.Network != r.Network.String() {
+			t.Errorf("%s: config names network %q", r.Case(), config.Network)
+		}
+	}
+	one, err := Parse([]byte("stacks: [rest]\npayloads: [{model: text, counts: [10]}]\nloads: [{closed: {clients: 1}}]\nnetwork: wan\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runs := one.Runs(); len(runs) != 1 || runs[0].Network.Name != "wan" {
+		t.Errorf("network: wan gave %+v", runs)
+	}
+	for spec, want := range map[string]string{
+		"network: lan\nnetworks: [wan]":           "give network (one) or networks (a list), not both",
+		"network: moon":                           "want one of loopback, lan, region, wan",
+		"network: {delay: 5}":                     "missing unit",
+		"networks: [lan, lan]":                    "given twice",
+		"network: {delay: 1ms, jitter: 5ms}":      "jitter 5ms: want 0 up to the delay",
+		"network: {latency: 1ms}":                 `unknown setting "latency"`,
+		"networks: []":                            "want a named profile",
+		"network: {delay: 1ms, bandwidth: 100mb}": "want a rate such as 8mbit",
+	} {
+		_, err := Parse([]byte("stacks: [rest]\npayloads: [{model: text, counts: [10]}]\nloads: [{closed: {clients: 1}}]\n" + spec + "\n"))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want an error saying %q", spec, err, want)
+		}
+	}
+}

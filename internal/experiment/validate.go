@@ -130,7 +130,7 @@ func (s *Spec) runCount() int {
 		counts += len(p.Counts)
 	}
 	n := 1
-	for _, d := range []int{max(s.Repetitions, 1), len(s.Topologies), counts, len(s.Ops), len(s.Loads), len(s.TLS), len(s.HTTP2), len(s.Cache), len(s.Stacks)} {
+	for _, d := range []int{max(s.Repetitions, 1), len(s.Topologies), counts, len(s.Ops), len(s.Loads), len(s.TLS), len(s.HTTP2), len(s.Cache), len(s.Generators), len(s.Connections), len(s.Networks), len(s.Stacks)} {
 		n *= max(d, 1)
 		if n > MaxRuns {
 			return n
@@ -320,6 +320,9 @@ func (s *Spec) validateScalars(bad func(string, string, ...any)) {
 				}
 			}
 		}
+	}
+	if len(s.Network) > 0 && !slices.Equal(s.Network, s.Networks) {
+		bad("networks", "give network (one) or networks (a list), not both")
 	}
 	if s.MTLS && !slices.Contains(s.TLS, true) {
 		bad("mtls", "mutual TLS needs tls: true (or [false, true])")

@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/hopbench/hopbench/internal/codec"
+	"github.com/hopbench/hopbench/internal/network"
 	"github.com/hopbench/hopbench/internal/payload"
 	"github.com/hopbench/hopbench/internal/stats"
 	"github.com/hopbench/hopbench/internal/transport"
@@ -46,6 +47,9 @@ type Config struct {
 	Seed uint64
 	// Admin is the admin endpoint's host:port; empty means none.
 	Admin string
+	// Network is emulated on every connection the node dials: its calls
+	// downstream and, on broker stacks, its connections to the broker.
+	Network network.Profile
 }
 
 // Node is a running service.
@@ -99,7 +103,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	tcfg.Codec, tcfg.Compression = cfg.Stack.Codec, cfg.Stack.Compression
 	n := &Node{cfg: cfg, inFlight: make(chan struct{}, cfg.MaxInFlight), timings: newTimings()}
 	if tcfg.Dialer == nil {
-		tcfg.Dialer = &wire.Dialer{Counter: &n.wire}
+		tcfg.Dialer = &wire.Dialer{Counter: &n.wire, Network: cfg.Network}
 	}
 	if n.codec, err = codec.Lookup(cfg.Stack.Codec); err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hopbench/hopbench/internal/environment"
 	"github.com/hopbench/hopbench/internal/load"
+	"github.com/hopbench/hopbench/internal/network"
 	"github.com/hopbench/hopbench/internal/nodeapi"
 	"github.com/hopbench/hopbench/internal/stats"
 	"github.com/hopbench/hopbench/internal/wire"
@@ -73,6 +74,9 @@ type Record struct {
 	Calibration *Calibration            `json:"calibration,omitempty"`
 	// Encrypted says which legs of the run were encrypted (TLS runs only).
 	Encrypted *Encryption `json:"encrypted,omitempty"`
+	// Network is the emulated network the run crossed, as measured before
+	// it (round trip and throughput); nil on loopback.
+	Network *network.Measured `json:"network,omitempty"`
 	// OthersMeasuring are the other hopbench processes that were measuring
 	// on this machine as the run started or ended: they shared its CPUs.
 	OthersMeasuring []string `json:"others_measuring,omitempty"`

@@ -7,6 +7,8 @@ import (
 	"context"
 	"net"
 	"sync/atomic"
+
+	"github.com/hopbench/hopbench/internal/network"
 )
 
 // Counter holds byte totals; safe for concurrent use.
@@ -62,9 +64,13 @@ func (cc *countingConn) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// Dialer dials TCP and counts each connection's bytes in Counter.
+// Dialer dials TCP and counts each connection's bytes in Counter. With a
+// Network profile, each connection is then shaped by it (one round trip to
+// open, delay and bandwidth each way); bytes are counted as they cross the
+// real connection.
 type Dialer struct {
 	Counter *Counter
+	Network network.Profile
 	net.Dialer
 }
 
@@ -74,5 +80,5 @@ func (d *Dialer) DialContext(ctx context.Context, network, addr string) (net.Con
 	if err != nil {
 		return nil, err
 	}
-	return d.Counter.Conn(conn), nil
+	return d.Network.Connect(ctx, d.Counter.Conn(conn))
 }

@@ -20,6 +20,7 @@ func TestConformance(t *testing.T) {
 		{Name: "proto/reply-queue", Config: transport.Config{Codec: "proto", Options: map[string]string{"reply": "queue"}}},
 		{Name: "proto+gzip/persistent+confirm", Config: transport.Config{Codec: "proto", Compression: "gzip",
 			Options: map[string]string{"persistent": "true", "confirm": "true"}}},
+		{Name: "json/direct-reply/emulated-network", Config: transport.Config{Codec: "json"}, Network: transporttest.Emulated},
 	}
 	for _, v := range variants {
 		v.Transport, v.Listen = "amqp", listen

@@ -25,6 +25,7 @@ func TestConformance(t *testing.T) {
 		{Name: "h1", Large: true},
 		{Name: "h2c", Config: transport.Config{HTTP2: true}},
 		{Name: "h2+mtls", Config: transport.Config{HTTP2: true, ServerTLS: b.Server(true), ClientTLS: b.Client(true)}},
+		{Name: "h1/emulated-network", Network: transporttest.Emulated},
 	} {
 		v.Transport = "graphql"
 		transporttest.Run(t, v)

@@ -19,6 +19,7 @@ func TestConformance(t *testing.T) {
 		{Name: "gzip", Config: transport.Config{Compression: "gzip"}},
 		{Name: "tls", Config: transport.Config{ServerTLS: b.Server(false), ClientTLS: b.Client(false)}, Large: true},
 		{Name: "mtls+gzip", Config: transport.Config{Compression: "gzip", ServerTLS: b.Server(true), ClientTLS: b.Client(true)}},
+		{Name: "tls/emulated-network", Config: transport.Config{ServerTLS: b.Server(false), ClientTLS: b.Client(false)}, Network: transporttest.Emulated},
 	} {
 		v.Transport = "grpc"
 		transporttest.Run(t, v)

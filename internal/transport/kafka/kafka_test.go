@@ -29,6 +29,7 @@ func TestConformance(t *testing.T) {
 	for _, v := range []transporttest.Variant{
 		{Name: "proto/acks-all", Config: transport.Config{Codec: "proto"}},
 		{Name: "json+gzip/acks-leader", Config: transport.Config{Codec: "json", Compression: "gzip", Options: map[string]string{"acks": "leader"}}},
+		{Name: "proto/acks-all/emulated-network", Config: transport.Config{Codec: "proto"}, Network: transporttest.Emulated},
 	} {
 		v.Transport, v.Listen = "kafka", listen
 		transporttest.Run(t, v)

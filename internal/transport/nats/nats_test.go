@@ -16,6 +16,7 @@ func TestConformance(t *testing.T) {
 	for _, v := range []transporttest.Variant{
 		{Name: "proto", Config: transport.Config{Codec: "proto"}, Large: true},
 		{Name: "json+zstd", Config: transport.Config{Codec: "json", Compression: "zstd"}},
+		{Name: "proto/emulated-network", Config: transport.Config{Codec: "proto"}, Network: transporttest.Emulated},
 	} {
 		v.Transport, v.Listen = "nats", listen
 		transporttest.Run(t, v)

@@ -34,6 +34,8 @@ func TestConformance(t *testing.T) {
 		{Name: "json/h1+tls", Config: tlsCfg(transport.Config{Codec: "json"}, false)},
 		{Name: "proto/h2+tls", Config: tlsCfg(transport.Config{Codec: "proto", HTTP2: true}, false), Large: true},
 		{Name: "proto+zstd/h2+mtls", Config: tlsCfg(transport.Config{Codec: "proto", Compression: "zstd", HTTP2: true}, true)},
+		{Name: "json+gzip/h1/emulated-network", Config: transport.Config{Codec: "json", Compression: "gzip"}, Network: transporttest.Emulated},
+		{Name: "proto/h2+tls/emulated-network", Config: tlsCfg(transport.Config{Codec: "proto", HTTP2: true}, false), Network: transporttest.Emulated},
 	}
 	for _, v := range variants {
 		v.Transport = "rest"

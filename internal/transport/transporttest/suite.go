@@ -19,6 +19,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/hopbench/hopbench/internal/codec"
+	"github.com/hopbench/hopbench/internal/network"
 	"github.com/hopbench/hopbench/internal/payload"
 	"github.com/hopbench/hopbench/internal/transport"
 	"github.com/hopbench/hopbench/internal/wire"
@@ -31,6 +32,10 @@ const (
 	modelFail  = "x-fail"  // fails with an internal error
 )
 
+// Emulated is the network every stack's conformance runs under once: a
+// millisecond each way with jitter, and 100 Mbit/s, shaped in process.
+var Emulated = network.Profile{Delay: time.Millisecond, Jitter: 200 * time.Microsecond, Bandwidth: 100_000_000}
+
 // Variant is one configuration of a stack to test.
 type Variant struct {
 	Name      string
@@ -41,6 +46,9 @@ type Variant struct {
 	// Listen is the server's address (default 127.0.0.1:0); broker stacks
 	// give their broker's URL with no name, so each server gets its own.
 	Listen string
+	// Network, if set, is emulated on the client's connections and the
+	// server's own (a broker stack's server dials its broker).
+	Network network.Profile
 }
 
 // Run runs every case against v.
@@ -58,7 +66,7 @@ func Run(t *testing.T, v Variant) {
 			t.Run(c.name, func(t *testing.T) {
 				// Deferred calls run last first: close, then look for leaks.
 				defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-				e := newEnv(t, tr, cmp.Or(v.Listen, "127.0.0.1:0"), v.Config, c.serverMaxBytes)
+				e := newEnv(t, tr, cmp.Or(v.Listen, "127.0.0.1:0"), v.Config, v.Network, c.serverMaxBytes)
 				defer e.close()
 				c.run(t, e)
 			})
@@ -98,12 +106,15 @@ func (e *env) close() {
 	e.server.Close()
 }
 
-func newEnv(t *testing.T, tr transport.Transport, listen string, cfg transport.Config, serverMaxBytes int) *env {
+func newEnv(t *testing.T, tr transport.Transport, listen string, cfg transport.Config, net network.Profile, serverMaxBytes int) *env {
 	t.Helper()
 	ctx := context.Background()
 	scfg := cfg
 	if serverMaxBytes > 0 {
 		scfg.MaxBytes = serverMaxBytes
+	}
+	if !net.IsLoopback() {
+		scfg.Dialer = &wire.Dialer{Counter: &wire.Counter{}, Network: net}
 	}
 	srv, err := transport.Listen(ctx, tr, listen, scfg, transport.Handler{Bytes: handler, Message: messageHandler})
 	if err != nil {
@@ -111,7 +122,7 @@ func newEnv(t *testing.T, tr transport.Transport, listen string, cfg transport.C
 	}
 	counter := &wire.Counter{}
 	ccfg := cfg
-	ccfg.Dialer = &wire.Dialer{Counter: counter}
+	ccfg.Dialer = &wire.Dialer{Counter: counter, Network: net}
 	cl, err := transport.Dial(ctx, tr, srv.Addr(), ccfg)
 	if err != nil {
 		srv.Close()

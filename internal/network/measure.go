@@ -1,0 +1,147 @@
+package network
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"slices"
+	"time"
+)
+
+// Mechanisms that emulate a profile.
+const (
+	InProcess = "in-process"
+	Kernel    = "kernel"
+)
+
+// Measured is what a profile gave on the emulated path, measured before a
+// run: what the run's figures were made under, whatever was asked.
+type Measured struct {
+	Profile   string `json:"profile"`
+	Mechanism string `json:"mechanism"`
+	// RTTUs is the median of pingCount one-byte round trips on one
+	// connection, its handshake excluded.
+	RTTUs float64 `json:"rtt_us"`
+	// Mbit is the throughput of a bulk transfer one way, its last byte's
+	// acknowledgement less one round trip (Mbit/s).
+	Mbit float64 `json:"throughput_mbit"`
+	// Bytes is the bulk transfer's size.
+	Bytes int64 `json:"bulk_bytes"`
+}
+
+func (m Measured) String() string {
+	return fmt.Sprintf("%s (%s): round trip %.3f ms, %.1f Mbit/s measured", m.Profile, m.Mechanism, m.RTTUs/1000, m.Mbit)
+}
+
+const pingCount = 7
+
+// bulkBytes sizes the bulk transfer to about a quarter second at p's
+// bandwidth, between 64 KiB and 16 MiB (16 MiB with no cap).
+func bulkBytes(p Profile) int64 {
+	if p.Bandwidth == 0 {
+		return 16 << 20
+	}
+	return min(max(int64(p.Bandwidth)/8/4, 64<<10), 16<<20)
+}
+
+// Measure times round trips and a bulk transfer on a connection shaped by
+// p to an echo service of its own on loopback, as the run's connections
+// will be shaped.
+func Measure(ctx context.Context, p Profile) (Measured, error) {
+	m := Measured{Profile: p.String(), Mechanism: InProcess, Bytes: bulkBytes(p)}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return m, fmt.Errorf("network: measuring %s: %w", p, err)
+	}
+	defer ln.Close()
+	served := make(chan error, 1)
+	go func() { served <- serveProbe(ln) }()
+	err = probe(ctx, p, ln.Addr().String(), &m)
+	ln.Close()
+	if serr := <-served; err == nil && serr != nil {
+		err = serr
+	}
+	if err != nil {
+		return m, fmt.Errorf("network: measuring %s: %w", p, err)
+	}
+	return m, nil
+}
+
+// probe's protocol: 'p' is answered 'p'; 'b' and an 8-byte length are
+// answered 'k' once that many bytes more have come.
+func probe(ctx context.Context, p Profile, addr string, m *Measured) error {
+	var d net.Dialer
+	raw, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return err
+	}
+	conn, err := p.Connect(ctx, raw)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if dl, ok := ctx.Deadline(); ok {
+		conn.SetDeadline(dl)
+	}
+	one := make([]byte, 1)
+	rtts := make([]time.Duration, pingCount)
+	for i := range rtts {
+		start := time.Now()
+		if err := exchange(conn, []byte{'p'}, one); err != nil {
+			return err
+		}
+		rtts[i] = time.Since(start)
+	}
+	slices.Sort(rtts)
+	m.RTTUs = float64(rtts[len(rtts)/2].Nanoseconds()) / 1e3
+	head := binary.BigEndian.AppendUint64([]byte{'b'}, uint64(m.Bytes))
+	start := time.Now()
+	if err := exchange(conn, append(head, make([]byte, m.Bytes)...), one); err != nil {
+		return err
+	}
+	took := time.Since(start) - rtts[len(rtts)/2]
+	m.Mbit = float64(m.Bytes) * 8 / max(took.Seconds(), 1e-9) / 1e6
+	return nil
+}
+
+func exchange(conn net.Conn, send, reply []byte) error {
+	if _, err := conn.Write(send); err != nil {
+		return err
+	}
+	_, err := io.ReadFull(conn, reply)
+	return err
+}
+
+// serveProbe answers one probing connection.
+func serveProbe(ln net.Listener) error {
+	conn, err := ln.Accept()
+	if err != nil {
+		return nil // closed before the probe dialled: probe says why
+	}
+	defer conn.Close()
+	op := make([]byte, 1)
+	for {
+		if _, err := io.ReadFull(conn, op); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		if op[0] == 'b' {
+			var n [8]byte
+			if _, err := io.ReadFull(conn, n[:]); err != nil {
+				return err
+			}
+			if _, err := io.CopyN(io.Discard, conn, int64(binary.BigEndian.Uint64(n[:]))); err != nil {
+				return err
+			}
+			op[0] = 'k'
+		}
+		if _, err := conn.Write(op); err != nil {
+			return err
+		}
+	}
+}

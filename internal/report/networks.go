@@ -1,0 +1,143 @@
+package report
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/hopbench/hopbench/internal/results"
+)
+
+// netPrefix starts the word a case's options carry for the emulated
+// network it crossed: net:lan, net:delay=5ms,bandwidth=8mbit.
+const netPrefix = "net:"
+
+// networkOf is the network a case's options name; loopback for none.
+func networkOf(options string) string {
+	for _, w := range strings.Fields(options) {
+		if n, ok := strings.CutPrefix(w, netPrefix); ok {
+			return n
+		}
+	}
+	return "loopback"
+}
+
+func withoutNetwork(options string) string {
+	words := slices.DeleteFunc(strings.Fields(options), func(w string) bool { return strings.HasPrefix(w, netPrefix) })
+	return strings.Join(words, " ")
+}
+
+// networks shows what each emulated network gave, as measured before each
+// of its runs, and each scenario's p50 by stack across the networks it was
+// measured on.
+func (b *builder) networks(recs []results.Record) error {
+	var names []string
+	rtt, mbit := map[string][]float64{}, map[string][]float64{}
+	mechanism := map[string]string{}
+	for _, r := range recs {
+		if r.Network == nil {
+			continue
+		}
+		n := r.Network.Profile
+		if _, ok := rtt[n]; !ok {
+			names = append(names, n)
+		}
+		rtt[n], mbit[n] = append(rtt[n], r.Network.RTTUs), append(mbit[n], r.Network.Mbit)
+		mechanism[n] = r.Network.Mechanism
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	s := b.section("networks", "Networks: emulated, and what they gave",
+		"Runs named net:… crossed an emulated network: its delay one way on each direction of every hop, its bandwidth on each direction of each connection. Before each run, the round trip and a bulk transfer's throughput were measured on a connection shaped as the run's were; medians (min–max) over the runs. Figures of those runs were made under what was measured, not under what was asked.")
+	t := Table{Header: []string{"network", "mechanism", "runs", "round trip ms", "throughput Mbit/s"}}
+	trips := bars{Name: "round trip"}
+	for _, n := range names {
+		t.Rows = append(t.Rows, []string{n, mechanism[n], num(float64(len(rtt[n])), 0), spread(rtt[n], 1000, 3), spread(mbit[n], 1, 1)})
+		trips.Values = append(trips.Values, results.SpreadOf(rtt[n]).Median/1000)
+	}
+	if err := b.add(s, "", t)(barChart("measured round trip by network", "ms", names, []bars{trips}, colours{})); err != nil {
+		return err
+	}
+	return b.acrossNetworks(s)
+}
+
+// acrossNetworks charts, for each scenario measured on more than one
+// network, each stack's p50 on each.
+func (b *builder) acrossNetworks(s *Section) error {
+	var views []string
+	byView := map[string]map[string]map[string]float64{} // view -> network -> stack -> p50 µs
+	for _, c := range measuredOnly(b.cases) {
+		twin := *c
+		twin.Options = withoutNetwork(c.Options)
+		v := twin.scenario()
+		if byView[v] == nil {
+			views = append(views, v)
+			byView[v] = map[string]map[string]float64{}
+		}
+		n := networkOf(c.Options)
+		if byView[v][n] == nil {
+			byView[v][n] = map[string]float64{}
+		}
+		byView[v][n][c.Stack] = c.P50Us.Median
+	}
+	for _, v := range views {
+		if len(byView[v]) < 2 {
+			continue
+		}
+		if err := b.networkFigure(s, v, byView[v]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *builder) networkFigure(s *Section, view string, p50 map[string]map[string]float64) error {
+	nets := slices.Sorted(func(yield func(string) bool) {
+		for n := range p50 {
+			if !yield(n) {
+				return
+			}
+		}
+	})
+	var stacks []string
+	for _, n := range nets {
+		for st := range p50[n] {
+			if !slices.Contains(stacks, st) {
+				stacks = append(stacks, st)
+			}
+		}
+	}
+	slices.Sort(stacks)
+	t := Table{Header: append([]string{"stack"}, prefixEach("p50 ms ", nets)...)}
+	series := make([]bars, len(nets))
+	for i, n := range nets {
+		series[i].Name = n
+	}
+	for _, st := range stacks {
+		row := []string{st}
+		for i, n := range nets {
+			v, ok := p50[n][st]
+			row = append(row, map[bool]string{true: ms(v), false: "–"}[ok])
+			series[i].Values = append(series[i].Values, v/1000)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return b.add(s, "", t)(barChart(view+": p50 by network", "ms", stacks, series, colours{}))
+}
+
+func prefixEach(prefix string, ws []string) []string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = prefix + w
+	}
+	return out
+}
+
+// spread is the median of vs over unit, with min–max when there are more.
+func spread(vs []float64, unit float64, prec int) string {
+	sp := results.SpreadOf(vs)
+	if len(vs) < 2 {
+		return num(sp.Median/unit, prec)
+	}
+	return num(sp.Median/unit, prec) + " (" + num(sp.Min/unit, prec) + "–" + num(sp.Max/unit, prec) + ")"
+}
