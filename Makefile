@@ -27,10 +27,11 @@ build:
 run: setup build
 	$(BIN) run
 
-# The four published studies at their quick scale, into experiments/ (see
+# The four published studies and the network preset at their quick scale,
+# into experiments/ (see
 # EXPERIMENTS.md): each run into a new directory that replaces the old one
 # only when the run ends well; its report is then written where it lies.
-STUDIES ?= thesis rest-grpc five-tech ensor
+STUDIES ?= thesis rest-grpc five-tech ensor network
 experiments: setup build
 	@for p in $(STUDIES); do \
 		rm -rf experiments/$$p.new && \

@@ -162,9 +162,14 @@ func sleepUntil(t time.Time) {
 	if wait <= 0 {
 		return
 	}
+	// The kernel may end a sleep up to the thread's timer slack late
+	// (50 µs by default): a microsecond is asked for the thread sleeping.
+	syscall.RawSyscall(syscall.SYS_PRCTL, prSetTimerSlack, uintptr(time.Microsecond), 0)
 	ts := syscall.NsecToTimespec(wait.Nanoseconds())
 	for syscall.Nanosleep(&ts, &ts) == syscall.EINTR {
 	}
 }
+
+const prSetTimerSlack = 29 // PR_SET_TIMERSLACK, linux/prctl.h
 
 const preciseWait = 2 * time.Millisecond
