@@ -1,9 +1,16 @@
 package main_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/hopbench/hopbench/internal/network"
 )
 
 // byCase finds the record of each stack and topology.
@@ -96,5 +103,105 @@ warmup: 300ms
 	}
 	if mbit := net["throughput_mbit"].(float64); mbit < 8*0.85 || mbit > 8*1.15 {
 		t.Errorf("measured %.2f Mbit/s, want within 15%% of 8", mbit)
+	}
+}
+
+// In kernel mode the generator and each node run on hosts of their own
+// (network namespaces), the links shaped with tbf: bandwidth alone works
+// here, delay is refused where the kernel has no netem, and no namespace
+// outlives the run.
+func TestKernelModeShapesHostsOfTheirOwn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("makes network namespaces")
+	}
+	caps := network.Detect()
+	if caps.Missing != "" {
+		t.Skip(caps.Missing)
+	}
+	before := namespaces(t)
+	spec := writeSpec(t, `
+name: kernel
+stacks: [rest]
+payloads: [{model: text, counts: [100000]}]
+topologies: [direct, chain:2]
+loads: [{closed: {clients: 1}}]
+network: {bandwidth: 8mbit}
+network_mode: kernel
+duration: 2s
+warmup: 300ms
+`)
+	out := filepath.Join(t.TempDir(), "results")
+	if stdout, code := hopbench(t, "run", spec, "--out", out); code != 0 {
+		t.Fatalf("exit %d: %s", code, stdout)
+	}
+	recs := byCase(t, readRecords(t, out))
+	for c, least := range map[string]float64{"rest direct": 200, "rest chain:2": 400} {
+		r := recs[c]
+		net, _ := r["network"].(map[string]any)
+		p50 := r["p50_us"].(float64) / 1000
+		t.Logf("%s: p50 %.1f ms; %v", c, p50, net)
+		if p50 < least || net["mechanism"] != "kernel" || r["options"] != "net:bandwidth=8mbit@kernel" {
+			t.Errorf("%s: p50 %.1f ms (want ≥ %v), network %v, options %q", c, p50, least, net, r["options"])
+		}
+	}
+	if after := namespaces(t); !slices.Equal(after, before) {
+		t.Errorf("namespaces before the run %v, after %v", before, after)
+	}
+	refused := writeSpec(t, "stacks: [rest]\npayloads: [{model: text, counts: [10]}]\nloads: [{closed: {clients: 1}}]\nnetwork: {delay: 5ms}\nnetwork_mode: kernel\n")
+	if caps.Netem {
+		return
+	}
+	stderr, code := hopbenchStderr(t, "run", refused, "--out", filepath.Join(t.TempDir(), "refused"))
+	if code == 0 || !strings.Contains(stderr, "netem") || !strings.Contains(stderr, "in-process") {
+		t.Errorf("delay in kernel mode without netem: exit %d: %s", code, stderr)
+	}
+}
+
+func namespaces(t *testing.T) []string {
+	t.Helper()
+	out, err := exec.Command("ip", "netns", "list").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ns []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if f := strings.Fields(line); len(f) > 0 {
+			ns = append(ns, f[0])
+		}
+	}
+	slices.Sort(ns)
+	return ns
+}
+
+// hopbench load --network shapes the load's connections and says what the
+// network gave, measured first; a chain's nodes take --network too.
+func TestLoadAcrossAnEmulatedNetwork(t *testing.T) {
+	leaf := startNode(t, "--stack", "rest")
+	entry := startNode(t, "--stack", "rest", "--downstream", leaf, "--network", "delay=2ms")
+	out, code := hopbench(t, "load", "--stack", "rest", "--target", entry, "--clients", "1", "--duration", "1s", "--network", "delay=2ms")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	if !regexp.MustCompile(`(?m)^network +delay=2ms \(in-process\): round trip [0-9.]+ ms`).MatchString(out) {
+		t.Errorf("no measured network in:\n%s", out)
+	}
+	out, code = hopbench(t, "load", "--stack", "rest", "--target", entry, "--clients", "1", "--duration", "1s", "--network", "delay=2ms", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	var got struct {
+		P50Us   float64 `json:"p50_us"`
+		Network struct {
+			RTTUs float64 `json:"rtt_us"`
+		} `json:"network"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if got.P50Us < 8000 || got.P50Us > 16000 || got.Network.RTTUs < 4000 {
+		t.Errorf("p50 %.0fµs over two hops of 2 ms each way (want 8 ms, not twice that), round trip measured %.0fµs", got.P50Us, got.Network.RTTUs)
+	}
+	if _, code := hopbench(t, "load", "--stack", "rest", "--target", entry, "--clients", "1", "--network", "dsl"); code != 2 {
+		t.Errorf("an unknown network: exit %d, want 2 (usage)", code)
 	}
 }

@@ -55,8 +55,22 @@ type Run struct {
 	// TransportOptions are the stack's own settings given in the spec.
 	TransportOptions map[string]string `json:"transport_options,omitempty"`
 	// Network is the emulated network every hop of the run crosses;
-	// loopback (the zero profile) emulates nothing.
-	Network network.Profile `json:"network,omitzero"`
+	// loopback (the zero profile) emulates nothing. NetworkMode is how:
+	// empty for in process, or kernel.
+	Network     network.Profile `json:"network,omitzero"`
+	NetworkMode string          `json:"network_mode,omitempty"`
+}
+
+// kernelNetwork reports whether the run's network is emulated by the
+// kernel, in namespaces; inProcess is the profile emulated in process
+// (loopback when the kernel does it).
+func (r Run) kernelNetwork() bool { return r.NetworkMode == network.Kernel && !r.Network.IsLoopback() }
+
+func (r Run) inProcess() network.Profile {
+	if r.kernelNetwork() {
+		return network.Profile{}
+	}
+	return r.Network
 }
 
 // DefaultDuration is a run's measured time when the spec gives neither a
@@ -136,6 +150,9 @@ func (s *Spec) variants(rep int, top, model string, count int, op string, l Load
 								r.Repetition, r.TLS, r.HTTP2, r.Cache, r.Generator = rep, tls, h2, cache, gen
 								r.MTLS = tls && s.MTLS
 								r.Connections, r.PerRequest, r.Network = conn.Pooled, conn.PerRequest, net
+								if s.NetworkMode == network.Kernel {
+									r.NetworkMode = network.Kernel
+								}
 								runs = append(runs, r)
 							}
 						}
@@ -234,7 +251,9 @@ func (r Run) Options() string {
 			parts = append(parts, flag.name)
 		}
 	}
-	if !r.Network.IsLoopback() {
+	if r.kernelNetwork() {
+		parts = append(parts, "net:"+r.Network.String()+"@kernel")
+	} else if !r.Network.IsLoopback() {
 		parts = append(parts, "net:"+r.Network.String())
 	}
 	return strings.Join(parts, " ")

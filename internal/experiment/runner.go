@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -138,6 +139,9 @@ func (x *Runner) Run(ctx context.Context, s *Spec) ([]results.Record, error) {
 		bcfg.Bin = x.Bin
 	}
 	runs := s.Runs()
+	if err := kernelPreflight(runs); err != nil {
+		return nil, err
+	}
 	if slices.ContainsFunc(runs, func(r Run) bool { return r.TLS }) {
 		if e.tls, err = certs.LoadOrCreate(filepath.Join(x.Dir, "tls")); err != nil {
 			return nil, err
@@ -260,6 +264,7 @@ type measurement struct {
 	insts     []topology.Instance
 	tgt       *load.Target
 	counter   *wire.Counter
+	lab       *network.Lab // the run's hosts, when the kernel emulates its network
 	// runCtx is the run's while it drives the load (admin calls take it).
 	runCtx context.Context
 	// before is the client's wire count as the window opened; brokerUsage
@@ -268,18 +273,70 @@ type measurement struct {
 	brokerUsage *usageWindow
 }
 
-// emulate measures the run's emulated network, if it has one, as its
-// connections will be shaped: what its figures were made under.
+// emulate sets up the run's emulated network, if it has one (in kernel
+// mode, hosts of their own for the generator and each node), and measures
+// it as the run's connections will cross it: what its figures were made
+// under.
 func (m *measurement) emulate(ctx context.Context) error {
-	if m.r.Network.IsLoopback() {
+	r := m.r
+	if r.Network.IsLoopback() {
 		return nil
 	}
-	measured, err := network.Measure(ctx, m.r.Network)
+	var measured network.Measured
+	var err error
+	if r.kernelNetwork() {
+		top, _ := topology.Parse(r.Topology) // validated
+		if m.lab, err = network.NewLab(r.Network, top.Nodes()+1); err != nil {
+			return err
+		}
+		measured, err = network.MeasureKernel(ctx, r.Network, m.lab.Hosts()[0], m.lab.Hosts()[1])
+	} else {
+		measured, err = network.Measure(ctx, r.Network)
+	}
 	if err != nil {
 		return err
 	}
 	m.rec.Network = &measured
 	return nil
+}
+
+// kernelPreflight refuses, before anything starts, kernel-emulated runs
+// this machine cannot make (no root, no tbf, delay without netem), and
+// removes the namespaces of earlier runs that died without removing them.
+func kernelPreflight(runs []Run) error {
+	i := slices.IndexFunc(runs, Run.kernelNetwork)
+	if i < 0 {
+		return nil
+	}
+	caps := network.Detect()
+	for _, r := range runs[i:] {
+		if r.kernelNetwork() {
+			if err := r.Network.CheckKernel(caps); err != nil {
+				return err
+			}
+		}
+	}
+	return network.CleanStale()
+}
+
+// from dials the generator's connections: from its own host when the
+// kernel emulates the network, else from here.
+func (m *measurement) from() func(ctx context.Context, network, addr string) (net.Conn, error) {
+	if m.lab == nil {
+		return nil
+	}
+	return m.lab.Hosts()[0].DialContext
+}
+
+// hostOf places node i on its host of the lab, if the run has one.
+func (m *measurement) hostOf() func(int) ([]string, string) {
+	if m.lab == nil {
+		return nil
+	}
+	return func(i int) ([]string, string) {
+		h := m.lab.Hosts()[i+1]
+		return h.Exec(), h.Addr
+	}
 }
 
 // place resolves where the nodes listen (a broker stack's broker, made
@@ -299,7 +356,7 @@ func (m *measurement) startNodes(ctx context.Context) error {
 	r := m.r
 	m.nodes = &nodeSet{limit: int64(r.Memory), name: fmt.Sprintf("hopbench-%d-run%d", os.Getpid(), r.Index), reset: m.resetNode}
 	insts, err := topology.Start(ctx, m.top, topology.Processes(topology.ProcessConfig{
-		Bin: m.Bin, Listen: m.listen, Args: func(int) []string { return m.nodeArgs(r, m.tlsDir, m.clientTLS) }, Prefix: m.pin.prefix(),
+		Bin: m.Bin, Listen: m.listen, Args: func(int) []string { return m.nodeArgs(r, m.tlsDir, m.clientTLS) }, Prefix: m.pin.prefix(), Host: m.hostOf(),
 		Env: nodeEnv(m.Env, r), Started: m.nodes.started, Stderr: m.NodeStderr,
 	}))
 	if err != nil {
@@ -325,7 +382,7 @@ func (m *measurement) dial(ctx context.Context) (err error) {
 	r := m.r
 	m.counter = &wire.Counter{}
 	tcfg := m.transportConfig()
-	tcfg.Dialer = &wire.Dialer{Counter: m.counter, Network: r.Network}
+	tcfg.Dialer = &wire.Dialer{Counter: m.counter, Network: r.inProcess(), From: m.from()}
 	m.tgt, err = load.DialTarget(ctx, load.TargetConfig{Stack: m.st, Addr: m.insts[0].Addr(), Transport: tcfg,
 		Op: transport.Op(r.Op), Model: r.Model, Count: r.Count, Seed: r.Seed, Connections: r.Connections, PerRequest: r.PerRequest})
 	return err
@@ -362,7 +419,7 @@ func (m *measurement) drive(runCtx context.Context) (*load.Result, error) {
 	}
 	defer unpin()
 	m.runCtx = runCtx
-	return m.generate(runCtx, m.r, cfg, m.tgt, m.insts[0].Addr(), m.counter)
+	return m.generate(runCtx, m.r, cfg, m.tgt, m.insts[0].Addr(), &wire.Dialer{Counter: m.counter, Network: m.r.inProcess(), From: m.from()})
 }
 
 // windowOpens notes every count the measured window is taken from.
@@ -392,6 +449,11 @@ func (m *measurement) close() {
 	}
 	if m.nodes != nil {
 		m.nodes.close()
+	}
+	if m.lab != nil {
+		if err := m.lab.Close(); err != nil {
+			m.rec.Warnings = append(m.rec.Warnings, "removing the run's network namespaces: "+err.Error())
+		}
 	}
 }
 
@@ -536,14 +598,14 @@ func capacityOutcome(res *load.Result) (string, string) {
 
 // generate runs the load against the entry node at addr: hopbench's engine
 // through the dialled target, or the independent cross-check client.
-func (e *execution) generate(ctx context.Context, r Run, cfg load.Config, tgt *load.Target, addr string, counter *wire.Counter) (*load.Result, error) {
+func (e *execution) generate(ctx context.Context, r Run, cfg load.Config, tgt *load.Target, addr string, dialer *wire.Dialer) (*load.Result, error) {
 	if r.Generator != GeneratorIndependent {
 		return load.Run(ctx, cfg, tgt.NewCall)
 	}
 	return crosscheck.Run(ctx, crosscheck.Config{
 		Addr: addr, Op: transport.Op(r.Op), Model: r.Model, Count: r.Count, Seed: r.Seed,
 		Rate: cfg.Rate, Warmup: cfg.Warmup, Duration: cfg.Duration, SLA: cfg.SLA, Timeout: cfg.Timeout,
-		Dial: (&wire.Dialer{Counter: counter, Network: r.Network}).DialContext, AtStart: cfg.AtStart,
+		Dial: dialer.DialContext, AtStart: cfg.AtStart,
 	})
 }
 
@@ -582,8 +644,8 @@ func (e *execution) nodeArgs(r Run, tlsDir string, clientTLS *tls.Config) []stri
 	if peak := r.LoadConfig().PeakConcurrency() + 64; peak > transport.DefaultMaxConns {
 		args = append(args, "--max-conns", strconv.Itoa(peak))
 	}
-	if !r.Network.IsLoopback() {
-		args = append(args, "--network", r.Network.String())
+	if p := r.inProcess(); !p.IsLoopback() {
+		args = append(args, "--network", p.String())
 	}
 	return args
 }

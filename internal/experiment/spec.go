@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hopbench/hopbench/internal/load"
+	"github.com/hopbench/hopbench/internal/network"
 	"github.com/hopbench/hopbench/internal/payload"
 	_ "github.com/hopbench/hopbench/internal/transport/all" // specs name every registered stack
 )
@@ -36,6 +37,7 @@ type Spec struct {
 	Connections Connections   `yaml:"connections" json:"connections,omitempty" jsonschema_description:"How the generator connects to the entry node: a number of connections kept for the run and shared by its workers (default 1, also written pooled), per-request (a new connection, and with TLS a full handshake, for every call; not kafka), or a list such as [pooled, per-request] to measure both."`
 	Network     Networks      `yaml:"network" json:"network,omitempty" jsonschema_description:"The emulated network every hop crosses: a named profile (loopback, the default: nothing; lan: 0.1 ms one-way, 1gbit; region: 1 ms, 1gbit; wan: 20 ms, 50mbit) or settings {delay: 5ms, jitter: 100us, bandwidth: 8mbit}. delay is one-way and paid on each direction of every hop (generator to node, node to node, both legs through a broker); bandwidth caps each direction of each connection. Emulated in process at the end that dials each connection; the round trip and throughput achieved are measured before each run and recorded."`
 	Networks    Networks      `yaml:"networks" json:"networks,omitempty" jsonschema_description:"Several networks, each measured: a list such as [loopback, lan, wan] multiplies the matrix (each entry as in network)."`
+	NetworkMode string        `yaml:"network_mode" json:"network_mode,omitempty" jsonschema:"enum=in-process,enum=kernel" jsonschema_description:"How networks are emulated: in-process (the default, no privileges: at the dialling end of every connection) or kernel (root: the generator and each node on a network namespace of its own, on veth pairs to a bridge, shaped with tbf, and netem for delay and jitter where the kernel has it; not yet for broker stacks)."`
 	Seed        uint64        `yaml:"seed" json:"seed,omitempty" jsonschema_description:"Payload, Poisson and run-order seed (default 1)."`
 	Order       string        `yaml:"order" json:"order,omitempty" jsonschema:"enum=shuffled,enum=listed" jsonschema_description:"Order of the runs within each repetition: shuffled (default; seeded by seed and the repetition, recorded in each run's config as order_seed) so that a case's place in time never lines up with its stack, or listed (stacks innermost, as the lists are written)."`
 	GoMemLimit  string        `yaml:"gomemlimit" json:"gomemlimit,omitempty" jsonschema_description:"With memory set: the Go runtime's soft memory limit (GOMEMLIMIT) each node runs with, as a share of memory such as 90% (the default, what a Go service in a limited container sets), or off. Recorded in each run's config."`
@@ -153,6 +155,9 @@ func (s *Spec) Defaults() {
 	}
 	if len(s.Networks) == 0 {
 		s.Networks = s.Network
+	}
+	if s.NetworkMode == "" {
+		s.NetworkMode = network.InProcess
 	}
 	if len(s.Networks) == 0 {
 		s.Networks = Networks{{}}

@@ -576,3 +576,29 @@ networks: [loopback, lan, "delay=5ms", {delay: 2ms, bandwidth: 8mbit}]
 		}
 	}
 }
+
+// Kernel mode is checked as the spec is read: brokers and TLS cannot be
+// placed on its hosts yet, and a mode must be one of two.
+func TestNetworkModeIsChecked(t *testing.T) {
+	for spec, want := range map[string]string{
+		"stacks: [rest, amqp]\nnetwork_mode: kernel":      "stacks[1]: amqp: network_mode kernel puts the generator and each node",
+		"stacks: [rest]\ntls: true\nnetwork_mode: kernel": "tls: network_mode kernel serves nodes",
+		"stacks: [rest]\nnetwork_mode: netem":             `network_mode: "netem": want in-process or kernel`,
+	} {
+		_, err := Parse([]byte(spec + "\npayloads: [{model: text, counts: [10]}]\nloads: [{closed: {clients: 1}}]\nnetwork: lan\n"))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want an error saying %q", spec, err, want)
+		}
+	}
+	s, err := Parse([]byte("stacks: [rest]\npayloads: [{model: text, counts: [10]}]\nloads: [{closed: {clients: 1}}]\nnetworks: [loopback, {bandwidth: 8mbit}]\nnetwork_mode: kernel\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []string
+	for _, r := range s.Runs() {
+		cases = append(cases, r.Case())
+	}
+	if !slices.Contains(cases, "rest direct echo text×10 closed:1 net:bandwidth=8mbit@kernel") || !slices.Contains(cases, "rest direct echo text×10 closed:1") {
+		t.Errorf("cases %q: want the kernel-emulated one named so, and loopback plain", cases)
+	}
+}

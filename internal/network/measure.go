@@ -51,34 +51,49 @@ func bulkBytes(p Profile) int64 {
 // p to an echo service of its own on loopback, as the run's connections
 // will be shaped.
 func Measure(ctx context.Context, p Profile) (Measured, error) {
-	m := Measured{Profile: p.String(), Mechanism: InProcess, Bytes: bulkBytes(p)}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	listen := func() (net.Listener, error) { return net.Listen("tcp", "127.0.0.1:0") }
+	dial := func(ctx context.Context, addr string) (net.Conn, error) {
+		var d net.Dialer
+		raw, err := d.DialContext(ctx, "tcp", addr)
+		if err != nil {
+			return nil, err
+		}
+		return p.Connect(ctx, raw)
+	}
+	return measure(ctx, Measured{Profile: p.String(), Mechanism: InProcess, Bytes: bulkBytes(p)}, listen, dial)
+}
+
+// MeasureKernel times the same between two hosts of a lab shaped by p:
+// from the first, to a service on the second.
+func MeasureKernel(ctx context.Context, p Profile, from, to *Host) (Measured, error) {
+	listen := func() (net.Listener, error) { return to.Listen(to.Addr + ":0") }
+	dial := func(ctx context.Context, addr string) (net.Conn, error) { return from.DialContext(ctx, "tcp", addr) }
+	return measure(ctx, Measured{Profile: p.String(), Mechanism: Kernel, Bytes: bulkBytes(p)}, listen, dial)
+}
+
+func measure(ctx context.Context, m Measured, listen func() (net.Listener, error), dial func(context.Context, string) (net.Conn, error)) (Measured, error) {
+	ln, err := listen()
 	if err != nil {
-		return m, fmt.Errorf("network: measuring %s: %w", p, err)
+		return m, fmt.Errorf("network: measuring %s: %w", m.Profile, err)
 	}
 	defer ln.Close()
 	served := make(chan error, 1)
 	go func() { served <- serveProbe(ln) }()
-	err = probe(ctx, p, ln.Addr().String(), &m)
+	err = probe(ctx, ln.Addr().String(), dial, &m)
 	ln.Close()
 	if serr := <-served; err == nil && serr != nil {
 		err = serr
 	}
 	if err != nil {
-		return m, fmt.Errorf("network: measuring %s: %w", p, err)
+		return m, fmt.Errorf("network: measuring %s: %w", m.Profile, err)
 	}
 	return m, nil
 }
 
 // probe's protocol: 'p' is answered 'p'; 'b' and an 8-byte length are
 // answered 'k' once that many bytes more have come.
-func probe(ctx context.Context, p Profile, addr string, m *Measured) error {
-	var d net.Dialer
-	raw, err := d.DialContext(ctx, "tcp", addr)
-	if err != nil {
-		return err
-	}
-	conn, err := p.Connect(ctx, raw)
+func probe(ctx context.Context, addr string, dial func(context.Context, string) (net.Conn, error), m *Measured) error {
+	conn, err := dial(ctx, addr)
 	if err != nil {
 		return err
 	}

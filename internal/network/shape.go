@@ -5,8 +5,9 @@ import (
 	"math/rand/v2"
 	"net"
 	"sync"
-	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // Connect shapes a connection just dialled: it pays one round trip first,
@@ -164,12 +165,10 @@ func sleepUntil(t time.Time) {
 	}
 	// The kernel may end a sleep up to the thread's timer slack late
 	// (50 µs by default): a microsecond is asked for the thread sleeping.
-	syscall.RawSyscall(syscall.SYS_PRCTL, prSetTimerSlack, uintptr(time.Microsecond), 0)
-	ts := syscall.NsecToTimespec(wait.Nanoseconds())
-	for syscall.Nanosleep(&ts, &ts) == syscall.EINTR {
+	unix.Prctl(unix.PR_SET_TIMERSLACK, uintptr(time.Microsecond), 0, 0, 0)
+	ts := unix.NsecToTimespec(wait.Nanoseconds())
+	for unix.Nanosleep(&ts, &ts) == unix.EINTR {
 	}
 }
-
-const prSetTimerSlack = 29 // PR_SET_TIMERSLACK, linux/prctl.h
 
 const preciseWait = 2 * time.Millisecond

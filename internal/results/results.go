@@ -80,8 +80,11 @@ type Record struct {
 	// OthersMeasuring are the other hopbench processes that were measuring
 	// on this machine as the run started or ended: they shared its CPUs.
 	OthersMeasuring []string `json:"others_measuring,omitempty"`
-	Nodes           []Node   `json:"nodes,omitempty"`
-	Brokers         []Broker `json:"brokers,omitempty"`
+	// Warnings are what went wrong around the run without changing its
+	// figures, such as its network namespaces failing to go.
+	Warnings []string `json:"warnings,omitempty"`
+	Nodes    []Node   `json:"nodes,omitempty"`
+	Brokers  []Broker `json:"brokers,omitempty"`
 	// TransportOptions are the stack's own settings, defaults included
 	// (amqp's reply mode, kafka's acks, ...).
 	TransportOptions map[string]string `json:"transport_options,omitempty"`

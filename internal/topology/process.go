@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -28,6 +29,11 @@ type ProcessConfig struct {
 	// Prefix runs the node through another command that execs it in place,
 	// such as taskset -c 1 for CPU pinning.
 	Prefix []string
+	// Host, if set, places node i on a host of an emulated network: the
+	// command that execs it there (ip netns exec NS), before Prefix, and
+	// the address it serves and takes admin calls on instead of
+	// 127.0.0.1.
+	Host func(i int) (exec []string, addr string)
 	// Env is added to the node's environment.
 	Env []string
 	// Started is called with the node's PID as soon as it exists, before
@@ -45,11 +51,15 @@ type ProcessConfig struct {
 // process dies, and is interrupted, then killed if it lingers, when closed.
 func Processes(cfg ProcessConfig) StartFunc {
 	return func(ctx context.Context, i int, downstream []string) (Instance, error) {
-		listen := cfg.Listen
+		listen, admin, prefix := cfg.Listen, "127.0.0.1:0", cfg.Prefix
 		if listen == "" {
 			listen = "127.0.0.1:0"
 		}
-		argv := []string{"node", "--announce", "--listen", listen, "--admin", "127.0.0.1:0"}
+		if cfg.Host != nil {
+			exec, addr := cfg.Host(i)
+			listen, admin, prefix = addr+":0", addr+":0", append(slices.Clip(exec), prefix...)
+		}
+		argv := []string{"node", "--announce", "--listen", listen, "--admin", admin}
 		if len(downstream) > 0 {
 			argv = append(argv, "--downstream", strings.Join(downstream, ","))
 		}
@@ -57,8 +67,8 @@ func Processes(cfg ProcessConfig) StartFunc {
 			argv = append(argv, cfg.Args(i)...)
 		}
 		name := cfg.Bin
-		if len(cfg.Prefix) > 0 {
-			name, argv = cfg.Prefix[0], append(append(cfg.Prefix[1:len(cfg.Prefix):len(cfg.Prefix)], cfg.Bin), argv...)
+		if len(prefix) > 0 {
+			name, argv = prefix[0], append(append(slices.Clip(prefix[1:]), cfg.Bin), argv...)
 		}
 		cmd := exec.Command(name, argv...)
 		cmd.Env = append(os.Environ(), cfg.Env...)

@@ -71,12 +71,19 @@ func (cc *countingConn) Write(p []byte) (int, error) {
 type Dialer struct {
 	Counter *Counter
 	Network network.Profile
+	// From, if set, dials instead of a plain net.Dialer: from a host of
+	// a kernel-emulated network, say.
+	From func(ctx context.Context, network, addr string) (net.Conn, error)
 	net.Dialer
 }
 
 // DialContext dials and wraps the connection.
 func (d *Dialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
-	conn, err := d.Dialer.DialContext(ctx, network, addr)
+	dial := d.Dialer.DialContext
+	if d.From != nil {
+		dial = d.From
+	}
+	conn, err := dial(ctx, network, addr)
 	if err != nil {
 		return nil, err
 	}
