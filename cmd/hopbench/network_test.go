@@ -13,11 +13,16 @@ import (
 	"github.com/hopbench/hopbench/internal/network"
 )
 
-// byCase finds the record of each stack and topology.
-func byCase(t *testing.T, recs []map[string]any) map[string]map[string]any {
+// runSpec runs spec and returns the record of each stack and topology,
+// every one of which must have ended ok.
+func runSpec(t *testing.T, spec string) map[string]map[string]any {
 	t.Helper()
+	dir := filepath.Join(t.TempDir(), "results")
+	if stdout, code := hopbench(t, "run", writeSpec(t, spec), "--out", dir); code != 0 {
+		t.Fatalf("exit %d: %s", code, stdout)
+	}
 	out := map[string]map[string]any{}
-	for _, r := range recs {
+	for _, r := range readRecords(t, dir) {
 		if r["outcome"] != "ok" {
 			t.Fatalf("%v: outcome %v (%v)", r["case"], r["outcome"], r["reason"])
 		}
@@ -34,7 +39,7 @@ func TestADelayIsPaidOnEachDirectionOfEveryHop(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a network experiment with RabbitMQ")
 	}
-	spec := writeSpec(t, `
+	recs := runSpec(t, `
 name: delay
 stacks: [rest, amqp]
 payloads: [{model: text, counts: [100]}]
@@ -44,11 +49,6 @@ network: {delay: 5ms}
 duration: 1s
 warmup: 300ms
 `)
-	out := filepath.Join(t.TempDir(), "results")
-	if stdout, code := hopbench(t, "run", spec, "--out", out); code != 0 {
-		t.Fatalf("exit %d: %s", code, stdout)
-	}
-	recs := byCase(t, readRecords(t, out))
 	for c, want := range map[string][2]float64{
 		"rest direct":  {10, 17},
 		"rest chain:3": {30, 45},
@@ -81,7 +81,7 @@ func TestABandwidthPacesEachDirection(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a network experiment")
 	}
-	spec := writeSpec(t, `
+	r := runSpec(t, `
 name: bandwidth
 stacks: [rest]
 payloads: [{model: text, counts: [100000]}]
@@ -89,12 +89,7 @@ loads: [{closed: {clients: 1}}]
 network: {bandwidth: 8mbit}
 duration: 2s
 warmup: 300ms
-`)
-	out := filepath.Join(t.TempDir(), "results")
-	if stdout, code := hopbench(t, "run", spec, "--out", out); code != 0 {
-		t.Fatalf("exit %d: %s", code, stdout)
-	}
-	r := byCase(t, readRecords(t, out))["rest direct"]
+`)["rest direct"]
 	p50 := r["p50_us"].(float64) / 1000
 	net := r["network"].(map[string]any)
 	t.Logf("p50 %.1f ms, request body %v B; measured %v", p50, r["request_body_bytes"], net)
@@ -107,9 +102,9 @@ warmup: 300ms
 }
 
 // In kernel mode the generator and each node run on hosts of their own
-// (network namespaces), the links shaped with tbf: bandwidth alone works
-// here, delay is refused where the kernel has no netem, and no namespace
-// outlives the run.
+// (network namespaces) and the broker beside hopbench, the links shaped
+// with tbf: bandwidth alone works here, delay is refused where the kernel
+// has no netem, and no namespace outlives the run.
 func TestKernelModeShapesHostsOfTheirOwn(t *testing.T) {
 	if testing.Short() {
 		t.Skip("makes network namespaces")
@@ -119,9 +114,9 @@ func TestKernelModeShapesHostsOfTheirOwn(t *testing.T) {
 		t.Skip(caps.Missing)
 	}
 	before := namespaces(t)
-	spec := writeSpec(t, `
+	recs := runSpec(t, `
 name: kernel
-stacks: [rest]
+stacks: [rest, amqp]
 payloads: [{model: text, counts: [100000]}]
 topologies: [direct, chain:2]
 loads: [{closed: {clients: 1}}]
@@ -130,12 +125,9 @@ network_mode: kernel
 duration: 2s
 warmup: 300ms
 `)
-	out := filepath.Join(t.TempDir(), "results")
-	if stdout, code := hopbench(t, "run", spec, "--out", out); code != 0 {
-		t.Fatalf("exit %d: %s", code, stdout)
-	}
-	recs := byCase(t, readRecords(t, out))
-	for c, least := range map[string]float64{"rest direct": 200, "rest chain:2": 400} {
+	// A broker call crosses four legs: caller to broker, broker to service
+	// and back, each 100 kB at 8 Mbit/s.
+	for c, least := range map[string]float64{"rest direct": 200, "rest chain:2": 400, "amqp direct": 400, "amqp chain:2": 800} {
 		r := recs[c]
 		net, _ := r["network"].(map[string]any)
 		p50 := r["p50_us"].(float64) / 1000

@@ -30,6 +30,7 @@ import (
 
 	"github.com/hopbench/hopbench/internal/certs"
 	"github.com/hopbench/hopbench/internal/lease"
+	"github.com/hopbench/hopbench/internal/network"
 	"github.com/hopbench/hopbench/internal/stats"
 )
 
@@ -209,13 +210,15 @@ func (c Config) withTLSDefaults(name string) (Config, error) {
 }
 
 // checkLoopback refuses addresses off this machine: hopbench's traffic
-// stays on loopback.
+// stays on loopback, or on the hosts of a kernel-emulated network it made
+// here.
 func checkLoopback(addr string) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return fmt.Errorf("address %q: want host:port, e.g. 127.0.0.1:5672", addr)
 	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+	ip := net.ParseIP(host)
+	if host != "localhost" && (ip == nil || !ip.IsLoopback()) && !network.IsLab(ip) {
 		return fmt.Errorf("address %q is not on loopback: hopbench runs brokers and their clients on this machine only (use 127.0.0.1)", addr)
 	}
 	return nil

@@ -63,13 +63,19 @@ type liveLine struct {
 	lastLine time.Time
 }
 
+// newLiveLine shows label's seconds as they end, out of total; a total of
+// zero (a run ended by a request count) shows the seconds alone.
 func newLiveLine(w io.Writer, label string, total time.Duration) *liveLine {
 	return &liveLine{w: w, label: label, total: total, tty: isTerminal(w), lastLine: time.Now()}
 }
 
 func (l *liveLine) second(s load.Second) {
 	l.errors += s.Errors
-	line := fmt.Sprintf("%s  %ds/%s  %d req/s  p99 %s  %d errors", l.label, s.T+1, l.total, s.Requests, us(s.P99Us), l.errors)
+	elapsed := fmt.Sprintf("%ds", s.T+1)
+	if l.total > 0 {
+		elapsed += "/" + l.total.String()
+	}
+	line := fmt.Sprintf("%s  %s  %d req/s  p99 %s  %d errors", l.label, elapsed, s.Requests, us(s.P99Us), l.errors)
 	switch {
 	case l.tty:
 		fmt.Fprint(l.w, "\r\033[K"+line)

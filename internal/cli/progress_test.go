@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/hopbench/hopbench/internal/load"
 )
 
 func TestTimeLeftIsTheMeanRunTimesTheRunsToGo(t *testing.T) {
@@ -19,6 +22,20 @@ func TestTimeLeftIsTheMeanRunTimesTheRunsToGo(t *testing.T) {
 	} {
 		if got := timeLeft(c.done, c.total, c.spent); got != c.want {
 			t.Errorf("timeLeft(%d, %d, %v) = %q, want %q", c.done, c.total, c.spent, got, c.want)
+		}
+	}
+}
+
+// A run ended by a request count has no known length: its live line shows
+// the seconds so far, never "11s/2s".
+func TestALiveLineShowsATotalOnlyWhenItIsKnown(t *testing.T) {
+	for total, want := range map[time.Duration]string{2 * time.Second: "x  11s/2s  5 req/s", 0: "x  11s  5 req/s"} {
+		var b strings.Builder
+		l := newLiveLine(&b, "x", total)
+		l.lastLine = time.Time{} // not a terminal: a line every 5 s
+		l.second(load.Second{T: 10, Requests: 5})
+		if !strings.HasPrefix(b.String(), want) {
+			t.Errorf("total %v: %q, want it to start %q", total, b.String(), want)
 		}
 	}
 }

@@ -61,10 +61,11 @@ type Run struct {
 	NetworkMode string          `json:"network_mode,omitempty"`
 }
 
-// kernelNetwork reports whether the run's network is emulated by the
-// kernel, in namespaces; inProcess is the profile emulated in process
-// (loopback when the kernel does it).
-func (r Run) kernelNetwork() bool { return r.NetworkMode == network.Kernel && !r.Network.IsLoopback() }
+// kernelNetwork reports whether the run crosses the kernel's emulated
+// network, in namespaces (loopback there is the lab's veths, unshaped);
+// inProcess is the profile emulated in process (loopback when the kernel
+// does it).
+func (r Run) kernelNetwork() bool { return r.NetworkMode == network.Kernel }
 
 func (r Run) inProcess() network.Profile {
 	if r.kernelNetwork() {

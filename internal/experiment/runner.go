@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -139,8 +140,11 @@ func (x *Runner) Run(ctx context.Context, s *Spec) ([]results.Record, error) {
 		bcfg.Bin = x.Bin
 	}
 	runs := s.Runs()
-	if err := kernelPreflight(runs); err != nil {
+	if e.lab, err = kernelLab(runs); err != nil {
 		return nil, err
+	}
+	if e.lab != nil {
+		defer e.lab.Close()
 	}
 	if slices.ContainsFunc(runs, func(r Run) bool { return r.TLS }) {
 		if e.tls, err = certs.LoadOrCreate(filepath.Join(x.Dir, "tls")); err != nil {
@@ -150,7 +154,8 @@ func (x *Runner) Run(ctx context.Context, s *Spec) ([]results.Record, error) {
 		// certificates, beside plain clients.
 		bcfg.TLSDir, bcfg.MTLS = filepath.Join(x.Dir, "tls"), s.MTLS
 	}
-	e.brokers = newBrokerSet(bcfg, x.BrokerAddrs)
+	bcfg, addrs := kernelBrokers(e.lab, bcfg, x.BrokerAddrs)
+	e.brokers = newBrokerSet(bcfg, addrs)
 	e.brokers.onStart = x.OnBroker
 	defer e.brokers.close(ctx)
 	if len(s.Codecs) > 0 {
@@ -190,6 +195,9 @@ type execution struct {
 	// measuring is the experiment's lease as a hopbench process measuring
 	// on this machine, by which others see it and it sees them.
 	measuring *lease.Lease
+	// lab is the experiment's hosts when its runs cross the kernel's
+	// emulated network; nil otherwise.
+	lab *network.Lab
 }
 
 // errNodeExited ends a run whose node went away; errBrokerExited one whose
@@ -264,7 +272,6 @@ type measurement struct {
 	insts     []topology.Instance
 	tgt       *load.Target
 	counter   *wire.Counter
-	lab       *network.Lab // the run's hosts, when the kernel emulates its network
 	// runCtx is the run's while it drives the load (admin calls take it).
 	runCtx context.Context
 	// before is the client's wire count as the window opened; brokerUsage
@@ -279,14 +286,13 @@ type measurement struct {
 // under.
 func (m *measurement) emulate(ctx context.Context) error {
 	r := m.r
-	if r.Network.IsLoopback() {
+	if r.Network.IsLoopback() && !r.kernelNetwork() {
 		return nil
 	}
 	var measured network.Measured
 	var err error
 	if r.kernelNetwork() {
-		top, _ := topology.Parse(r.Topology) // validated
-		if m.lab, err = network.NewLab(r.Network, top.Nodes()+1); err != nil {
+		if err := m.lab.Shape(r.Network); err != nil {
 			return err
 		}
 		measured, err = network.MeasureKernel(ctx, r.Network, m.lab.Hosts()[0], m.lab.Hosts()[1])
@@ -300,29 +306,53 @@ func (m *measurement) emulate(ctx context.Context) error {
 	return nil
 }
 
-// kernelPreflight refuses, before anything starts, kernel-emulated runs
-// this machine cannot make (no root, no tbf, delay without netem), and
-// removes the namespaces of earlier runs that died without removing them.
-func kernelPreflight(runs []Run) error {
-	i := slices.IndexFunc(runs, Run.kernelNetwork)
-	if i < 0 {
-		return nil
-	}
+// kernelLab makes the experiment's hosts when its runs cross the kernel's
+// emulated network: a host for the generator and one for each node of the
+// largest topology, the brokers on the lab's address here. It first
+// refuses, before anything starts, what this machine cannot make (no root,
+// no tbf, delay without netem), and removes the namespaces of earlier runs
+// that died without removing them.
+func kernelLab(runs []Run) (*network.Lab, error) {
+	hosts := 0
 	caps := network.Detect()
-	for _, r := range runs[i:] {
-		if r.kernelNetwork() {
-			if err := r.Network.CheckKernel(caps); err != nil {
-				return err
-			}
+	for _, r := range runs {
+		if !r.kernelNetwork() {
+			continue
 		}
+		if err := r.Network.CheckKernel(caps); err != nil {
+			return nil, err
+		}
+		top, _ := topology.Parse(r.Topology) // validated
+		hosts = max(hosts, top.Nodes()+1)
 	}
-	return network.CleanStale()
+	if hosts == 0 {
+		return nil, nil
+	}
+	if err := network.CleanStale(); err != nil {
+		return nil, err
+	}
+	return network.NewLab(hosts)
+}
+
+// kernelBrokers places the brokers on the lab's address, beside hopbench,
+// with data of their own.
+func kernelBrokers(lab *network.Lab, cfg broker.Config, addrs map[string]string) (broker.Config, map[string]string) {
+	if lab == nil {
+		return cfg, addrs
+	}
+	out := map[string]string{}
+	for name, addr := range broker.DefaultAddr {
+		_, port, _ := net.SplitHostPort(addr)
+		out[name] = net.JoinHostPort(lab.Here, port)
+	}
+	cfg.Dir = filepath.Join(cmp.Or(cfg.Dir, broker.DefaultDir()), "lab")
+	return cfg, out
 }
 
 // from dials the generator's connections: from its own host when the
 // kernel emulates the network, else from here.
 func (m *measurement) from() func(ctx context.Context, network, addr string) (net.Conn, error) {
-	if m.lab == nil {
+	if m.lab == nil || !m.r.kernelNetwork() {
 		return nil
 	}
 	return m.lab.Hosts()[0].DialContext
@@ -330,7 +360,7 @@ func (m *measurement) from() func(ctx context.Context, network, addr string) (ne
 
 // hostOf places node i on its host of the lab, if the run has one.
 func (m *measurement) hostOf() func(int) ([]string, string) {
-	if m.lab == nil {
+	if m.lab == nil || !m.r.kernelNetwork() {
 		return nil
 	}
 	return func(i int) ([]string, string) {
@@ -449,11 +479,6 @@ func (m *measurement) close() {
 	}
 	if m.nodes != nil {
 		m.nodes.close()
-	}
-	if m.lab != nil {
-		if err := m.lab.Close(); err != nil {
-			m.rec.Warnings = append(m.rec.Warnings, "removing the run's network namespaces: "+err.Error())
-		}
 	}
 }
 

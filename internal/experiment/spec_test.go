@@ -37,81 +37,84 @@ func with(extra string) string {
 	return out
 }
 
+// invalidSpecs are specs each wrong in one place: where, and what the
+// error must say.
+var invalidSpecs = []struct {
+	name, spec, path, want string
+}{
+	{"unknown top-level field", with("stackz: [rest]"), "stackz", "unknown field (known here: name, stacks"},
+	{"unknown nested field", with("loads: [{closed: {clientz: 3}}]"), "loads[0].closed.clientz", "known here: clients"},
+	{"field given twice", with("seed: 1\nseed: 2"), "seed", "given twice"},
+	{"name with a slash", with("name: a/b"), "name", "slashes"},
+	{"no stacks", with("stacks: []"), "stacks", "none given"},
+	{"unknown stack", with("stacks: [rest, soap]"), "stacks[1]", "unknown stack technology"},
+	{"stack codec not carried", with("stacks: [grpc+json]"), "stacks[0]", "grpc carries"},
+	{"stack twice", with("stacks: [rest, rest]"), "stacks[1]", "listed twice"},
+	{"stacks not a list", with("stacks: rest"), "stacks", "want a list"},
+	{"no payloads", with("payloads: []"), "payloads", "none given"},
+	{"unknown model", with("payloads: [{model: xml, counts: [1]}]"), "payloads[0].model", "unknown"},
+	{"no counts", with("payloads: [{model: user}]"), "payloads[0].counts", "none given"},
+	{"count out of range", with("payloads: [{model: int, counts: [1, 2]}]"), "payloads[0].counts[1]", ""},
+	{"body past the limit", with("payloads: [{model: text, counts: [1000000000]}]"), "payloads[0].counts[0]", "over the 67108864 bytes a body may have"},
+	{"count not a number", with("payloads: [{model: user, counts: [ten]}]"), "payloads[0].counts[0]", "not a whole number"},
+	{"unknown op", with("ops: [put]"), "ops[0]", "known: get, post, echo"},
+	{"bad topology", with("topologies: [ring:3]"), "topologies[0]", "unknown kind"},
+	{"no loads", with("loads: []"), "loads", "none given"},
+	{"ramp cut short", with("duration: 2s\nloads: [{ramp: {of: clients, from: 10, to: 50, step: 20, every: 2s}}]"), "duration", "before its last step: its steps take 6s"},
+	{"two load kinds", with("loads: [{closed: {clients: 1}, rate: {rate: 5}}]"), "loads[0]", "exactly one"},
+	{"no clients", with("loads: [{closed: {clients: 0}}]"), "loads[0].closed.clients", "at least 1"},
+	{"too many clients", with("loads: [{closed: {clients: 100000000}}]"), "loads[0].closed.clients", "limit of 10000 (each is a goroutine and, over HTTP/1.1, a connection of its own); raise it with limits: {clients: N}"},
+	{"clients past a raised bound", with("limits: {clients: 20}\nloads: [{closed: {clients: 21}}]"), "loads[0].closed.clients", "limit of 20 "},
+	{"a bound past the open-file limit", with("limits: {clients: 2000000000}"), "limits", "open-file limit"},
+	{"rate past the bound", with("loads: [{rate: {rate: 1000000000000}}]"), "loads[0].rate.rate", "limit of 1000000 requests/s; raise it with limits: {rate: N} in the spec, or --rate-limit N"},
+	{"ramp past the bound", with("loads: [{ramp: {of: rate, from: 1, to: 1e9, step: 1e8, every: 1s}}]"), "loads[0].ramp.to", "limit of 1000000 requests/s"},
+	{"no rate", with("loads: [{rate: {rate: 0}}]"), "loads[0].rate.rate", "positive"},
+	{"bad arrivals", with("loads: [{rate: {rate: 5, arrivals: bursty}}]"), "loads[0].rate.arrivals", "constant or poisson"},
+	{"negative workers", with("loads: [{rate: {rate: 5, workers: -1}}]"), "loads[0].rate.workers", "positive"},
+	{"ramp of what", with("loads: [{ramp: {of: bytes, from: 1, to: 2, step: 1, every: 1s}}]"), "loads[0].ramp.of", "clients or rate"},
+	{"ramp from", with("loads: [{ramp: {of: clients, from: 0, to: 2, step: 1, every: 1s}}]"), "loads[0].ramp.from", "positive"},
+	{"ramp to", with("loads: [{ramp: {of: clients, from: 5, to: 2, step: 1, every: 1s}}]"), "loads[0].ramp.to", "at least from"},
+	{"ramp step", with("loads: [{ramp: {of: rate, from: 1, to: 2, every: 1s}}]"), "loads[0].ramp.step", "positive step"},
+	{"ramp every", with("loads: [{ramp: {of: rate, from: 1, to: 2, step: 1, every: 1500ms}}]"), "loads[0].ramp.every", "whole seconds"},
+	{"capacity without sla", with("loads: [{capacity: {percentile: 99}}]"), "loads[0].capacity.sla", "none given"},
+	{"capacity percentile", with("loads: [{capacity: {sla: 5ms, percentile: 100}}]"), "loads[0].capacity", "between 0 and 100"},
+	{"capacity step", with("loads: [{capacity: {sla: 5ms, step: 10ms}}]"), "loads[0].capacity", "at least 500ms"},
+	{"capacity rates", with("loads: [{capacity: {sla: 5ms, start: 5000, max_rate: 10}}]"), "loads[0].capacity", "start ≤ max_rate"},
+	{"capacity budget", with("loads: [{capacity: {sla: 5ms, budget: 2h}}]"), "loads[0].capacity.budget", "up to 1h"},
+	{"capacity arrivals", with("loads: [{capacity: {sla: 5ms, arrivals: bursty}}]"), "loads[0].capacity.arrivals", "constant or poisson"},
+	{"bad duration", with("duration: soon"), "duration", "not a duration"},
+	{"negative duration", with("duration: -1s"), "duration", "zero or more"},
+	{"bad warmup", with("warmup: [1s]"), "warmup", "want a duration"},
+	{"requests with rate", with("requests: 10\nloads: [{rate: {rate: 5}}]"), "requests", "closed loads only"},
+	{"negative requests", with("requests: -4"), "requests", "positive"},
+	{"repetitions", with("repetitions: 5000"), "repetitions", "1 to 1000"},
+	{"bad sla", with("sla: 1 second"), "sla", "not a duration"},
+	{"bad timeout", with("timeout: 5"), "timeout", "not a duration"},
+	{"bad tls", with("tls: maybe"), "tls", "true, false or a list"},
+	{"mtls without tls", with("mtls: true"), "mtls", "needs tls"},
+	{"bad http2", with("http2: [yes please]"), "http2", "true, false or a list"},
+	{"bad cache", with("cache: 3x"), "cache", "true, false or a list"},
+	{"bad pin", with("pin: cpu0"), "pin", "none, split"},
+	{"bad memory", with("memory: lots"), "memory", "not a size"},
+	{"tiny memory", with("memory: 1MiB"), "memory", "at least 16MiB"},
+	{"connections", with("connections: 5000"), "connections", "1 to 1024"},
+	{"connections of no kind", with("connections: [pooled, sometimes]"), "connections", `"sometimes": want a number of pooled connections`},
+	{"connections twice", with("connections: [pooled, 1]"), "connections", "given twice"},
+	{"kafka per request", with("stacks: [rest, kafka]\nconnections: [pooled, per-request]"), "stacks[1]", "kafka takes no per-request connections"},
+	{"bad seed", with("seed: -1"), "seed", "not a whole number"},
+	{"options not a mapping", with("transport_options: [amqp.reply]"), "transport_options", "technology.option: value"},
+	{"option without technology", with("stacks: [amqp]\ntransport_options: {reply: queue}"), "transport_options.reply", "want technology.option"},
+	{"option of unknown technology", with("transport_options: {mqtt.qos: 1}"), "transport_options.mqtt.qos", "unknown stack technology"},
+	{"option of an unlisted stack", with("transport_options: {kafka.acks: all}"), "transport_options.kafka.acks", "no kafka stack"},
+	{"unknown option", with("stacks: [amqp]\ntransport_options: {amqp.acks: all}"), "transport_options.amqp.acks", "known: reply, prefetch"},
+	{"bad option value", with("stacks: [kafka]\ntransport_options: {kafka.acks: some}"), "transport_options.kafka.acks", "all leader none"},
+	{"matrix too large", with("repetitions: 1000\npayloads: [{model: text, counts: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]}]"), "(top level)", "at most 10000"},
+	{"top level not a mapping", "- rest", "(top level)", "want a mapping"},
+	{"not yaml", "stacks: [rest", "", "not valid YAML"},
+}
+
 func TestEveryFieldIsValidated(t *testing.T) {
-	cases := []struct {
-		name, spec, path, want string
-	}{
-		{"unknown top-level field", with("stackz: [rest]"), "stackz", "unknown field (known here: name, stacks"},
-		{"unknown nested field", with("loads: [{closed: {clientz: 3}}]"), "loads[0].closed.clientz", "known here: clients"},
-		{"field given twice", with("seed: 1\nseed: 2"), "seed", "given twice"},
-		{"name with a slash", with("name: a/b"), "name", "slashes"},
-		{"no stacks", with("stacks: []"), "stacks", "none given"},
-		{"unknown stack", with("stacks: [rest, soap]"), "stacks[1]", "unknown stack technology"},
-		{"stack codec not carried", with("stacks: [grpc+json]"), "stacks[0]", "grpc carries"},
-		{"stack twice", with("stacks: [rest, rest]"), "stacks[1]", "listed twice"},
-		{"stacks not a list", with("stacks: rest"), "stacks", "want a list"},
-		{"no payloads", with("payloads: []"), "payloads", "none given"},
-		{"unknown model", with("payloads: [{model: xml, counts: [1]}]"), "payloads[0].model", "unknown"},
-		{"no counts", with("payloads: [{model: user}]"), "payloads[0].counts", "none given"},
-		{"count out of range", with("payloads: [{model: int, counts: [1, 2]}]"), "payloads[0].counts[1]", ""},
-		{"body past the limit", with("payloads: [{model: text, counts: [1000000000]}]"), "payloads[0].counts[0]", "over the 67108864 bytes a body may have"},
-		{"count not a number", with("payloads: [{model: user, counts: [ten]}]"), "payloads[0].counts[0]", "not a whole number"},
-		{"unknown op", with("ops: [put]"), "ops[0]", "known: get, post, echo"},
-		{"bad topology", with("topologies: [ring:3]"), "topologies[0]", "unknown kind"},
-		{"no loads", with("loads: []"), "loads", "none given"},
-		{"ramp cut short", with("duration: 2s\nloads: [{ramp: {of: clients, from: 10, to: 50, step: 20, every: 2s}}]"), "duration", "before its last step: its steps take 6s"},
-		{"two load kinds", with("loads: [{closed: {clients: 1}, rate: {rate: 5}}]"), "loads[0]", "exactly one"},
-		{"no clients", with("loads: [{closed: {clients: 0}}]"), "loads[0].closed.clients", "at least 1"},
-		{"too many clients", with("loads: [{closed: {clients: 100000000}}]"), "loads[0].closed.clients", "limit of 10000 (each is a goroutine and, over HTTP/1.1, a connection of its own); raise it with limits: {clients: N}"},
-		{"clients past a raised bound", with("limits: {clients: 20}\nloads: [{closed: {clients: 21}}]"), "loads[0].closed.clients", "limit of 20 "},
-		{"a bound past the open-file limit", with("limits: {clients: 2000000000}"), "limits", "open-file limit"},
-		{"rate past the bound", with("loads: [{rate: {rate: 1000000000000}}]"), "loads[0].rate.rate", "limit of 1000000 requests/s; raise it with limits: {rate: N} in the spec, or --rate-limit N"},
-		{"ramp past the bound", with("loads: [{ramp: {of: rate, from: 1, to: 1e9, step: 1e8, every: 1s}}]"), "loads[0].ramp.to", "limit of 1000000 requests/s"},
-		{"no rate", with("loads: [{rate: {rate: 0}}]"), "loads[0].rate.rate", "positive"},
-		{"bad arrivals", with("loads: [{rate: {rate: 5, arrivals: bursty}}]"), "loads[0].rate.arrivals", "constant or poisson"},
-		{"negative workers", with("loads: [{rate: {rate: 5, workers: -1}}]"), "loads[0].rate.workers", "positive"},
-		{"ramp of what", with("loads: [{ramp: {of: bytes, from: 1, to: 2, step: 1, every: 1s}}]"), "loads[0].ramp.of", "clients or rate"},
-		{"ramp from", with("loads: [{ramp: {of: clients, from: 0, to: 2, step: 1, every: 1s}}]"), "loads[0].ramp.from", "positive"},
-		{"ramp to", with("loads: [{ramp: {of: clients, from: 5, to: 2, step: 1, every: 1s}}]"), "loads[0].ramp.to", "at least from"},
-		{"ramp step", with("loads: [{ramp: {of: rate, from: 1, to: 2, every: 1s}}]"), "loads[0].ramp.step", "positive step"},
-		{"ramp every", with("loads: [{ramp: {of: rate, from: 1, to: 2, step: 1, every: 1500ms}}]"), "loads[0].ramp.every", "whole seconds"},
-		{"capacity without sla", with("loads: [{capacity: {percentile: 99}}]"), "loads[0].capacity.sla", "none given"},
-		{"capacity percentile", with("loads: [{capacity: {sla: 5ms, percentile: 100}}]"), "loads[0].capacity", "between 0 and 100"},
-		{"capacity step", with("loads: [{capacity: {sla: 5ms, step: 10ms}}]"), "loads[0].capacity", "at least 500ms"},
-		{"capacity rates", with("loads: [{capacity: {sla: 5ms, start: 5000, max_rate: 10}}]"), "loads[0].capacity", "start ≤ max_rate"},
-		{"capacity budget", with("loads: [{capacity: {sla: 5ms, budget: 2h}}]"), "loads[0].capacity.budget", "up to 1h"},
-		{"capacity arrivals", with("loads: [{capacity: {sla: 5ms, arrivals: bursty}}]"), "loads[0].capacity.arrivals", "constant or poisson"},
-		{"bad duration", with("duration: soon"), "duration", "not a duration"},
-		{"negative duration", with("duration: -1s"), "duration", "zero or more"},
-		{"bad warmup", with("warmup: [1s]"), "warmup", "want a duration"},
-		{"requests with rate", with("requests: 10\nloads: [{rate: {rate: 5}}]"), "requests", "closed loads only"},
-		{"negative requests", with("requests: -4"), "requests", "positive"},
-		{"repetitions", with("repetitions: 5000"), "repetitions", "1 to 1000"},
-		{"bad sla", with("sla: 1 second"), "sla", "not a duration"},
-		{"bad timeout", with("timeout: 5"), "timeout", "not a duration"},
-		{"bad tls", with("tls: maybe"), "tls", "true, false or a list"},
-		{"mtls without tls", with("mtls: true"), "mtls", "needs tls"},
-		{"bad http2", with("http2: [yes please]"), "http2", "true, false or a list"},
-		{"bad cache", with("cache: 3x"), "cache", "true, false or a list"},
-		{"bad pin", with("pin: cpu0"), "pin", "none, split"},
-		{"bad memory", with("memory: lots"), "memory", "not a size"},
-		{"tiny memory", with("memory: 1MiB"), "memory", "at least 16MiB"},
-		{"connections", with("connections: 5000"), "connections", "1 to 1024"},
-		{"connections of no kind", with("connections: [pooled, sometimes]"), "connections", `"sometimes": want a number of pooled connections`},
-		{"connections twice", with("connections: [pooled, 1]"), "connections", "given twice"},
-		{"kafka per request", with("stacks: [rest, kafka]\nconnections: [pooled, per-request]"), "stacks[1]", "kafka takes no per-request connections"},
-		{"bad seed", with("seed: -1"), "seed", "not a whole number"},
-		{"options not a mapping", with("transport_options: [amqp.reply]"), "transport_options", "technology.option: value"},
-		{"option without technology", with("stacks: [amqp]\ntransport_options: {reply: queue}"), "transport_options.reply", "want technology.option"},
-		{"option of unknown technology", with("transport_options: {mqtt.qos: 1}"), "transport_options.mqtt.qos", "unknown stack technology"},
-		{"option of an unlisted stack", with("transport_options: {kafka.acks: all}"), "transport_options.kafka.acks", "no kafka stack"},
-		{"unknown option", with("stacks: [amqp]\ntransport_options: {amqp.acks: all}"), "transport_options.amqp.acks", "known: reply, prefetch"},
-		{"bad option value", with("stacks: [kafka]\ntransport_options: {kafka.acks: some}"), "transport_options.kafka.acks", "all leader none"},
-		{"matrix too large", with("repetitions: 1000\npayloads: [{model: text, counts: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]}]"), "(top level)", "at most 10000"},
-		{"top level not a mapping", "- rest", "(top level)", "want a mapping"},
-		{"not yaml", "stacks: [rest", "", "not valid YAML"},
-	}
-	for _, c := range cases {
+	for _, c := range invalidSpecs {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Parse([]byte(c.spec))
 			if err == nil {
@@ -577,11 +580,11 @@ networks: [loopback, lan, "delay=5ms", {delay: 2ms, bandwidth: 8mbit}]
 	}
 }
 
-// Kernel mode is checked as the spec is read: brokers and TLS cannot be
-// placed on its hosts yet, and a mode must be one of two.
+// Kernel mode is checked as the spec is read: TLS cannot be placed on its
+// hosts yet, and a mode must be one of two. Its runs are named as crossing
+// the kernel's network, loopback too (that is the lab's veths, unshaped).
 func TestNetworkModeIsChecked(t *testing.T) {
 	for spec, want := range map[string]string{
-		"stacks: [rest, amqp]\nnetwork_mode: kernel":      "stacks[1]: amqp: network_mode kernel puts the generator and each node",
 		"stacks: [rest]\ntls: true\nnetwork_mode: kernel": "tls: network_mode kernel serves nodes",
 		"stacks: [rest]\nnetwork_mode: netem":             `network_mode: "netem": want in-process or kernel`,
 	} {
@@ -598,7 +601,7 @@ func TestNetworkModeIsChecked(t *testing.T) {
 	for _, r := range s.Runs() {
 		cases = append(cases, r.Case())
 	}
-	if !slices.Contains(cases, "rest direct echo text×10 closed:1 net:bandwidth=8mbit@kernel") || !slices.Contains(cases, "rest direct echo text×10 closed:1") {
+	if !slices.Contains(cases, "rest direct echo text×10 closed:1 net:bandwidth=8mbit@kernel") || !slices.Contains(cases, "rest direct echo text×10 closed:1 net:loopback@kernel") {
 		t.Errorf("cases %q: want the kernel-emulated one named so, and loopback plain", cases)
 	}
 }

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -154,26 +155,33 @@ const MaxPooled = 1024
 
 const connectionsWant = "want a number of pooled connections (1 to 1024), pooled (one), per-request, or a list such as [pooled, per-request]"
 
-func (c *Connections) UnmarshalYAML(n *yaml.Node) error {
+func (c *Connections) UnmarshalYAML(n *yaml.Node) (err error) {
+	*c, err = oneOrList(n, connectionsWant, parseConnMode)
+	return err
+}
+
+// oneOrList reads a node that is one item or a list of them, each by
+// parse; an empty list, or an item given twice, is refused.
+func oneOrList[T comparable](n *yaml.Node, want string, parse func(*yaml.Node) (T, error)) ([]T, error) {
 	items := []*yaml.Node{n}
 	if n.Kind == yaml.SequenceNode {
 		items = n.Content
 	}
 	if len(items) == 0 {
-		return errors.New(connectionsWant)
+		return nil, errors.New(want)
 	}
-	*c = nil
+	var out []T
 	for _, it := range items {
-		m, err := parseConnMode(it)
+		v, err := parse(it)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if slices.Contains(*c, m) {
-			return fmt.Errorf("%q is given twice", it.Value)
+		if slices.Contains(out, v) {
+			return nil, fmt.Errorf("%q is given twice", cmp.Or(it.Value, fmt.Sprint(v)))
 		}
-		*c = append(*c, m)
+		out = append(out, v)
 	}
-	return nil
+	return out, nil
 }
 
 func parseConnMode(n *yaml.Node) (ConnMode, error) {
@@ -209,26 +217,9 @@ type Networks []network.Profile
 
 const networksWant = "want a named profile (loopback, lan, region, wan), settings such as {delay: 5ms, jitter: 100us, bandwidth: 8mbit}, or a list of them"
 
-func (ns *Networks) UnmarshalYAML(n *yaml.Node) error {
-	items := []*yaml.Node{n}
-	if n.Kind == yaml.SequenceNode {
-		items = n.Content
-	}
-	if len(items) == 0 {
-		return errors.New(networksWant)
-	}
-	*ns = nil
-	for _, it := range items {
-		p, err := parseNetwork(it)
-		if err != nil {
-			return err
-		}
-		if slices.Contains(*ns, p) {
-			return fmt.Errorf("network %s is given twice", p)
-		}
-		*ns = append(*ns, p)
-	}
-	return nil
+func (ns *Networks) UnmarshalYAML(n *yaml.Node) (err error) {
+	*ns, err = oneOrList(n, networksWant, parseNetwork)
+	return err
 }
 
 func parseNetwork(n *yaml.Node) (network.Profile, error) {

@@ -17,12 +17,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// Kernel emulation puts each node and the generator on a host of its own:
-// a network namespace joined by a veth pair to a bridge the lab makes,
-// with an address on a private range (10.231.N.0/24). Each veth is shaped
-// on both ends (tbf for bandwidth; netem for delay and jitter where the
-// kernel has it), so every hop, which crosses two veths, pays the delay
-// once each way (half on each) and the bandwidth of its links.
+// Kernel emulation runs the generator and each node on a host of its own,
+// a network namespace, and joins them and this machine's own namespace to
+// a bridge (see Lab), every link shaped by the kernel: tbf for bandwidth,
+// netem for delay and jitter where the kernel has it.
 
 // Capabilities are what this machine's kernel and tools offer.
 type Capabilities struct {
@@ -47,7 +45,7 @@ func Detect() Capabilities {
 		c.Missing = "kernel network emulation needs iproute2's ip and tc (apt-get install iproute2)"
 		return c
 	}
-	ns := fmt.Sprintf("hb%s-probe", strconv.FormatInt(int64(os.Getpid()), 36))
+	ns := fmt.Sprintf("%s%s_probe", labPrefix, strconv.FormatInt(int64(os.Getpid()), 36))
 	if run("ip", "netns", "add", ns) != nil {
 		c.Missing = "cannot make a network namespace (ip netns add)"
 		return c
@@ -78,25 +76,35 @@ func (p Profile) CheckKernel(c Capabilities) error {
 	return nil
 }
 
-// Lab is a run's hosts: a bridge and a namespace per host.
+// Lab is hosts of their own: a switch (a bridge in a namespace of the
+// lab's) to which this machine's own namespace and each host, a namespace
+// of its own, are attached by a veth pair. Every veth is shaped on both
+// ends, so that every path (a host to another, a host to here) crosses
+// two veths and pays half the delay on each. Here, on Here, is where
+// hopbench and the brokers are; the generator dials from a host.
 type Lab struct {
 	id     string // hb<pid base 36>: the prefix of every name the lab makes
 	subnet int    // the third octet of 10.231.N.0/24
-	hosts  []*Host
+	// Here is this machine's own address on the lab.
+	Here  string
+	hosts []*Host
+	ends  []end // every veth end, each shaped
 }
 
-// Host is a namespace with an address on the lab's bridge.
+// Host is a namespace with an address on the lab.
 type Host struct {
 	NS, Addr string
 }
 
+// end is one end of a veth: its namespace ("" for this one) and name.
+type end struct{ ns, dev string }
+
 // labPrefix starts every name a lab makes: hb<pid base 36>.
 const labPrefix = "hb"
 
-// NewLab makes n hosts shaped by p (checked with CheckKernel first). The
-// names carry this process's PID, so that CleanStale can remove a lab
-// whose process died.
-func NewLab(p Profile, n int) (*Lab, error) {
+// NewLab makes n hosts, unshaped (Shape shapes them). Its names carry this
+// process's PID, so that CleanStale can remove a lab whose process died.
+func NewLab(n int) (*Lab, error) {
 	if n < 1 || n > 200 {
 		return nil, fmt.Errorf("network: %d hosts: want 1 to 200", n)
 	}
@@ -105,17 +113,22 @@ func NewLab(p Profile, n int) (*Lab, error) {
 	if l.subnet, err = freeSubnet(); err != nil {
 		return nil, err
 	}
-	if err := l.bridge(); err != nil {
+	l.Here = fmt.Sprintf("10.231.%d.1", l.subnet)
+	if err := l.attach("", l.id+"_r", l.Here, l.id+"_s"); err != nil {
 		l.Close()
 		return nil, err
 	}
 	for i := range n {
-		h, err := l.host(i, p)
-		if err != nil {
+		h := &Host{NS: fmt.Sprintf("%s_%d", l.id, i), Addr: fmt.Sprintf("10.231.%d.%d", l.subnet, 10+i)}
+		if err := run("ip", "netns", "add", h.NS); err != nil {
 			l.Close()
 			return nil, err
 		}
 		l.hosts = append(l.hosts, h)
+		if err := l.attach(h.NS, fmt.Sprintf("%s_h%d", l.id, i), h.Addr, fmt.Sprintf("%s_p%d", l.id, i)); err != nil {
+			l.Close()
+			return nil, err
+		}
 	}
 	return l, nil
 }
@@ -123,40 +136,59 @@ func NewLab(p Profile, n int) (*Lab, error) {
 // Hosts are the lab's hosts, in the order made.
 func (l *Lab) Hosts() []*Host { return l.hosts }
 
-func (l *Lab) bridge() error {
-	br := l.id + "br"
-	return runAll(
-		[]string{"ip", "link", "add", br, "type", "bridge"},
-		[]string{"ip", "addr", "add", fmt.Sprintf("10.231.%d.1/24", l.subnet), "dev", br},
-		[]string{"ip", "link", "set", br, "up"},
-	)
+func (l *Lab) switchNS() string { return l.id + "_sw" }
+
+// attach joins namespace ns ("" for this one) to the switch, made first if
+// need be: a veth whose end dev (with address addr) is in ns and whose
+// other end port is on the bridge.
+func (l *Lab) attach(ns, dev, addr, port string) error {
+	sw := l.switchNS()
+	if len(l.ends) == 0 {
+		err := runAll([]string{"ip", "netns", "add", sw}, []string{"ip", "-n", sw, "link", "add", "name", "hbbridge", "type", "bridge"},
+			[]string{"ip", "-n", sw, "link", "set", "dev", "hbbridge", "up"})
+		if err != nil {
+			return err
+		}
+	}
+	in := func(args ...string) []string {
+		if ns == "" {
+			return append([]string{"ip"}, args...)
+		}
+		return append([]string{"ip", "-n", ns}, args...)
+	}
+	cmds := [][]string{{"ip", "link", "add", "name", dev, "type", "veth", "peer", "name", port, "netns", sw}}
+	if ns != "" {
+		cmds = append(cmds, []string{"ip", "link", "set", "dev", dev, "netns", ns}, in("link", "set", "dev", "lo", "up"))
+	}
+	cmds = append(cmds, in("addr", "add", addr+"/24", "dev", dev), in("link", "set", "dev", dev, "up"),
+		[]string{"ip", "-n", sw, "link", "set", "dev", port, "master", "hbbridge", "up"})
+	if err := runAll(cmds...); err != nil {
+		return err
+	}
+	l.ends = append(l.ends, end{ns, dev}, end{sw, port})
+	return nil
 }
 
-func (l *Lab) host(i int, p Profile) (*Host, error) {
-	h := &Host{NS: fmt.Sprintf("%s-%d", l.id, i), Addr: fmt.Sprintf("10.231.%d.%d", l.subnet, 10+i)}
-	outer, inner := fmt.Sprintf("%sh%d", l.id, i), fmt.Sprintf("%sn%d", l.id, i)
-	err := runAll(
-		[]string{"ip", "netns", "add", h.NS},
-		[]string{"ip", "link", "add", outer, "type", "veth", "peer", "name", inner},
-		[]string{"ip", "link", "set", inner, "netns", h.NS},
-		[]string{"ip", "link", "set", outer, "master", l.id + "br", "up"},
-		[]string{"ip", "-n", h.NS, "addr", "add", h.Addr + "/24", "dev", inner},
-		[]string{"ip", "-n", h.NS, "link", "set", inner, "up"},
-		[]string{"ip", "-n", h.NS, "link", "set", "lo", "up"},
-	)
-	if err != nil {
-		return nil, err
+// Shape puts p on every veth end of the lab, replacing what was there; a
+// loopback p leaves them unshaped. Half the delay goes on each end (a path
+// crosses two veths) through netem, the bandwidth through tbf under it.
+func (l *Lab) Shape(p Profile) error {
+	for _, e := range l.ends {
+		tc := func(args ...string) []string {
+			if e.ns == "" {
+				return append([]string{"tc"}, args...)
+			}
+			return append([]string{"tc", "-n", e.ns}, args...)
+		}
+		run(tc("qdisc", "del", "dev", e.dev, "root")...) // none there is no error worth one
+		if err := runAll(shaping(tc, e.dev, p)...); err != nil {
+			return err
+		}
 	}
-	if err := shape(nil, outer, p); err != nil {
-		return nil, err
-	}
-	return h, shape([]string{"-n", h.NS}, inner, p)
+	return nil
 }
 
-// shape puts p on dev's egress: half the delay (a hop crosses two veths)
-// through netem, the bandwidth through tbf under it.
-func shape(ns []string, dev string, p Profile) error {
-	tc := func(args ...string) []string { return append(append([]string{"tc"}, ns...), args...) }
+func shaping(tc func(...string) []string, dev string, p Profile) [][]string {
 	parent := []string{"root"}
 	var cmds [][]string
 	if p.Delay > 0 || p.Jitter > 0 {
@@ -176,40 +208,27 @@ func shape(ns []string, dev string, p Profile) error {
 		args = append(args, "tbf", "rate", strconv.FormatInt(int64(p.Bandwidth), 10)+"bit", "burst", strconv.FormatInt(burst, 10), "latency", "200ms")
 		cmds = append(cmds, tc(args...))
 	}
-	return runAll(cmds...)
+	return cmds
 }
 
 func usec(d time.Duration) string { return strconv.FormatInt(d.Microseconds(), 10) + "us" }
 
-// Close removes everything the lab made: its namespaces (their veth ends
-// go with them) and its bridge.
-func (l *Lab) Close() error {
-	var errs []error
-	for _, h := range l.hosts {
-		errs = append(errs, run("ip", "netns", "del", h.NS))
-	}
-	errs = append(errs, removeLab(l.id))
-	return errors.Join(errs...)
-}
+// Close removes everything the lab made: its namespaces, and with them
+// the veths (a veth goes when either end's namespace does).
+func (l *Lab) Close() error { return removeLab(l.id) }
 
-// removeLab removes every namespace and link named after id, also those a
-// lab made before it failed.
+// removeLab removes every namespace and link of the lab id, also those
+// of a lab that failed half-made.
 func removeLab(id string) error {
 	var errs []error
-	out, _ := exec.Command("ip", "netns", "list").Output()
-	for _, line := range strings.Split(string(out), "\n") {
-		if ns, _, _ := strings.Cut(line, " "); strings.HasPrefix(ns, id+"-") {
+	for _, ns := range listed("ip", "netns", "list") {
+		if strings.HasPrefix(ns, id+"_") {
 			errs = append(errs, run("ip", "netns", "del", ns))
 		}
 	}
-	links, _ := exec.Command("ip", "-o", "link", "show").Output()
-	for _, line := range strings.Split(string(links), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 2 {
-			continue
-		}
-		if name, _, _ := strings.Cut(strings.TrimSuffix(f[1], ":"), "@"); strings.HasPrefix(name, id) {
-			if err := run("ip", "link", "del", name); err != nil && !strings.Contains(err.Error(), "Cannot find device") {
+	for _, dev := range listed("ip", "-o", "link", "show") {
+		if strings.HasPrefix(dev, id+"_") {
+			if err := run("ip", "link", "del", dev); err != nil && !strings.Contains(err.Error(), "Cannot find device") {
 				errs = append(errs, err)
 			}
 		}
@@ -217,31 +236,68 @@ func removeLab(id string) error {
 	return errors.Join(errs...)
 }
 
+// listed runs an ip listing and returns the name each line gives: the
+// first word of ip netns list's lines, the second of ip -o link's (its
+// "@peer" and ":" cut).
+func listed(args ...string) []string {
+	out, _ := exec.Command(args[0], args[1:]...).Output()
+	var names []string
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) > 1 && args[len(args)-1] == "show":
+			name, _, _ := strings.Cut(strings.TrimSuffix(f[1], ":"), "@")
+			names = append(names, name)
+		case len(f) > 0 && args[len(args)-1] == "list":
+			names = append(names, f[0])
+		}
+	}
+	return names
+}
+
 // CleanStale removes the labs of hopbench processes that are gone (killed
 // before they could close them); a lab's names carry its process's PID.
 func CleanStale() error {
-	out, err := exec.Command("ip", "-o", "link", "show", "type", "bridge").Output()
-	if err != nil {
+	if _, err := exec.LookPath("ip"); err != nil {
 		return nil // no iproute2: no lab was ever made
 	}
 	var errs []error
-	for _, line := range strings.Split(string(out), "\n") {
-		f := strings.Fields(line)
-		if len(f) < 2 {
+	seen := map[string]bool{}
+	for _, name := range append(listed("ip", "netns", "list"), listed("ip", "-o", "link", "show")...) {
+		id, _, ok := strings.Cut(name, "_")
+		if !ok || seen[id] || !strings.HasPrefix(id, labPrefix) {
 			continue
 		}
-		name := strings.TrimSuffix(f[1], ":")
-		id, ok := strings.CutSuffix(name, "br")
-		pid, perr := strconv.ParseInt(strings.TrimPrefix(id, labPrefix), 36, 64)
-		if !ok || !strings.HasPrefix(id, labPrefix) || perr != nil || alive(int(pid)) {
-			continue
+		seen[id] = true
+		if pid, err := strconv.ParseInt(strings.TrimPrefix(id, labPrefix), 36, 64); err == nil && !alive(int(pid)) {
+			errs = append(errs, removeLab(id))
 		}
-		errs = append(errs, removeLab(id))
 	}
 	return errors.Join(errs...)
 }
 
 func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
+
+// IsLab reports whether ip is on a lab of this machine: in 10.231.0.0/16
+// and on a subnet one of this namespace's interfaces is on (the lab's
+// own: a host's, or this machine's attachment).
+func IsLab(ip net.IP) bool {
+	if ip == nil || !labRange.Contains(ip) {
+		return false
+	}
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return false
+	}
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && labRange.Contains(n.IP) && n.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
+
+var labRange = &net.IPNet{IP: net.IPv4(10, 231, 0, 0), Mask: net.CIDRMask(16, 32)}
 
 // freeSubnet is a 10.231.N.0/24 no interface of this machine uses.
 func freeSubnet() (int, error) {

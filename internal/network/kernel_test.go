@@ -50,8 +50,12 @@ func namesOf(t *testing.T, prefix string) []string {
 func TestKernelBandwidthBetweenHostsOfTheirOwn(t *testing.T) {
 	kernel(t)
 	p := network.Profile{Bandwidth: 8_000_000}
-	lab, err := network.NewLab(p, 2)
+	lab, err := network.NewLab(2)
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lab.Shape(p); err != nil {
+		lab.Close()
 		t.Fatal(err)
 	}
 	closed := false
@@ -104,7 +108,7 @@ func TestKernelBandwidthBetweenHostsOfTheirOwn(t *testing.T) {
 		t.Error(err)
 	}
 	closed = true
-	if left := namesOf(t, "hb"+strconv.FormatInt(int64(os.Getpid()), 36)); len(left) > 0 {
+	if left := namesOf(t, "hb"+strconv.FormatInt(int64(os.Getpid()), 36)+"_"); len(left) > 0 {
 		t.Errorf("left behind: %v", left)
 	}
 }
@@ -135,13 +139,13 @@ func TestStaleLabsAreCleanedUp(t *testing.T) {
 	if err := dead.Run(); err != nil {
 		t.Fatal(err)
 	}
-	id := "hb" + strconv.FormatInt(int64(dead.Process.Pid), 36)
-	for _, args := range [][]string{{"link", "add", id + "br", "type", "bridge"}, {"netns", "add", id + "-0"}} {
+	id := "hb" + strconv.FormatInt(int64(dead.Process.Pid), 36) + "_"
+	for _, args := range [][]string{{"link", "add", id + "r", "type", "veth", "peer", "name", id + "s"}, {"netns", "add", id + "0"}} {
 		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
 			t.Fatalf("ip %v: %v: %s", args, err, out)
 		}
 	}
-	lab, err := network.NewLab(network.Profile{Bandwidth: 100_000_000}, 1)
+	lab, err := network.NewLab(1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,9 +56,9 @@ func TestProfilesParseAndRefuseWhatNoNetworkHas(t *testing.T) {
 	}
 }
 
-// echoServer echoes every connection on loopback, unshaped: the shaping
-// is the dialling end's.
-func echoServer(t *testing.T) string {
+// serve runs handle on each connection to a listener on loopback,
+// unshaped: the shaping is the dialling end's.
+func serve(t *testing.T, handle func(net.Conn)) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -73,11 +73,14 @@ func echoServer(t *testing.T) string {
 			if err != nil {
 				return
 			}
-			go func() { io.Copy(c, c); c.Close() }()
+			go func() { handle(c); c.Close() }()
 		}
 	}()
 	return ln.Addr().String()
 }
+
+// echoServer echoes every connection as it reads.
+func echoServer(t *testing.T) string { return serve(t, func(c net.Conn) { io.Copy(c, c) }) }
 
 func dial(t *testing.T, p network.Profile, addr string) (net.Conn, time.Duration) {
 	t.Helper()
@@ -124,26 +127,12 @@ func TestDelayIsPaidEachWayAndOnConnect(t *testing.T) {
 // request and its reply, as a service answers (an echo that streams back
 // while it reads would overlap the two directions).
 func replyServer(t *testing.T, n int) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	t.Cleanup(func() { ln.Close(); <-done })
-	go func() {
-		defer close(done)
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer c.Close()
+	return serve(t, func(c net.Conn) {
 		buf := make([]byte, n)
 		if _, err := io.ReadFull(c, buf); err == nil {
 			c.Write(buf)
 		}
-	}()
-	return ln.Addr().String()
+	})
 }
 
 // At 8 Mbit/s each way, a 100 kB request and its 100 kB reply take 200 ms

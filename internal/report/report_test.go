@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hopbench/hopbench/internal/network"
 	"github.com/hopbench/hopbench/internal/results"
 )
 
@@ -261,5 +262,44 @@ func TestPerRequestCasesAreSetBesideTheirPooledTwins(t *testing.T) {
 				t.Errorf("%s: %v, want a connection per call adding 75 %% of a p50 four times the pooled one", f.Title, row)
 			}
 		}
+	}
+}
+
+// Cases run on emulated networks get a Networks section: what each
+// network gave as measured before its runs, and each scenario's p50 on
+// every network it was measured on.
+func TestNetworksAreShownAsMeasured(t *testing.T) {
+	var recs []results.Record
+	for _, r := range fixture(t) {
+		if r.Stack != "rest" && r.Stack != "grpc" {
+			continue
+		}
+		recs = append(recs, r)
+		for i, rtt := range []float64{310, 290, 350} {
+			lan := r
+			lan.Options = strings.TrimSpace(r.Options + " net:lan")
+			lan.Case = r.Case + " net:lan"
+			lan.P50Us = r.P50Us + 300
+			lan.Repetition = i
+			lan.Network = &network.Measured{Profile: "lan", Mechanism: network.InProcess, RTTUs: rtt, Mbit: 800 + float64(i)}
+			recs = append(recs, lan)
+		}
+	}
+	r, err := Build("networks", nil, recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(r.Sections, func(s *Section) bool { return s.ID == "networks" })
+	if i < 0 || len(r.Sections[i].Figures) < 2 {
+		t.Fatal("no networks section with its measurements and a scenario across networks")
+	}
+	sec := r.Sections[i]
+	measured := sec.Figures[0].Table
+	if len(measured.Rows) != 1 || measured.Rows[0][0] != "lan" || measured.Rows[0][3] != "0.310 (0.290–0.350)" || measured.Rows[0][4] != "801.0 (800.0–802.0)" {
+		t.Errorf("measured networks: %v, want lan's round trip median (min–max) in ms and its throughput", measured.Rows)
+	}
+	across := sec.Figures[1].Table
+	if !slices.Equal(across.Header, []string{"stack", "p50 ms lan", "p50 ms loopback"}) || len(across.Rows) == 0 {
+		t.Errorf("a scenario across networks: %v %v", across.Header, across.Rows)
 	}
 }

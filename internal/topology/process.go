@@ -57,7 +57,10 @@ func Processes(cfg ProcessConfig) StartFunc {
 		}
 		if cfg.Host != nil {
 			exec, addr := cfg.Host(i)
-			listen, admin, prefix = addr+":0", addr+":0", append(slices.Clip(exec), prefix...)
+			admin, prefix = addr+":0", append(slices.Clip(exec), prefix...)
+			if !strings.Contains(listen, "://") { // a broker stack's node listens on its broker
+				listen = addr + ":0"
+			}
 		}
 		argv := []string{"node", "--announce", "--listen", listen, "--admin", admin}
 		if len(downstream) > 0 {
