@@ -3,11 +3,13 @@ package main_test
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/hopbench/hopbench/internal/network"
@@ -136,6 +138,24 @@ warmup: 300ms
 			t.Errorf("%s: p50 %.1f ms (want ≥ %v), network %v, options %q", c, p50, least, net, r["options"])
 		}
 	}
+	// TLS reaches hosts of their own too: the experiment's certificates
+	// name the lab's addresses, and the broker's TLS listener is on it.
+	for c, r := range runSpec(t, `
+name: kernel-tls
+stacks: [rest, amqp]
+payloads: [{model: text, counts: [100]}]
+loads: [{closed: {clients: 1}}]
+network: {bandwidth: 100mbit}
+network_mode: kernel
+tls: true
+mtls: true
+duration: 1s
+warmup: 200ms
+`) {
+		if enc, _ := r["encrypted"].(map[string]any); enc == nil || enc["mutual"] != true {
+			t.Errorf("%s: encrypted %v, want every leg under mutual TLS", c, r["encrypted"])
+		}
+	}
 	if after := namespaces(t); !slices.Equal(after, before) {
 		t.Errorf("namespaces before the run %v, after %v", before, after)
 	}
@@ -195,5 +215,35 @@ func TestLoadAcrossAnEmulatedNetwork(t *testing.T) {
 	}
 	if _, code := hopbench(t, "load", "--stack", "rest", "--target", entry, "--clients", "1", "--network", "dsl"); code != 2 {
 		t.Errorf("an unknown network: exit %d, want 2 (usage)", code)
+	}
+}
+
+// A kernel-mode experiment stopped by Ctrl-C removes its namespaces; one
+// killed outright leaves them to the next kernel-mode experiment, which
+// removes them before it starts.
+func TestKernelModeCleansUpAfterAnInterruptAndAKill(t *testing.T) {
+	if testing.Short() {
+		t.Skip("makes network namespaces")
+	}
+	if caps := network.Detect(); caps.Missing != "" {
+		t.Skip(caps.Missing)
+	}
+	before := namespaces(t)
+	spec := strings.Replace(threeRuns, "duration: 2s", "duration: 2s\nnetwork: {bandwidth: 100mbit}\nnetwork_mode: kernel", 1)
+	cmd, _ := startRun(t, spec)
+	cmd.Process.Signal(os.Interrupt)
+	cmd.Wait()
+	if after := namespaces(t); !slices.Equal(after, before) {
+		t.Errorf("after an interrupt: namespaces %v, before %v", after, before)
+	}
+	killed, _ := startRun(t, spec)
+	killed.Process.Signal(syscall.SIGKILL)
+	killed.Wait()
+	if after := namespaces(t); len(after) <= len(before) {
+		t.Fatalf("a killed run left no namespaces (%v): this test cannot see them cleaned", after)
+	}
+	runSpec(t, spec)
+	if after := namespaces(t); !slices.Equal(after, before) {
+		t.Errorf("after the next kernel-mode run: namespaces %v, before %v", after, before)
 	}
 }

@@ -196,12 +196,13 @@ func (c Config) withTLSDefaults(name string) (Config, error) {
 	case c.TLSAddr != "":
 	case c.Addr == DefaultAddr[name]:
 		c.TLSAddr = DefaultTLSAddr[name]
-	default:
+	default: // beside Addr, on a free port
 		port, err := freePort()
 		if err != nil {
 			return c, err
 		}
-		c.TLSAddr = fmt.Sprintf("127.0.0.1:%d", port)
+		host, _, _ := net.SplitHostPort(c.Addr)
+		c.TLSAddr = net.JoinHostPort(host, strconv.Itoa(port))
 	}
 	if err := checkLoopback(c.TLSAddr); err != nil {
 		return c, fmt.Errorf("%s TLS: %w", name, err)

@@ -26,8 +26,10 @@ type Bundle struct {
 }
 
 // New makes a fresh CA and certificates for 127.0.0.1, ::1 and localhost,
-// valid for a day. ECDSA P-256 keeps handshakes cheap and typical.
-func New() (*Bundle, error) {
+// and the addresses also given (an emulated network's hosts on this
+// machine), valid for a day. ECDSA P-256 keeps handshakes cheap and
+// typical.
+func New(also ...net.IP) (*Bundle, error) {
 	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, fmt.Errorf("certs: CA key: %w", err)
@@ -49,16 +51,16 @@ func New() (*Bundle, error) {
 	ca, _ := x509.ParseCertificate(caDER)
 	b := &Bundle{CAPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), pool: x509.NewCertPool()}
 	b.pool.AddCert(ca)
-	if b.server, err = leaf(ca, caKey, 2, "hopbench server", x509.ExtKeyUsageServerAuth); err != nil {
+	if b.server, err = leaf(ca, caKey, 2, "hopbench server", x509.ExtKeyUsageServerAuth, also); err != nil {
 		return nil, err
 	}
-	if b.client, err = leaf(ca, caKey, 3, "hopbench client", x509.ExtKeyUsageClientAuth); err != nil {
+	if b.client, err = leaf(ca, caKey, 3, "hopbench client", x509.ExtKeyUsageClientAuth, also); err != nil {
 		return nil, err
 	}
 	return b, nil
 }
 
-func leaf(ca *x509.Certificate, caKey *ecdsa.PrivateKey, serial int64, name string, usage x509.ExtKeyUsage) (tls.Certificate, error) {
+func leaf(ca *x509.Certificate, caKey *ecdsa.PrivateKey, serial int64, name string, usage x509.ExtKeyUsage, also []net.IP) (tls.Certificate, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return tls.Certificate{}, fmt.Errorf("certs: %s key: %w", name, err)
@@ -70,7 +72,7 @@ func leaf(ca *x509.Certificate, caKey *ecdsa.PrivateKey, serial int64, name stri
 		NotAfter:     ca.NotAfter,
 		KeyUsage:     x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:  []x509.ExtKeyUsage{usage},
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
+		IPAddresses:  append([]net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback}, also...),
 		DNSNames:     []string{"localhost"},
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)

@@ -6,6 +6,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 )
@@ -23,12 +24,13 @@ const (
 // one first when dir does not exist. Nodes in separate processes that share
 // dir share one CA, so they can call each other over TLS. The bundle is
 // written to a temporary directory renamed into place, so concurrent
-// starters never see half a bundle.
-func LoadOrCreate(dir string) (*Bundle, error) {
+// starters never see half a bundle. A new bundle's certificates also name
+// the addresses given.
+func LoadOrCreate(dir string, also ...net.IP) (*Bundle, error) {
 	if _, err := os.Stat(dir); err == nil {
 		return Load(dir)
 	}
-	b, err := New()
+	b, err := New(also...)
 	if err != nil {
 		return nil, err
 	}

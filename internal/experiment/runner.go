@@ -147,7 +147,7 @@ func (x *Runner) Run(ctx context.Context, s *Spec) ([]results.Record, error) {
 		defer e.lab.Close()
 	}
 	if slices.ContainsFunc(runs, func(r Run) bool { return r.TLS }) {
-		if e.tls, err = certs.LoadOrCreate(filepath.Join(x.Dir, "tls")); err != nil {
+		if e.tls, err = certs.LoadOrCreate(filepath.Join(x.Dir, "tls"), e.lab.Addrs()...); err != nil {
 			return nil, err
 		}
 		// Brokers the experiment starts take TLS too, with its

@@ -580,13 +580,12 @@ networks: [loopback, lan, "delay=5ms", {delay: 2ms, bandwidth: 8mbit}]
 	}
 }
 
-// Kernel mode is checked as the spec is read: TLS cannot be placed on its
-// hosts yet, and a mode must be one of two. Its runs are named as crossing
-// the kernel's network, loopback too (that is the lab's veths, unshaped).
+// A network mode must be one of two. Kernel mode's runs are named as
+// crossing the kernel's network, loopback too (that is the lab's veths,
+// unshaped).
 func TestNetworkModeIsChecked(t *testing.T) {
 	for spec, want := range map[string]string{
-		"stacks: [rest]\ntls: true\nnetwork_mode: kernel": "tls: network_mode kernel serves nodes",
-		"stacks: [rest]\nnetwork_mode: netem":             `network_mode: "netem": want in-process or kernel`,
+		"stacks: [rest]\nnetwork_mode: netem": `network_mode: "netem": want in-process or kernel`,
 	} {
 		_, err := Parse([]byte(spec + "\npayloads: [{model: text, counts: [10]}]\nloads: [{closed: {clients: 1}}]\nnetwork: lan\n"))
 		if err == nil || !strings.Contains(err.Error(), want) {

@@ -136,6 +136,19 @@ func NewLab(n int) (*Lab, error) {
 // Hosts are the lab's hosts, in the order made.
 func (l *Lab) Hosts() []*Host { return l.hosts }
 
+// Addrs are the lab's addresses, here's and each host's, for certificates
+// that name them; none for no lab.
+func (l *Lab) Addrs() []net.IP {
+	if l == nil {
+		return nil
+	}
+	ips := []net.IP{net.ParseIP(l.Here)}
+	for _, h := range l.hosts {
+		ips = append(ips, net.ParseIP(h.Addr))
+	}
+	return ips
+}
+
 func (l *Lab) switchNS() string { return l.id + "_sw" }
 
 // attach joins namespace ns ("" for this one) to the switch, made first if
