@@ -94,7 +94,7 @@ func smoke(t *testing.T, data []byte) string {
 	for _, p := range parts {
 		shrink(p.(map[string]any))
 	}
-	spec["duration"], spec["warmup"] = "300ms", "100ms"
+	spec["duration"], spec["warmup"] = "500ms", "400ms"
 	out, err := yaml.Marshal(spec)
 	if err != nil {
 		t.Fatal(err)

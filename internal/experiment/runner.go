@@ -313,6 +313,9 @@ func (m *measurement) emulate(ctx context.Context) error {
 // no tbf, delay without netem), and removes the namespaces of earlier runs
 // that died without removing them.
 func kernelLab(runs []Run) (*network.Lab, error) {
+	if !slices.ContainsFunc(runs, Run.kernelNetwork) {
+		return nil, nil
+	}
 	hosts := 0
 	caps := network.Detect()
 	for _, r := range runs {
@@ -324,9 +327,6 @@ func kernelLab(runs []Run) (*network.Lab, error) {
 		}
 		top, _ := topology.Parse(r.Topology) // validated
 		hosts = max(hosts, top.Nodes()+1)
-	}
-	if hosts == 0 {
-		return nil, nil
 	}
 	if err := network.CleanStale(); err != nil {
 		return nil, err
