@@ -47,10 +47,10 @@ experiments: setup build
 # is off for the generated package only.
 GQL_GENERATED := ./internal/transport/graphql/generated
 test: setup
-	scripts/setup.sh chromium
+	scripts/setup.sh chromium jvm
 	$(GO) vet $$($(GO) list ./... | grep -v /graphql/generated)
 	$(GO) vet -copylocks=false $(GQL_GENERATED)
-	$(GO) test -race -count=1 ./...
+	HOPBENCH_REQUIRE_JVM=1 $(GO) test -race -count=1 ./...
 
 test-short:
 	$(GO) test -short ./...

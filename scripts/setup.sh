@@ -10,6 +10,9 @@
 #                               (deploy/kafka/pom.xml) into .tools/kafka
 #   scripts/setup.sh chromium   Debian's chromium, for the report's browser test
 #                               (`make test` sets it up; `make run` does not need it)
+#   scripts/setup.sh jvm        the JVM node (jvm/node, Quarkus), built with Maven
+#                               3.9 from Maven Central into .tools/jvm/node, again
+#                               only when its sources changed (`make test` does it)
 set -euo pipefail
 
 log() { printf 'setup: %s\n' "$*" >&2; }
@@ -71,6 +74,45 @@ setup_kafka() {
 	fi
 }
 
+# Quarkus's Maven plugin needs Maven 3.9 (Debian 12's is 3.8): fetched from
+# Maven Central and checked against its published SHA-512.
+MAVEN_VERSION=3.9.11
+MVN=.tools/maven/apache-maven-$MAVEN_VERSION/bin/mvn
+setup_maven() {
+	[ -x "$MVN" ] && return 0
+	command -v curl >/dev/null || apt_install curl ca-certificates
+	local url=https://repo.maven.apache.org/maven2/org/apache/maven/apache-maven/$MAVEN_VERSION/apache-maven-$MAVEN_VERSION-bin.tar.gz tmp
+	mkdir -p .tools/maven
+	tmp=$(mktemp -d .tools/maven/.fetch-XXXXXX)
+	log "fetching Maven $MAVEN_VERSION from Maven Central"
+	if ! curl -sSfL "$url" -o "$tmp/maven.tgz" || ! curl -sSfL "$url.sha512" -o "$tmp/sum" ||
+		! echo "$(cut -d' ' -f1 "$tmp/sum")  $tmp/maven.tgz" | sha512sum -c - >/dev/null; then
+		rm -rf "$tmp"
+		log "fetching Maven $MAVEN_VERSION failed, or its checksum did not match"
+		return 1
+	fi
+	tar xzf "$tmp/maven.tgz" -C "$tmp" && mv "$tmp/apache-maven-$MAVEN_VERSION" .tools/maven/
+	rm -rf "$tmp"
+}
+
+# The JVM node is rebuilt when a hash of its sources differs from the one
+# kept beside the last build.
+setup_jvm() {
+	command -v javac >/dev/null || apt_install openjdk-17-jdk-headless
+	setup_maven
+	local key out
+	key=$(find jvm/node/pom.xml jvm/node/src -type f | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -c1-16)
+	[ "$(cat .tools/jvm/node/key 2>/dev/null)" = "$key" ] && [ -f .tools/jvm/node/quarkus-app/quarkus-run.jar ] && return 0
+	log "building the JVM node (jvm/node) with Maven"
+	if ! out=$("$MVN" -q -B -f jvm/node/pom.xml package -DskipTests 2>&1); then
+		printf '%s\n' "$out" >&2
+		log "building the JVM node failed (see Maven's output above)"
+		return 1
+	fi
+	rm -rf .tools/jvm/node && mkdir -p .tools/jvm/node
+	cp -r jvm/node/target/quarkus-app .tools/jvm/node/ && echo "$key" >.tools/jvm/node/key
+}
+
 setup_chromium() {
 	apt_install chromium fonts-liberation
 }
@@ -88,7 +130,8 @@ main() {
 		rabbitmq) setup_rabbitmq ;;
 		kafka) setup_kafka ;;
 		chromium) setup_chromium ;;
-		*) log "unknown component '$component' (known: base, protoc, rabbitmq, kafka, chromium)"; exit 2 ;;
+		jvm) setup_jvm ;;
+		*) log "unknown component '$component' (known: base, protoc, rabbitmq, kafka, chromium, jvm)"; exit 2 ;;
 		esac
 	done
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/nodeapi"
 	"github.com/hopbench/hopbench/internal/transport"
+	_ "github.com/hopbench/hopbench/internal/transport/all" // Check takes any stack a node may serve
 )
 
 // Check starts argv (a node command and its own flags, e.g. hopbench node

@@ -1,0 +1,31 @@
+package dev.hopbench.node;
+
+import io.quarkus.runtime.Quarkus;
+import io.quarkus.runtime.annotations.QuarkusMain;
+
+import java.io.PrintStream;
+
+/**
+ * The JVM node's entry: reads the node contract's flags, points Quarkus at
+ * the address to serve, and keeps standard output for the ready line alone.
+ */
+@QuarkusMain
+public class Main {
+    /** The real standard output, where the ready line goes. */
+    static PrintStream announce;
+    static Flags flags;
+
+    public static void main(String... args) {
+        try {
+            flags = Flags.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("hopbench jvm node: " + e.getMessage());
+            System.exit(2);
+        }
+        System.setProperty("quarkus.http.host", flags.listenHost);
+        System.setProperty("quarkus.http.port", Integer.toString(flags.listenPort));
+        announce = System.out;
+        System.setOut(System.err); // no library may write to the contract's stdout
+        Quarkus.run(App.class, args);
+    }
+}
