@@ -1,14 +1,23 @@
 package nodetest_test
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
+
+	"github.com/hopbench/hopbench/internal/codec"
+	"github.com/hopbench/hopbench/internal/nodeapi"
 	"github.com/hopbench/hopbench/internal/nodeapi/nodetest"
+	"github.com/hopbench/hopbench/internal/payload"
 )
 
 // jvmNode is the JVM node's jar, as scripts/setup.sh jvm builds it.
@@ -45,4 +54,59 @@ func TestTheJVMNodeRefusesWhatItDoesNotServe(t *testing.T) {
 	if !errors.As(err, &exit) || exit.ExitCode() != 2 || len(out) > 0 || !strings.Contains(stderr.String(), "stack grpc: the JVM node serves") {
 		t.Errorf("--stack grpc: %v, stdout %q, stderr %q; want exit 2 naming the stack", err, out, stderr.String())
 	}
+}
+
+// Every model's JSON, as the Go node writes it, comes back from the JVM
+// node's echo as the same message: Jackson on plain classes reads and
+// writes the Go node's field names, and leaves nothing out.
+func TestTheJVMNodeEchoesEveryModelsJSON(t *testing.T) {
+	addr := startJVM(t)
+	js, err := codec.Lookup("json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range payload.Models() {
+		count := min(m.Counts[0], 100)
+		sent, err := m.Message(count, payload.DefaultSeed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := js.Marshal(sent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.Post("http://"+addr+"/v1/"+m.Name+"/echo", js.ContentType(), bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		reply, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		back := m.New()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("%s×%d: %s %s", m.Name, count, resp.Status, reply)
+		} else if err := js.Unmarshal(reply, back); err != nil || !proto.Equal(back, sent) {
+			t.Errorf("%s×%d came back changed (%v):\nsent %s\ngot  %s", m.Name, count, err, body, reply)
+		}
+	}
+}
+
+// startJVM starts the JVM node serving rest on a free port and returns its
+// address.
+func startJVM(t *testing.T) string {
+	t.Helper()
+	cmd := exec.Command("java", "-jar", jvmNode(t), "--stack", "rest", "--announce", "--listen", "127.0.0.1:0", "--admin", "127.0.0.1:0")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, _ := bufio.NewReader(stdout).ReadString('\n')
+	ready, err := nodeapi.ParseReady(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ready.Addr
 }

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 
 import java.io.IOException;
@@ -17,14 +16,13 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The service: decode, operate, encode, each phase timed, as the Go node
- * (internal/node) does. JSON is Jackson on plain classes, with the Go
- * node's field names: the proto names, empty fields left out.
+ * (internal/node) does. JSON is Jackson on plain classes (Models), with
+ * the Go node's field names (the proto names) and empty fields left out.
  */
 final class Node {
     static final Node INSTANCE = new Node();
 
     static final ObjectMapper JSON = JsonMapper.builder()
-            .propertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
             .serializationInclusion(JsonInclude.Include.NON_DEFAULT)
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .enable(MapperFeature.ACCEPT_CASE_INSENSITIVE_PROPERTIES)
@@ -33,8 +31,6 @@ final class Node {
     /** JSON_PLAIN writes the admin endpoint's maps, nulls and zeros kept. */
     static final ObjectMapper JSON_PLAIN = new ObjectMapper();
 
-    /** The models served so far, by name, and the class each decodes into. */
-    private static final Map<String, Class<?>> MODELS = Map.of("text", Text.class);
 
     private volatile String stack = "rest", addr = "";
     private volatile long maxBytes = 64L << 20;
@@ -52,9 +48,9 @@ final class Node {
     byte[] echo(String model, String contentType, byte[] body) {
         long t0 = System.nanoTime();
         try {
-            Class<?> type = MODELS.get(model);
+            Class<?> type = Models.BY_NAME.get(model);
             if (type == null) {
-                throw HopError.notFound("model " + model + ": the JVM node serves " + MODELS.keySet() + " so far");
+                throw HopError.notFound("unknown model " + model);
             }
             if (contentType != null && !contentType.startsWith("application/json")) {
                 throw HopError.badRequest("unsupported media type " + contentType + ": the JVM node speaks application/json so far");
