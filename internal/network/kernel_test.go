@@ -99,8 +99,11 @@ func TestKernelBandwidthBetweenHostsOfTheirOwn(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%s", m)
-	if m.Mbit < 8*0.85 || m.Mbit > 8*1.15 || m.Mechanism != network.Kernel {
-		t.Errorf("measured %s, want kernel and within 15%% of 8 Mbit/s", m)
+	// tbf caps the wire's bits and the measure counts payload: TCP/IP
+	// headers take about 5 % of the rate, and a loaded machine (make test
+	// runs packages side by side) loses more; above the rate it cannot be.
+	if m.Mbit < 8*0.75 || m.Mbit > 8*1.02 || m.Mechanism != network.Kernel {
+		t.Errorf("measured %s, want kernel and 6 to 8.16 Mbit/s of payload", m)
 	}
 	conn.Close()
 	ln.Close()
