@@ -1,7 +1,6 @@
 package nodetest_test
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"io"
@@ -15,7 +14,6 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/hopbench/hopbench/internal/codec"
-	"github.com/hopbench/hopbench/internal/nodeapi"
 	"github.com/hopbench/hopbench/internal/nodeapi/nodetest"
 	"github.com/hopbench/hopbench/internal/payload"
 )
@@ -94,19 +92,6 @@ func TestTheJVMNodeEchoesEveryModelsJSON(t *testing.T) {
 // address.
 func startJVM(t *testing.T) string {
 	t.Helper()
-	cmd := exec.Command("java", "-jar", jvmNode(t), "--stack", "rest", "--announce", "--listen", "127.0.0.1:0", "--admin", "127.0.0.1:0")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	line, _ := bufio.NewReader(stdout).ReadString('\n')
-	ready, err := nodeapi.ParseReady(line)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, ready := nodetest.Start(t, "java", "-jar", jvmNode(t), "--stack", "rest")
 	return ready.Addr
 }

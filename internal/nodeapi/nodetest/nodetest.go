@@ -28,21 +28,7 @@ import (
 // and ends on SIGINT.
 func Check(t *testing.T, stack string, argv ...string) {
 	t.Helper()
-	cmd := exec.Command(argv[0], append(argv[1:], "--announce", "--listen", "127.0.0.1:0", "--admin", "127.0.0.1:0")...)
-	cmd.Stderr = os.Stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	line, _ := bufio.NewReader(stdout).ReadString('\n')
-	ready, err := nodeapi.ParseReady(line)
-	if err != nil {
-		t.Fatalf("ready line: %v", err)
-	}
+	cmd, ready := Start(t, argv...)
 	if ready.Stack != stack {
 		t.Errorf("ready line names stack %q, want %q", ready.Stack, stack)
 	}
@@ -65,6 +51,29 @@ func Check(t *testing.T, stack string, argv ...string) {
 	case <-time.After(10 * time.Second):
 		t.Error("the node did not end within 10s of SIGINT")
 	}
+}
+
+// Start starts argv (a node command and its own flags) with the
+// contract's --announce --listen 127.0.0.1:0 --admin 127.0.0.1:0, reads its
+// ready line, and kills it when the test ends.
+func Start(t *testing.T, argv ...string) (*exec.Cmd, nodeapi.Ready) {
+	t.Helper()
+	cmd := exec.Command(argv[0], append(argv[1:], "--announce", "--listen", "127.0.0.1:0", "--admin", "127.0.0.1:0")...)
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	line, _ := bufio.NewReader(stdout).ReadString('\n')
+	ready, err := nodeapi.ParseReady(line)
+	if err != nil {
+		t.Fatalf("ready line: %v", err)
+	}
+	return cmd, ready
 }
 
 // serve makes calls echo calls to the node, each answered correctly.
