@@ -135,11 +135,7 @@ func runLoad(cmd *cobra.Command, a *app, f *loadFlags) error {
 	warnShared(a)(others)
 	var before wire.Totals
 	f.cfg.AtStart = func() { before = counter.Snapshot() }
-	total := f.cfg.Duration
-	if f.cfg.Requests > 0 {
-		total = 0 // ended by a count
-	}
-	live := newLiveLine(a.stderr, fmt.Sprintf("%s %s %s×%d %s", f.target.Stack, f.op, f.target.Model, f.target.Count, f.cfg.String()), total)
+	live := newLiveLine(a.stderr, fmt.Sprintf("%s %s %s×%d %s", f.target.Stack, f.op, f.target.Model, f.target.Count, f.cfg.String()), f.cfg.Duration, f.cfg.Requests)
 	f.cfg.Progress = live.second
 	began := time.Now()
 	res, err := load.Run(ctx, f.cfg, tgt.NewCall)

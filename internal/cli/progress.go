@@ -63,9 +63,13 @@ type liveLine struct {
 	lastLine time.Time
 }
 
-// newLiveLine shows label's seconds as they end, out of total; a total of
-// zero (a run ended by a request count) shows the seconds alone.
-func newLiveLine(w io.Writer, label string, total time.Duration) *liveLine {
+// newLiveLine shows label's seconds as they end, out of the window's
+// duration; a window ended by a request count shows the seconds alone.
+func newLiveLine(w io.Writer, label string, duration time.Duration, requests int64) *liveLine {
+	total := duration
+	if requests > 0 {
+		total = 0 // ended by a count: its length is not known
+	}
 	return &liveLine{w: w, label: label, total: total, tty: isTerminal(w), lastLine: time.Now()}
 }
 

@@ -29,13 +29,13 @@ func TestTimeLeftIsTheMeanRunTimesTheRunsToGo(t *testing.T) {
 // A run ended by a request count has no known length: its live line shows
 // the seconds so far, never "11s/2s".
 func TestALiveLineShowsATotalOnlyWhenItIsKnown(t *testing.T) {
-	for total, want := range map[time.Duration]string{2 * time.Second: "x  11s/2s  5 req/s", 0: "x  11s  5 req/s"} {
+	for requests, want := range map[int64]string{0: "x  11s/2s  5 req/s", 5: "x  11s  5 req/s"} {
 		var b strings.Builder
-		l := newLiveLine(&b, "x", total)
+		l := newLiveLine(&b, "x", 2*time.Second, requests)
 		l.lastLine = time.Time{} // not a terminal: a line every 5 s
 		l.second(load.Second{T: 10, Requests: 5})
 		if !strings.HasPrefix(b.String(), want) {
-			t.Errorf("total %v: %q, want it to start %q", total, b.String(), want)
+			t.Errorf("%d requests: %q, want it to start %q", requests, b.String(), want)
 		}
 	}
 }

@@ -246,11 +246,7 @@ func runReporter(a *app) (func(int, int, experiment.Run), func(experiment.Run, l
 		if i == 0 {
 			began = time.Now()
 		}
-		total := time.Duration(r.Duration)
-		if r.Requests > 0 {
-			total = 0 // ended by a count: its length is not known
-		}
-		live = newLiveLine(a.stderr, fmt.Sprintf("[%d/%d%s] %s", i+1, n, timeLeft(i, n, time.Since(began)), r.Case()), total)
+		live = newLiveLine(a.stderr, fmt.Sprintf("[%d/%d%s] %s", i+1, n, timeLeft(i, n, time.Since(began)), r.Case()), time.Duration(r.Duration), r.Requests)
 		if !live.tty {
 			fmt.Fprintln(a.stderr, live.label)
 		}

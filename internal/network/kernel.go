@@ -234,12 +234,12 @@ func (l *Lab) Close() error { return removeLab(l.id) }
 // of a lab that failed half-made.
 func removeLab(id string) error {
 	var errs []error
-	for _, ns := range listed("ip", "netns", "list") {
+	for _, ns := range namespaces() {
 		if strings.HasPrefix(ns, id+"_") {
 			errs = append(errs, run("ip", "netns", "del", ns))
 		}
 	}
-	for _, dev := range listed("ip", "-o", "link", "show") {
+	for _, dev := range links() {
 		if strings.HasPrefix(dev, id+"_") {
 			if err := run("ip", "link", "del", dev); err != nil && !strings.Contains(err.Error(), "Cannot find device") {
 				errs = append(errs, err)
@@ -249,23 +249,29 @@ func removeLab(id string) error {
 	return errors.Join(errs...)
 }
 
-// listed runs an ip listing and returns the name each line gives: the
-// first word of ip netns list's lines, the second of ip -o link's (its
-// "@peer" and ":" cut).
-func listed(args ...string) []string {
-	out, _ := exec.Command(args[0], args[1:]...).Output()
-	var names []string
-	for _, line := range strings.Split(string(out), "\n") {
-		f := strings.Fields(line)
-		switch {
-		case len(f) > 1 && args[len(args)-1] == "show":
-			name, _, _ := strings.Cut(strings.TrimSuffix(f[1], ":"), "@")
-			names = append(names, name)
-		case len(f) > 0 && args[len(args)-1] == "list":
-			names = append(names, f[0])
-		}
+// namespaces are this machine's named network namespaces (ip netns list).
+func namespaces() []string { return column(0, "netns", "list") }
+
+// links are this namespace's interfaces (ip -o link show), each name's
+// "@peer" and ":" cut.
+func links() []string {
+	names := column(1, "-o", "link", "show")
+	for i, n := range names {
+		names[i], _, _ = strings.Cut(strings.TrimSuffix(n, ":"), "@")
 	}
 	return names
+}
+
+// column is the i-th word of each line ip args prints.
+func column(i int, args ...string) []string {
+	out, _ := exec.Command("ip", args...).Output()
+	var words []string
+	for _, line := range strings.Split(string(out), "\n") {
+		if f := strings.Fields(line); len(f) > i {
+			words = append(words, f[i])
+		}
+	}
+	return words
 }
 
 // CleanStale removes the labs of hopbench processes that are gone (killed
@@ -276,7 +282,7 @@ func CleanStale() error {
 	}
 	var errs []error
 	seen := map[string]bool{}
-	for _, name := range append(listed("ip", "netns", "list"), listed("ip", "-o", "link", "show")...) {
+	for _, name := range append(namespaces(), links()...) {
 		id, _, ok := strings.Cut(name, "_")
 		if !ok || seen[id] || !strings.HasPrefix(id, labPrefix) {
 			continue

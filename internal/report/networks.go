@@ -1,6 +1,7 @@
 package report
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -92,13 +93,7 @@ func (b *builder) acrossNetworks(s *Section) error {
 }
 
 func (b *builder) networkFigure(s *Section, view string, p50 map[string]map[string]float64) error {
-	nets := slices.Sorted(func(yield func(string) bool) {
-		for n := range p50 {
-			if !yield(n) {
-				return
-			}
-		}
-	})
+	nets := slices.Sorted(maps.Keys(p50))
 	var stacks []string
 	for _, n := range nets {
 		for st := range p50[n] {
@@ -117,7 +112,11 @@ func (b *builder) networkFigure(s *Section, view string, p50 map[string]map[stri
 		row := []string{st}
 		for i, n := range nets {
 			v, ok := p50[n][st]
-			row = append(row, map[bool]string{true: ms(v), false: "–"}[ok])
+			cell := "–"
+			if ok {
+				cell = ms(v)
+			}
+			row = append(row, cell)
 			series[i].Values = append(series[i].Values, v/1000)
 		}
 		t.Rows = append(t.Rows, row)
