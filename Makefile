@@ -65,7 +65,8 @@ generate:
 	GOBIN=$(TOOLS) $(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
 	GOBIN=$(TOOLS) $(GO) install google.golang.org/grpc/cmd/protoc-gen-go-grpc@$(PROTOC_GEN_GO_GRPC_VERSION)
 	PATH=$(TOOLS):$$PATH protoc -I schema --go_out=schema --go_opt=paths=source_relative \
-		--go-grpc_out=schema --go-grpc_opt=paths=source_relative schema/hopbench/v1/*.proto
+		--go-grpc_out=schema --go-grpc_opt=paths=source_relative schema/hopbench/v1/*.proto \
+		--java_out=jvm/node/src/main/java
 	cd internal/transport/graphql && $(GO) run github.com/99designs/gqlgen@$(GQLGEN_VERSION) generate
 
 clean:

@@ -38,7 +38,7 @@ need_go() {
 }
 
 setup_protoc() {
-	command -v protoc >/dev/null || apt_install protobuf-compiler
+	apt_install protobuf-compiler libprotobuf-dev # the latter has the well-known types (timestamp.proto)
 }
 
 # Installing rabbitmq-server would start a system-wide broker where an init

@@ -1599,7 +1599,8 @@ const file_hopbench_v1_payload_proto_rawDesc = "" +
 	"TABLESPOON\x10\x05\x12\f\n" +
 	"\bTEASPOON\x10\x06\x12\t\n" +
 	"\x05POUND\x10\a\x12\b\n" +
-	"\x04ITEM\x10\bB<Z:github.com/hopbench/hopbench/schema/hopbench/v1;hopbenchv1b\x06proto3"
+	"\x04ITEM\x10\bBd\n" +
+	"\x16dev.hopbench.schema.v1B\fPayloadProtoP\x01Z:github.com/hopbench/hopbench/schema/hopbench/v1;hopbenchv1b\x06proto3"
 
 var (
 	file_hopbench_v1_payload_proto_rawDescOnce sync.Once

@@ -354,7 +354,8 @@ const file_hopbench_v1_service_proto_rawDesc = "" +
 	"\x03Hop\x124\n" +
 	"\x03Get\x12\x17.hopbench.v1.GetRequest\x1a\x14.hopbench.v1.Payload\x12.\n" +
 	"\x04Post\x12\x14.hopbench.v1.Payload\x1a\x10.hopbench.v1.Ack\x122\n" +
-	"\x04Echo\x12\x14.hopbench.v1.Payload\x1a\x14.hopbench.v1.PayloadB<Z:github.com/hopbench/hopbench/schema/hopbench/v1;hopbenchv1b\x06proto3"
+	"\x04Echo\x12\x14.hopbench.v1.Payload\x1a\x14.hopbench.v1.PayloadBd\n" +
+	"\x16dev.hopbench.schema.v1B\fServiceProtoP\x01Z:github.com/hopbench/hopbench/schema/hopbench/v1;hopbenchv1b\x06proto3"
 
 var (
 	file_hopbench_v1_service_proto_rawDescOnce sync.Once

@@ -19,7 +19,9 @@ public class App implements QuarkusApplication {
         // Quarkus rewrites a port of 0 to the one it bound.
         int port = ConfigProvider.getConfig().getValue("quarkus.http.port", Integer.class);
         String addr = f.listenHost + ":" + port;
-        Node.INSTANCE.describe(f.stack, addr, f.maxBytes);
+        Seeds seeds = f.seeds == null ? Seeds.NONE : Seeds.read(f.seeds);
+        Downstream down = f.downstream.isEmpty() ? null : Downstream.of(f.stack, f.downstream.get(0), f.maxBytes);
+        Node.INSTANCE.configure(f, addr, seeds, down);
         Admin admin = Admin.start(f.adminHost, f.adminPort);
         if (f.announce) {
             Map<String, Object> ready = new LinkedHashMap<>();
@@ -33,6 +35,9 @@ public class App implements QuarkusApplication {
         System.err.println("hopbench jvm node: " + f.stack + " serving on " + addr + ", admin on http://" + admin.address());
         Quarkus.waitForExit();
         admin.stop();
+        if (down != null) {
+            down.close();
+        }
         return 0;
     }
 }

@@ -24,6 +24,9 @@ public class Main {
         }
         System.setProperty("quarkus.http.host", flags.listenHost);
         System.setProperty("quarkus.http.port", Integer.toString(flags.listenPort));
+        String limit = Long.toString(flags.maxBytes + 1024); // the node answers 413 itself, with its own message
+        System.setProperty("quarkus.http.limits.max-body-size", limit);
+        System.setProperty("quarkus.grpc.server.max-inbound-message-size", limit);
         announce = System.out;
         System.setOut(System.err); // no library may write to the contract's stdout
         Quarkus.run(App.class, args);

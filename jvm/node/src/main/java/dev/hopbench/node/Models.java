@@ -1,7 +1,6 @@
 package dev.hopbench.node;
 
 import java.util.List;
-import java.util.Map;
 
 /**
  * schema/hopbench/v1/payload.proto's messages as plain classes for
@@ -11,11 +10,11 @@ import java.util.Map;
 final class Models {
     private Models() {}
 
-    /** The class a model's JSON decodes into, by the model's name (payload.Models). */
-    static final Map<String, Class<?>> BY_NAME = Map.of(
-            "user", UserList.class, "payment", PaymentList.class, "recipe", RecipeList.class,
-            "text", Text.class, "alltypes", AllTypesList.class, "int", Int.class, "ints", Ints.class,
-            "textfile", Blob.class, "blob", Blob.class);
+    /** Ack answers a post, as schema's Ack. */
+    public static class Ack {
+        public String model;
+        public long count;
+    }
 
     public static class User {
         public String uid, email, username, profile_picture_url;

@@ -1,92 +1,121 @@
 package dev.hopbench.node;
 
-import com.fasterxml.jackson.annotation.JsonInclude;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.google.protobuf.Message;
+import dev.hopbench.schema.v1.Ack;
 
-import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The service: decode, operate, encode, each phase timed, as the Go node
- * (internal/node) does. JSON is Jackson on plain classes (Models), with
- * the Go node's field names (the proto names) and empty fields left out.
+ * The service, as internal/node serves it: admit, decode, operate (or
+ * call the downstream node), encode, each phase timed; errors counted by
+ * class. Transports (Rest, Grpc) hand it a Call and send back its bytes.
  */
 final class Node {
     static final Node INSTANCE = new Node();
 
-    static final ObjectMapper JSON = JsonMapper.builder()
-            .serializationInclusion(JsonInclude.Include.NON_DEFAULT)
-            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-            .enable(MapperFeature.ACCEPT_CASE_INSENSITIVE_PROPERTIES)
-            .build();
-
     /** JSON_PLAIN writes the admin endpoint's maps, nulls and zeros kept. */
     static final ObjectMapper JSON_PLAIN = new ObjectMapper();
 
+    /** A call: get, post or echo of a model, its body in the call's encoding. */
+    record Call(String op, String model, long count, Wire wire, byte[] body) {}
 
-    private volatile String stack = "rest", addr = "";
-    private volatile long maxBytes = 64L << 20;
+    private volatile Flags flags = new Flags();
+    private volatile String addr = "";
+    private volatile Semaphore inFlight = new Semaphore(1024);
+    private volatile Seeds seeds = Seeds.NONE;
+    private volatile Downstream downstream;
     private final AtomicLong requests = new AtomicLong();
     private final Map<String, AtomicLong> errors = new ConcurrentHashMap<>();
     private final Phases phases = new Phases();
 
-    void describe(String stack, String addr, long maxBytes) {
-        this.stack = stack;
+    void configure(Flags f, String addr, Seeds seeds, Downstream downstream) {
+        this.flags = f;
         this.addr = addr;
-        this.maxBytes = maxBytes;
+        this.inFlight = new Semaphore(f.maxInFlight);
+        this.seeds = seeds;
+        this.downstream = downstream;
     }
 
-    /** echo decodes a model's JSON body and encodes it back. */
-    byte[] echo(String model, String contentType, byte[] body) {
-        long t0 = System.nanoTime();
+    long maxBytes() { return flags.maxBytes; }
+
+    /** serve answers one call with its reply's bytes, or throws a HopError. */
+    byte[] serve(Call c) {
+        requests.incrementAndGet();
+        if (!inFlight.tryAcquire()) {
+            throw fail(HopError.unavailable("node: more than " + flags.maxInFlight + " requests in flight (--max-in-flight)"));
+        }
         try {
-            Class<?> type = Models.BY_NAME.get(model);
-            if (type == null) {
-                throw HopError.notFound("unknown model " + model);
-            }
-            if (contentType != null && !contentType.startsWith("application/json")) {
-                throw HopError.badRequest("unsupported media type " + contentType + ": the JVM node speaks application/json so far");
-            }
-            if (body.length > maxBytes) {
-                throw HopError.tooLarge(body.length, maxBytes);
-            }
-            Object msg = decode(type, body);
-            long t1 = System.nanoTime();
-            long t2 = System.nanoTime(); // echo's work is handing the message back
-            byte[] out = encode(msg);
-            long t3 = System.nanoTime();
-            phases.record(t1 - t0, t2 - t1, 0, t3 - t2, t3 - t0);
-            return out;
+            return timed(c);
         } catch (HopError e) {
-            errors.computeIfAbsent(e.code, k -> new AtomicLong()).incrementAndGet();
-            throw e;
+            throw fail(e);
+        } catch (RuntimeException e) {
+            throw fail(HopError.internal(e.toString()));
         } finally {
-            requests.incrementAndGet();
+            inFlight.release();
         }
     }
 
-    private static Object decode(Class<?> type, byte[] body) {
-        try {
-            return JSON.readValue(body, type);
-        } catch (IOException e) {
-            throw HopError.badRequest("decoding json: " + e.getMessage());
+    private byte[] timed(Call c) {
+        long t0 = System.nanoTime();
+        Model m = Model.lookup(c.model());
+        Object in = null;
+        if (!c.op().equals("get")) {
+            if (c.body().length > flags.maxBytes) {
+                throw HopError.tooLarge("request body", c.body().length, flags.maxBytes);
+            }
+            in = c.wire().decode(m, c.body());
         }
+        long t1 = System.nanoTime();
+        long down = 0;
+        Object reply;
+        if (downstream != null) {
+            byte[] body = in == null ? null : c.wire().encode(in);
+            long d0 = System.nanoTime();
+            byte[] got = downstream.call(new Call(c.op(), c.model(), c.count(), c.wire(), body));
+            down = System.nanoTime() - d0;
+            reply = c.op().equals("post") ? c.wire().decodeAck(got) : c.wire().decode(m, got);
+        } else {
+            reply = operate(c, m, in);
+        }
+        long t2 = System.nanoTime();
+        byte[] out = c.wire().encode(reply);
+        if (out.length > flags.maxBytes) {
+            throw HopError.tooLarge("reply body", out.length, flags.maxBytes);
+        }
+        long t3 = System.nanoTime();
+        phases.record(t1 - t0, t2 - t1 - down, down, t3 - t2, t3 - t0);
+        return out;
     }
 
-    private static byte[] encode(Object msg) {
-        try {
-            return JSON.writeValueAsBytes(msg);
-        } catch (IOException e) {
-            throw new HopError("internal", 500, "encoding json: " + e.getMessage());
-        }
+    private Object operate(Call c, Model m, Object in) {
+        return switch (c.op()) {
+            case "get" -> seeds.reply(m, c.count(), c.wire().proto());
+            case "post" -> {
+                int n = m.len(in);
+                if (in instanceof Message) {
+                    yield Ack.newBuilder().setModel(m.name()).setCount(n).build();
+                }
+                Models.Ack a = new Models.Ack();
+                a.model = m.name();
+                a.count = n;
+                yield a;
+            }
+            case "echo" -> in;
+            default -> throw HopError.badRequest("unknown operation \"" + c.op() + "\"");
+        };
+    }
+
+    private HopError fail(HopError e) {
+        errors.computeIfAbsent(e.code, k -> new AtomicLong()).incrementAndGet();
+        return e;
     }
 
     void reset() {
@@ -98,9 +127,9 @@ final class Node {
     /** stats is nodeapi.Stats. */
     Map<String, Object> stats() {
         Map<String, Object> s = new LinkedHashMap<>();
-        s.put("stack", stack);
+        s.put("stack", flags.stack);
         s.put("addr", addr);
-        s.put("downstream", null);
+        s.put("downstream", flags.downstream.isEmpty() ? null : List.copyOf(flags.downstream));
         s.put("requests", requests.get());
         Map<String, Long> errs = new LinkedHashMap<>();
         errors.forEach((k, v) -> errs.put(k, v.get()));

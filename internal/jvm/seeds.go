@@ -1,0 +1,80 @@
+package jvm
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+
+	"google.golang.org/protobuf/encoding/protodelim"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/hopbench/hopbench/internal/codec"
+	"github.com/hopbench/hopbench/internal/payload"
+	pb "github.com/hopbench/hopbench/schema/hopbench/v1"
+)
+
+// Get is one get reply a node is asked for: count items of a model.
+type Get struct {
+	Model string
+	Count int
+}
+
+// WriteSeeds writes to path the replies to gets, generated from seed as
+// the Go node generates them, for a JVM node's --seeds: a stream of
+// delimited Seed messages (schema/hopbench/v1/seeds.proto), each with the
+// message as Protobuf and as the Go node's JSON. Nobody ports the
+// generator, and both runtimes answer with the same data.
+func WriteSeeds(path string, gets []Get, seed uint64) (err error) {
+	js, err := codec.Lookup("json")
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	w := bufio.NewWriter(f)
+	seen := map[Get]bool{}
+	for _, g := range gets {
+		if seen[g] {
+			continue
+		}
+		seen[g] = true
+		s, err := seedOf(g, seed, js)
+		if err != nil {
+			return err
+		}
+		if _, err := protodelim.MarshalTo(w, s); err != nil {
+			return fmt.Errorf("writing seeds to %s: %w", path, err)
+		}
+	}
+	return w.Flush()
+}
+
+func seedOf(g Get, seed uint64, js codec.Codec) (*pb.Seed, error) {
+	m, err := payload.Lookup(g.Model)
+	if err != nil {
+		return nil, err
+	}
+	msg, err := m.Message(g.Count, seed)
+	if err != nil {
+		return nil, err
+	}
+	body, err := js.Marshal(msg)
+	if err != nil {
+		return nil, fmt.Errorf("seeds: %s×%d as JSON: %w", g.Model, g.Count, err)
+	}
+	p := new(pb.Payload)
+	fd := p.ProtoReflect().Descriptor().Fields().ByName(protoreflect.Name(g.Model))
+	if fd == nil {
+		return nil, fmt.Errorf("seeds: no Payload field for model %q", g.Model)
+	}
+	p.ProtoReflect().Set(fd, protoreflect.ValueOfMessage(proto.Clone(msg).ProtoReflect()))
+	return &pb.Seed{Model: g.Model, Count: int64(g.Count), Seed: seed, Payload: p, Json: body}, nil
+}
