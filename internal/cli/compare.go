@@ -15,9 +15,10 @@ func newCompareCommand(a *app) *cobra.Command {
 		Use:   "compare A B | compare --format benchfmt RESULTS...",
 		Short: "Compare two sets of results: deltas with confidence intervals and significance",
 		Long: `Compare two sets of results (each a results directory or results.jsonl). Runs
-are matched by configuration (stack, topology, op, payload, load, options);
-a setting with one value in A and another in B, such as the stack when A ran
-rest and B ran grpc, is what is compared and is left out of matching.
+are matched by configuration (stack, topology, op, payload, load, runtime,
+options); a setting with one value in A and another in B, such as the stack
+when A ran rest and B ran grpc, or the runtime when A ran on go and B on the
+jvm, is what is compared and is left out of matching.
 
 For each figure (req/s, p50, p99, client CPU per request) compare shows each
 set's median over repetitions with its 95% confidence interval, and the

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hopbench/hopbench/internal/certs"
 	"github.com/hopbench/hopbench/internal/codec"
+	"github.com/hopbench/hopbench/internal/jvm"
 	"github.com/hopbench/hopbench/internal/node"
 	"github.com/hopbench/hopbench/internal/nodeapi"
 	"github.com/hopbench/hopbench/internal/payload"
@@ -29,6 +30,8 @@ type nodeFlags struct {
 	conns                transport.ConnLimits
 	cfg                  node.Config
 	maxBytes             int
+	runtime              string
+	gets                 []string
 }
 
 func newNodeCommand(a *app) *cobra.Command {
@@ -67,6 +70,8 @@ a broker: start it first with hopbench brokers up.`,
 	fl.StringVar(&f.cfg.Admin, "admin", "127.0.0.1:0", "admin endpoint (/ready, /stats, /metrics); the default is a free port, printed at start-up; empty for none")
 	fl.BoolVar(&f.noIntrospection, "no-introspection", false, "graphql: refuse introspection queries (the same as --option introspection=false)")
 	fl.Uint64Var(&f.cfg.Seed, "seed", payload.DefaultSeed, "generator seed for get replies")
+	fl.StringVar(&f.runtime, "runtime", jvm.Go, "what the node runs on: go, or jvm (jvm/node: Quarkus, Jackson, protobuf-java; rest and grpc stacks; built by scripts/setup.sh jvm); the JVM node replaces this process")
+	fl.StringSliceVar(&f.gets, "gets", nil, "with --runtime jvm: the get replies the JVM node holds, generated here, `MODEL:COUNT,...` (default every model at its first standard count)")
 	return cmd
 }
 
@@ -74,6 +79,15 @@ func runNode(cmd *cobra.Command, a *app, f nodeFlags) error {
 	st, err := transport.ParseStack(f.stack)
 	if err != nil {
 		return usageError{err}
+	}
+	if err := jvm.CheckRuntime(f.runtime); err != nil {
+		return usageError{fmt.Errorf("--runtime: %w", err)}
+	}
+	if f.runtime == jvm.JVM {
+		return execJVMNode(cmd, f, st)
+	}
+	if len(f.gets) > 0 {
+		return usageError{fmt.Errorf("--gets is for --runtime jvm: the Go node generates its get replies")}
 	}
 	useTLS := f.tls || f.mtls || f.tlsDir != ""
 	if f.announce && f.cfg.Admin == "" {

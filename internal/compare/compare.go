@@ -6,7 +6,9 @@
 package compare
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"golang.org/x/perf/benchmath"
@@ -40,7 +42,18 @@ var dims = []struct {
 	{"op", func(r *results.Record) string { return r.Op }},
 	{"payload", func(r *results.Record) string { return fmt.Sprintf("%s×%d", r.Model, r.Count) }},
 	{"load", func(r *results.Record) string { return r.Load }},
-	{"options", func(r *results.Record) string { return r.Options }},
+	// Go's runtime is empty here, so results of before runtimes existed,
+	// and Go's keys, read as they did; a Fixed runtime names it.
+	{"runtime", func(r *results.Record) string { return r.Runtime }},
+	// The runtime's word in a case's options is matched as the runtime.
+	{"options", func(r *results.Record) string { return withoutWord(r.Options, r.Runtime) }},
+}
+
+func withoutWord(s, w string) string {
+	if w == "" {
+		return s
+	}
+	return strings.Join(slices.DeleteFunc(strings.Fields(s), func(f string) bool { return f == w }), " ")
 }
 
 // Fixed is a dimension that has one value in each set and differs between
@@ -87,7 +100,11 @@ func Compare(a, b []results.Record, alpha float64) *Result {
 	for i, d := range dims {
 		va, vb := values(a, d.of), values(b, d.of)
 		if len(va) == 1 && len(vb) == 1 && va[0] != vb[0] {
-			res.Fixed = append(res.Fixed, Fixed{Dim: d.name, A: va[0], B: vb[0]})
+			f := Fixed{Dim: d.name, A: va[0], B: vb[0]}
+			if d.name == "runtime" {
+				f.A, f.B = cmp.Or(f.A, "go"), cmp.Or(f.B, "go")
+			}
+			res.Fixed = append(res.Fixed, f)
 			continue
 		}
 		keep[i] = true

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hopbench/hopbench/internal/jvm"
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/network"
 	"github.com/hopbench/hopbench/internal/results"
@@ -59,7 +60,14 @@ type Run struct {
 	// empty for in process, or kernel.
 	Network     network.Profile `json:"network,omitzero"`
 	NetworkMode string          `json:"network_mode,omitempty"`
+	// Runtime is what the nodes run on: empty for Go (hopbench node), or
+	// jvm; JVMFlags are then the JVM's flags each node had.
+	Runtime  string   `json:"runtime,omitempty"`
+	JVMFlags []string `json:"jvm_flags,omitempty"`
 }
+
+// OnJVM reports whether the run's nodes run on the JVM.
+func (r Run) OnJVM() bool { return r.Runtime == jvm.JVM }
 
 // kernelNetwork reports whether the run crosses the kernel's emulated
 // network, in namespaces (loopback there is the lab's veths, unshaped);
@@ -146,15 +154,20 @@ func (s *Spec) variants(rep int, top, model string, count int, op string, l Load
 				for _, gen := range s.Generators {
 					for _, conn := range s.Connections {
 						for _, net := range s.Networks {
-							for _, st := range s.Stacks {
-								r := s.run(st, top, model, count, op, l)
-								r.Repetition, r.TLS, r.HTTP2, r.Cache, r.Generator = rep, tls, h2, cache, gen
-								r.MTLS = tls && s.MTLS
-								r.Connections, r.PerRequest, r.Network = conn.Pooled, conn.PerRequest, net
-								if s.NetworkMode == network.Kernel {
-									r.NetworkMode = network.Kernel
+							for _, rt := range s.Runtimes {
+								for _, st := range s.Stacks {
+									r := s.run(st, top, model, count, op, l)
+									r.Repetition, r.TLS, r.HTTP2, r.Cache, r.Generator = rep, tls, h2, cache, gen
+									r.MTLS = tls && s.MTLS
+									r.Connections, r.PerRequest, r.Network = conn.Pooled, conn.PerRequest, net
+									if s.NetworkMode == network.Kernel {
+										r.NetworkMode = network.Kernel
+									}
+									if rt == jvm.JVM {
+										r.Runtime, r.JVMFlags = rt, jvm.Options{Memory: int64(s.Memory)}.Flags()
+									}
+									runs = append(runs, r)
 								}
-								runs = append(runs, r)
 							}
 						}
 					}
@@ -229,7 +242,7 @@ func (r Run) Case() string {
 func (r Run) Record() *results.Record {
 	rec := &results.Record{Part: r.Part, Case: r.Case(), Run: r.Index, Repetition: r.Repetition,
 		Stack: r.Stack, Topology: r.Topology, Op: r.Op, Model: r.Model, Count: r.Count, Load: r.LoadName(), Options: r.Options(),
-		Started: time.Now()}
+		Runtime: r.Runtime, Started: time.Now()}
 	rec.Config, _ = json.Marshal(r) // a Run always marshals: plain fields
 	return rec
 }
@@ -251,6 +264,9 @@ func (r Run) Options() string {
 		if flag.on {
 			parts = append(parts, flag.name)
 		}
+	}
+	if r.OnJVM() {
+		parts = append(parts, jvm.JVM)
 	}
 	if r.kernelNetwork() {
 		parts = append(parts, "net:"+r.Network.String()+"@kernel")

@@ -146,6 +146,12 @@ func (x *Runner) Run(ctx context.Context, s *Spec) ([]results.Record, error) {
 	if e.lab != nil {
 		defer e.lab.Close()
 	}
+	if e.jvm, err = jvmNodes(runs); err != nil {
+		return nil, err
+	}
+	if e.jvm != nil {
+		defer e.jvm.close()
+	}
 	if slices.ContainsFunc(runs, func(r Run) bool { return r.TLS }) {
 		if e.tls, err = certs.LoadOrCreate(filepath.Join(x.Dir, "tls"), e.lab.Addrs()...); err != nil {
 			return nil, err
@@ -198,6 +204,8 @@ type execution struct {
 	// lab is the experiment's hosts when its runs cross the kernel's
 	// emulated network; nil otherwise.
 	lab *network.Lab
+	// jvm is how the JVM's nodes start, when some runs have them.
+	jvm *jvmSetup
 }
 
 // errNodeExited ends a run whose node went away; errBrokerExited one whose
@@ -385,10 +393,14 @@ func (m *measurement) place(ctx context.Context) (err error) {
 func (m *measurement) startNodes(ctx context.Context) error {
 	r := m.r
 	m.nodes = &nodeSet{limit: int64(r.Memory), name: fmt.Sprintf("hopbench-%d-run%d", os.Getpid(), r.Index), reset: m.resetNode}
-	insts, err := topology.Start(ctx, m.top, topology.Processes(topology.ProcessConfig{
+	pc := topology.ProcessConfig{
 		Bin: m.Bin, Listen: m.listen, Args: func(int) []string { return m.nodeArgs(r, m.tlsDir, m.clientTLS) }, Prefix: m.pin.prefix(), Host: m.hostOf(),
 		Env: nodeEnv(m.Env, r), Started: m.nodes.started, Stderr: m.NodeStderr,
-	}))
+	}
+	if r.OnJVM() {
+		pc.Command, pc.Args = m.jvm.command(r), func(int) []string { return m.jvm.args(r) }
+	}
+	insts, err := topology.Start(ctx, m.top, topology.Processes(pc))
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ package experiment
 import (
 	"time"
 
+	"github.com/hopbench/hopbench/internal/jvm"
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/network"
 	"github.com/hopbench/hopbench/internal/payload"
@@ -38,6 +39,7 @@ type Spec struct {
 	Network     Networks      `yaml:"network" json:"network,omitempty" jsonschema_description:"The emulated network every hop crosses: a named profile (loopback, the default: nothing; lan: 0.1 ms one-way, 1gbit; region: 1 ms, 1gbit; wan: 20 ms, 50mbit) or settings {delay: 5ms, jitter: 100us, bandwidth: 8mbit}. delay is one-way and paid on each direction of every hop (generator to node, node to node, both legs through a broker); bandwidth caps each direction of each connection. Emulated in process at the end that dials each connection; the round trip and throughput achieved are measured before each run and recorded."`
 	Networks    Networks      `yaml:"networks" json:"networks,omitempty" jsonschema_description:"Several networks, each measured: a list such as [loopback, lan, wan] multiplies the matrix (each entry as in network)."`
 	NetworkMode string        `yaml:"network_mode" json:"network_mode,omitempty" jsonschema:"enum=in-process,enum=kernel" jsonschema_description:"How networks are emulated: in-process (the default, no privileges: at the dialling end of every connection) or kernel (root: the generator and each node on a network namespace of its own and the brokers beside hopbench, all joined by veth pairs to a bridge, shaped with tbf, and netem for delay and jitter where the kernel has it)."`
+	Runtimes    []string      `yaml:"runtimes" json:"runtimes,omitempty" jsonschema:"enum=go,enum=jvm" jsonschema_description:"The runtimes the nodes run on: go (hopbench node, the default) and jvm (jvm/node: Quarkus in JVM mode, JSON through Jackson on plain classes, Protobuf through protobuf-java; built by scripts/setup.sh jvm). [go, jvm] measures both. The JVM node serves rest (JSON or Protobuf) and grpc, each with or without gzip, direct or in chains, without TLS, HTTP/2, cache, emulated networks or stack options."`
 	Seed        uint64        `yaml:"seed" json:"seed,omitempty" jsonschema_description:"Payload, Poisson and run-order seed (default 1)."`
 	Order       string        `yaml:"order" json:"order,omitempty" jsonschema:"enum=shuffled,enum=listed" jsonschema_description:"Order of the runs within each repetition: shuffled (default; seeded by seed and the repetition, recorded in each run's config as order_seed) so that a case's place in time never lines up with its stack, or listed (stacks innermost, as the lists are written)."`
 	GoMemLimit  string        `yaml:"gomemlimit" json:"gomemlimit,omitempty" jsonschema_description:"With memory set: the Go runtime's soft memory limit (GOMEMLIMIT) each node runs with, as a share of memory such as 90% (the default, what a Go service in a limited container sets), or off. Recorded in each run's config."`
@@ -164,6 +166,9 @@ func (s *Spec) Defaults() {
 	}
 	if len(s.Connections) == 0 {
 		s.Connections = Connections{{Pooled: 1}}
+	}
+	if len(s.Runtimes) == 0 {
+		s.Runtimes = []string{jvm.Go}
 	}
 	if s.Seed == 0 {
 		s.Seed = payload.DefaultSeed

@@ -604,3 +604,63 @@ func TestNetworkModeIsChecked(t *testing.T) {
 		t.Errorf("cases %q: want the kernel-emulated one named so, and loopback plain", cases)
 	}
 }
+
+// runtimes multiplies the matrix: each JVM case is named with the word
+// jvm, records its runtime and the JVM's flags (with the memory limit it
+// sizes its heap from), and Go's cases stay named as before.
+func TestRuntimesAreADimension(t *testing.T) {
+	s, err := Parse([]byte(`
+stacks: [rest, grpc]
+payloads: [{model: text, counts: [10]}]
+loads: [{closed: {clients: 1}}]
+runtimes: [go, jvm]
+memory: 512MiB
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []string
+	for _, r := range s.Runs() {
+		cases = append(cases, r.Case())
+		rec := r.Record()
+		var config struct {
+			Runtime  string   `json:"runtime"`
+			JVMFlags []string `json:"jvm_flags"`
+		}
+		if err := json.Unmarshal(rec.Config, &config); err != nil {
+			t.Fatal(err)
+		}
+		onJVM := strings.HasSuffix(r.Case(), " jvm")
+		if onJVM != (rec.Runtime == "jvm") || onJVM != (config.Runtime == "jvm") || onJVM != slices.Contains(config.JVMFlags, "-XX:MaxRAM=536870912") {
+			t.Errorf("%s: record runtime %q, config %+v", r.Case(), rec.Runtime, config)
+		}
+	}
+	want := []string{"grpc direct echo text×10 closed:1", "grpc direct echo text×10 closed:1 jvm", "rest direct echo text×10 closed:1", "rest direct echo text×10 closed:1 jvm"}
+	slices.Sort(cases)
+	if !slices.Equal(cases, want) {
+		t.Errorf("cases %q, want %q", cases, want)
+	}
+}
+
+// What the JVM node does not serve is refused by name, before anything
+// runs, with where to put it instead.
+func TestTheJVMRuntimeIsRefusedWhatItDoesNotServe(t *testing.T) {
+	for spec, want := range map[string]string{
+		"runtimes: [go, dotnet]":                                 `runtimes[1]: runtime "dotnet": want go or jvm`,
+		"runtimes: [jvm]\nstacks: [rest, amqp]":                  "stacks[1]: runtime jvm: stack amqp: the JVM node serves rest",
+		"runtimes: [jvm]\ntopologies: [tree:2]":                  "topologies[0]: runtime jvm: the JVM node calls one downstream node (direct and chain:N); tree:2 fans out",
+		"runtimes: [jvm]\ntls: true":                             "tls: runtime jvm: the JVM node does not take tls yet; put the JVM's runs in a part of their own without it",
+		"runtimes: [jvm]\nnetworks: [loopback, lan]":             "networks: runtime jvm: the JVM node does not take networks yet",
+		"runtimes: [jvm]\nconnections: [per-request]":            "connections: per-request: runtime jvm",
+		"runtimes: [go, jvm]\nstacks: [rest+msgpack]":            "stacks[0]: runtime jvm: stack rest+msgpack",
+		"runtimes: [jvm]\ntransport_options: {amqp.prefetch: 8}": "transport_options: runtime jvm",
+	} {
+		if !strings.Contains(spec, "stacks:") {
+			spec += "\nstacks: [rest]"
+		}
+		_, err := Parse([]byte(spec + "\npayloads: [{model: text, counts: [10]}]\nloads: [{closed: {clients: 1}}]\n"))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want an error saying %q", spec, err, want)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hopbench/hopbench/internal/codec"
+	"github.com/hopbench/hopbench/internal/jvm"
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/network"
 	"github.com/hopbench/hopbench/internal/payload"
@@ -131,7 +132,7 @@ func (s *Spec) runCount() int {
 		counts += len(p.Counts)
 	}
 	n := 1
-	for _, d := range []int{max(s.Repetitions, 1), len(s.Topologies), counts, len(s.Ops), len(s.Loads), len(s.TLS), len(s.HTTP2), len(s.Cache), len(s.Generators), len(s.Connections), len(s.Networks), len(s.Stacks)} {
+	for _, d := range []int{max(s.Repetitions, 1), len(s.Topologies), counts, len(s.Ops), len(s.Loads), len(s.TLS), len(s.HTTP2), len(s.Cache), len(s.Generators), len(s.Connections), len(s.Networks), len(s.Runtimes), len(s.Stacks)} {
 		n *= max(d, 1)
 		if n > MaxRuns {
 			return n
@@ -326,6 +327,7 @@ func (s *Spec) validateScalars(bad func(string, string, ...any)) {
 		bad("networks", "give network (one) or networks (a list), not both")
 	}
 	s.validateNetworkMode(bad)
+	s.validateRuntimes(bad)
 	if s.MTLS && !slices.Contains(s.TLS, true) {
 		bad("mtls", "mutual TLS needs tls: true (or [false, true])")
 	}
@@ -415,6 +417,42 @@ func (s *Spec) validateTransportOptions(bad func(path, format string, args ...an
 		}
 		if _, err := transport.ResolveOptions(tr, map[string]string{name: s.TransportOptions[key]}); err != nil {
 			bad(path, "%v", err)
+		}
+	}
+}
+
+// validateRuntimes checks runtimes, and that a spec with the JVM's asks
+// only what the JVM node serves, naming what it does not.
+func (s *Spec) validateRuntimes(bad func(string, string, ...any)) {
+	for i, rt := range s.Runtimes {
+		if err := jvm.CheckRuntime(rt); err != nil {
+			bad(fmt.Sprintf("runtimes[%d]", i), "%v", err)
+		}
+	}
+	if !slices.Contains(s.Runtimes, jvm.JVM) {
+		return
+	}
+	const why = "; put the JVM's runs in a part of their own without it"
+	for i, st := range s.Stacks {
+		if p, err := transport.ParseStack(st); err == nil {
+			if err := jvm.Serves(p); err != nil {
+				bad(fmt.Sprintf("stacks[%d]", i), "runtime jvm: %v"+why, err)
+			}
+		}
+	}
+	for i, top := range s.Topologies {
+		if t, err := topology.Parse(top); err == nil && t.Kind != "direct" && t.Kind != "chain" {
+			bad(fmt.Sprintf("topologies[%d]", i), "runtime jvm: the JVM node calls one downstream node (direct and chain:N); %s fans out, which needs the Go node"+why, top)
+		}
+	}
+	for _, sw := range []struct {
+		on   bool
+		name string
+	}{{slices.Contains(s.TLS, true), "tls"}, {slices.Contains(s.HTTP2, true), "http2"}, {slices.Contains(s.Cache, true), "cache"},
+		{slices.ContainsFunc(s.Networks, func(p network.Profile) bool { return !p.IsLoopback() }), "networks"},
+		{len(s.TransportOptions) > 0, "transport_options"}, {slices.ContainsFunc(s.Connections, func(c ConnMode) bool { return c.PerRequest }), "connections: per-request"}} {
+		if sw.on {
+			bad(sw.name, "runtime jvm: the JVM node does not take %s yet"+why, sw.name)
 		}
 	}
 }

@@ -102,8 +102,8 @@ func (o Options) Flags() []string {
 	return flags
 }
 
-// Command is the command that starts a JVM node, before the node
-// contract's flags (--stack, --listen, ...).
-func (o Options) Command(jar string) []string {
-	return append(append([]string{"java"}, o.Flags()...), "-jar", jar)
+// Command is the command that starts a JVM node with the JVM's flags,
+// before the node contract's flags (--stack, --listen, ...).
+func Command(jar string, flags []string) []string {
+	return append(append([]string{"java"}, flags...), "-jar", jar)
 }

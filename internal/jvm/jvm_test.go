@@ -44,7 +44,7 @@ func jar(t *testing.T) string {
 // address.
 func startJVM(t *testing.T, args ...string) string {
 	t.Helper()
-	_, ready := nodetest.Start(t, append(jvm.Options{}.Command(jar(t)), args...)...)
+	_, ready := nodetest.Start(t, append(jvm.Command(jar(t), jvm.Options{}.Flags()), args...)...)
 	return ready.Addr
 }
 
@@ -146,7 +146,7 @@ func compression(t *testing.T, st transport.Stack) codec.Compression {
 func TestTheJVMNodeHonoursTheNodeContract(t *testing.T) {
 	for _, stack := range []string{"rest", "rest+proto", "rest+gzip", "grpc", "grpc+gzip"} {
 		t.Run(stack, func(t *testing.T) {
-			nodetest.Check(t, stack, append(jvm.Options{}.Command(jar(t)), "--stack", stack)...)
+			nodetest.Check(t, stack, append(jvm.Command(jar(t), jvm.Options{}.Flags()), "--stack", stack)...)
 		})
 	}
 }
@@ -154,7 +154,7 @@ func TestTheJVMNodeHonoursTheNodeContract(t *testing.T) {
 // A stack the JVM node does not serve is refused by name, before it
 // serves anything, with exit code 2.
 func TestTheJVMNodeRefusesWhatItDoesNotServe(t *testing.T) {
-	argv := append(jvm.Options{}.Command(jar(t)), "--stack", "amqp", "--announce")
+	argv := append(jvm.Command(jar(t), jvm.Options{}.Flags()), "--stack", "amqp", "--announce")
 	var stderr strings.Builder
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stderr = &stderr

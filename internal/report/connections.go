@@ -9,32 +9,32 @@ import (
 // connection of its own.
 const perRequest = "per-request"
 
-// connectionPair is a case measured per request and its twin with pooled
-// connections: the same stack, topology, operation, payload, load and
-// options but that one.
-type connectionPair struct {
-	pooled, per *measured
+// twinPair is a case whose options carry a word (per-request, jvm) and its
+// twin without it: the same stack, topology, operation, payload, load and
+// other options.
+type twinPair struct {
+	without, with *measured
 }
 
-// connectionPairs finds, for each per-request case, its pooled twin.
-func connectionPairs(cases []*measured) []connectionPair {
+// twinPairs finds, for each case whose options carry word, its twin.
+func twinPairs(cases []*measured, word string) []twinPair {
 	byKey := map[string]*measured{}
 	for _, c := range measuredOnly(cases) {
-		if !hasWord(c.Options, perRequest) {
+		if !hasWord(c.Options, word) {
 			if k := c.Stack + " " + c.scenario(); byKey[k] == nil {
 				byKey[k] = c
 			}
 		}
 	}
-	var out []connectionPair
+	var out []twinPair
 	for _, c := range measuredOnly(cases) {
-		if !hasWord(c.Options, perRequest) {
+		if !hasWord(c.Options, word) {
 			continue
 		}
 		twin := *c
-		twin.Options = withoutWord(c.Options, perRequest)
+		twin.Options = withoutWord(c.Options, word)
 		if p := byKey[c.Stack+" "+twin.scenario()]; p != nil {
-			out = append(out, connectionPair{pooled: p, per: c})
+			out = append(out, twinPair{without: p, with: c})
 		}
 	}
 	return out
@@ -44,16 +44,16 @@ func connectionPairs(cases []*measured) []connectionPair {
 // its twin with pooled connections: what connecting (and, with TLS, the
 // handshake) adds to a call, and its share of the call's latency.
 func (b *builder) connections() error {
-	pairs := connectionPairs(b.cases)
+	pairs := twinPairs(b.cases, perRequest)
 	if len(pairs) == 0 {
 		return nil
 	}
 	s := b.section("connections", "Connections: pooled against one per call",
 		"Each case measured with a new connection for every call (per-request: connecting and, with TLS, a full handshake on each call) beside the same case with the connections kept for the run. Medians over repetitions; the share is what a connection per call adds, as a part of the per-request median.")
 	var views []string
-	byView := map[string][]connectionPair{}
+	byView := map[string][]twinPair{}
 	for _, p := range pairs {
-		v := p.pooled.scenario()
+		v := p.without.scenario()
 		if _, ok := byView[v]; !ok {
 			views = append(views, v)
 		}
@@ -64,9 +64,9 @@ func (b *builder) connections() error {
 		pooled, per := bars{Name: "pooled"}, bars{Name: "per request"}
 		var stacks []string
 		for _, p := range byView[v] {
-			a, z := p.pooled.P50Us.Median, p.per.P50Us.Median
-			t.Rows = append(t.Rows, []string{p.per.Stack, ms(a), ms(z), ms(z - a), num(100*(z-a)/z, 0) + " %"})
-			stacks = append(stacks, p.per.Stack)
+			a, z := p.without.P50Us.Median, p.with.P50Us.Median
+			t.Rows = append(t.Rows, []string{p.with.Stack, ms(a), ms(z), ms(z - a), num(100*(z-a)/z, 0) + " %"})
+			stacks = append(stacks, p.with.Stack)
 			pooled.Values, per.Values = append(pooled.Values, a/1000), append(per.Values, z/1000)
 		}
 		if err := b.add(s, "", t)(barChart(v+": p50, pooled and per request", "ms", stacks, []bars{pooled, per}, colours{})); err != nil {

@@ -57,7 +57,7 @@ func Build(title string, sources []string, recs []results.Record) (*Report, erro
 	}
 	r := &Report{Title: title, Sources: sources, Environment: environmentOf(recs), Summary: summaryTable(recs)}
 	b := &builder{report: r, cases: cases, stacks: colours{}, ids: map[string]int{}}
-	for _, s := range []func() error{b.latency, b.latencyByPayload, b.connections, func() error { return b.networks(recs) }, b.capacity, b.seconds, b.ramps, b.bytes, b.resources, b.boot} {
+	for _, s := range []func() error{b.latency, b.latencyByPayload, b.connections, func() error { return b.networks(recs) }, func() error { return b.runtimes(recs) }, b.capacity, b.seconds, b.ramps, b.bytes, b.resources, b.boot} {
 		if err := s(); err != nil {
 			return nil, fmt.Errorf("report: %w", err)
 		}

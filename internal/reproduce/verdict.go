@@ -271,6 +271,11 @@ func significant(num, den []float64) (bool, string, string) {
 	return true, test, ""
 }
 
+// RatioInterval is the Confidence interval of median(num)/median(den)
+// over runs, as the reproductions' verdicts take it; zeros when a side has
+// fewer than two runs.
+func RatioInterval(num, den []float64) (lo, hi float64) { return bootstrap(num, den) }
+
 // bootstrap is the Confidence interval of median(num)/median(den), from
 // resampling each side's runs with replacement; zeros for a side with
 // fewer than two runs. Seeded: one set of runs gives one interval.

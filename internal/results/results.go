@@ -61,8 +61,12 @@ type Record struct {
 	Model      string `json:"model"`
 	Count      int    `json:"count"`
 	Load       string `json:"load"`
+	// Runtime is what the run's nodes ran on: empty for Go (hopbench
+	// node), or jvm (jvm/node); RuntimeName names either.
+	Runtime string `json:"runtime,omitempty"`
 	// Options are the run's settings beyond the above (tls, mtls, h2,
-	// cache, a request count), space-separated; empty for none.
+	// cache, a request count, the jvm runtime), space-separated; empty for
+	// none.
 	Options string `json:"options,omitempty"`
 	Outcome string `json:"outcome"`
 	Reason  string `json:"reason,omitempty"`
@@ -210,6 +214,14 @@ func classesOf(m map[string]int64) string {
 func (f *Figures) Withhold() {
 	*f = Figures{Requests: f.Requests, Errors: f.Errors, ErrorsByClass: f.ErrorsByClass, ElapsedS: f.ElapsedS, NotSent: f.NotSent,
 		RequestBodyBytes: f.RequestBodyBytes, RequestBodyRawBytes: f.RequestBodyRawBytes}
+}
+
+// RuntimeName is the runtime the run's nodes ran on: go or jvm.
+func (r *Record) RuntimeName() string {
+	if r.Runtime == "" {
+		return "go"
+	}
+	return r.Runtime
 }
 
 // Completed reports whether the run measured to its end (its outcome is ok

@@ -20,6 +20,9 @@ import (
 type ProcessConfig struct {
 	// Bin is the hopbench binary.
 	Bin string
+	// Command starts a node, before the node contract's flags (default:
+	// Bin node); another runtime's node, such as the JVM's, is started so.
+	Command []string
 	// Listen is every node's --listen (default 127.0.0.1:0, a free port;
 	// for broker stacks, the broker's URL with no name, so each node gets a
 	// queue, topic or subject of its own).
@@ -62,18 +65,20 @@ func Processes(cfg ProcessConfig) StartFunc {
 				listen = addr + ":0"
 			}
 		}
-		argv := []string{"node", "--announce", "--listen", listen, "--admin", admin}
+		argv := []string{"--announce", "--listen", listen, "--admin", admin}
 		if len(downstream) > 0 {
 			argv = append(argv, "--downstream", strings.Join(downstream, ","))
 		}
 		if cfg.Args != nil {
 			argv = append(argv, cfg.Args(i)...)
 		}
-		name := cfg.Bin
-		if len(prefix) > 0 {
-			name, argv = prefix[0], append(append(slices.Clip(prefix[1:]), cfg.Bin), argv...)
+		command := cfg.Command
+		if len(command) == 0 {
+			command = []string{cfg.Bin, "node"}
 		}
-		cmd := exec.Command(name, argv...)
+		full := append(append(slices.Clip(prefix), command...), argv...)
+		name := full[0]
+		cmd := exec.Command(name, full[1:]...)
 		cmd.Env = append(os.Environ(), cfg.Env...)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 		out := cfg.Stderr

@@ -1,0 +1,113 @@
+package cli
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/hopbench/hopbench/internal/jvm"
+	"github.com/hopbench/hopbench/internal/payload"
+	"github.com/hopbench/hopbench/internal/transport"
+)
+
+// jvmNodeFlags are the node flags the JVM node takes; the others are
+// refused by name with --runtime jvm.
+var jvmNodeFlags = []string{"runtime", "stack", "listen", "downstream", "max-bytes", "max-in-flight", "announce", "admin", "seed", "gets"}
+
+// execJVMNode replaces this process with a JVM node (jvm/node) serving
+// the same contract, so its PID, signals and memory are the JVM's. Its
+// get replies are the Go generator's, written to a seeds file first.
+func execJVMNode(cmd *cobra.Command, f nodeFlags, st transport.Stack) error {
+	if err := jvm.Serves(st); err != nil {
+		return usageError{fmt.Errorf("--runtime jvm: %w", err)}
+	}
+	var refused []string
+	cmd.Flags().Visit(func(fl *pflag.Flag) {
+		if !slices.Contains(jvmNodeFlags, fl.Name) {
+			refused = append(refused, "--"+fl.Name)
+		}
+	})
+	if len(refused) > 0 {
+		return usageError{fmt.Errorf("--runtime jvm: the JVM node does not take %s; it takes --%s", strings.Join(refused, ", "), strings.Join(jvmNodeFlags[1:], ", --"))}
+	}
+	if len(f.downstream) > 1 {
+		return usageError{fmt.Errorf("--runtime jvm: the JVM node calls one downstream node (chains), not %d; fan-out needs the Go node", len(f.downstream))}
+	}
+	gets, err := parseGets(f.gets)
+	if err != nil {
+		return usageError{fmt.Errorf("--gets: %w", err)}
+	}
+	jar, err := jvm.Jar()
+	if err != nil {
+		return err
+	}
+	java, err := exec.LookPath("java")
+	if err != nil {
+		return fmt.Errorf("--runtime jvm: %w (scripts/setup.sh jvm installs Java 17)", err)
+	}
+	// Named by what it holds, so nodes asking the same share one file and
+	// the files of nodes that ended (this process is replaced, and cannot
+	// remove its own) do not pile up.
+	seeds := filepath.Join(os.TempDir(), fmt.Sprintf("hopbench-%d-jvm-seeds-%x.bin", os.Getuid(), sha256.Sum256(fmt.Appendf(nil, "%v %d", gets, f.cfg.Seed))))
+	tmp := fmt.Sprintf("%s.%d", seeds, os.Getpid())
+	if err := jvm.WriteSeeds(tmp, gets, f.cfg.Seed); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, seeds); err != nil {
+		return err
+	}
+	listen := f.cfg.Listen
+	if listen == "" {
+		listen = defaultAddr(st, false)
+	}
+	argv := append(jvm.Command(jar, jvm.Options{}.Flags()), "--stack", st.String(), "--listen", listen, "--seeds", seeds,
+		"--max-bytes", strconv.Itoa(f.maxBytes), "--max-in-flight", strconv.Itoa(f.cfg.MaxInFlight))
+	if f.cfg.Admin != "" {
+		argv = append(argv, "--admin", f.cfg.Admin)
+	}
+	if len(f.downstream) > 0 {
+		argv = append(argv, "--downstream", f.downstream[0])
+	}
+	if f.announce {
+		argv = append(argv, "--announce")
+	}
+	return syscall.Exec(java, argv, os.Environ())
+}
+
+// parseGets reads MODEL:COUNT,... ; none means every model at its first
+// standard count.
+func parseGets(specs []string) ([]jvm.Get, error) {
+	var gets []jvm.Get
+	if len(specs) == 0 {
+		for _, m := range payload.Models() {
+			gets = append(gets, jvm.Get{Model: m.Name, Count: m.Counts[0]})
+		}
+		return gets, nil
+	}
+	for _, s := range specs {
+		name, count, ok := strings.Cut(s, ":")
+		n, err := strconv.Atoi(count)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("%q: want MODEL:COUNT, e.g. user:10", s)
+		}
+		m, err := payload.Lookup(name)
+		if err != nil {
+			return nil, err
+		}
+		if err := m.CheckCount(n); err != nil {
+			return nil, err
+		}
+		gets = append(gets, jvm.Get{Model: name, Count: n})
+	}
+	return gets, nil
+}

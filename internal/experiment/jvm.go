@@ -1,0 +1,61 @@
+package experiment
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/hopbench/hopbench/internal/jvm"
+	"github.com/hopbench/hopbench/internal/transport"
+)
+
+// jvmSetup is how an experiment starts its JVM nodes: the node's build,
+// and the seeds file that gives their get replies the Go generator's data.
+type jvmSetup struct {
+	jar, dir, seeds string
+}
+
+// jvmNodes prepares the JVM's nodes when some runs have them: it finds the
+// node's build (an experiment that needs it and lacks it fails before any
+// run) and writes the seeds of every get those runs make.
+func jvmNodes(runs []Run) (*jvmSetup, error) {
+	var gets []jvm.Get
+	var seed uint64
+	for _, r := range runs {
+		if r.OnJVM() && r.Op == string(transport.OpGet) {
+			gets, seed = append(gets, jvm.Get{Model: r.Model, Count: r.Count}), r.Seed
+		}
+	}
+	if !slices.ContainsFunc(runs, Run.OnJVM) {
+		return nil, nil
+	}
+	jar, err := jvm.Jar()
+	if err != nil {
+		return nil, fmt.Errorf("runtime jvm: %w", err)
+	}
+	dir, err := os.MkdirTemp("", "hopbench-jvm-")
+	if err != nil {
+		return nil, err
+	}
+	s := &jvmSetup{jar: jar, dir: dir, seeds: filepath.Join(dir, "seeds.bin")}
+	if err := jvm.WriteSeeds(s.seeds, gets, seed); err != nil {
+		s.close()
+		return nil, fmt.Errorf("runtime jvm: %w", err)
+	}
+	return s, nil
+}
+
+// command starts a JVM node of run r.
+func (s *jvmSetup) command(r Run) []string {
+	return jvm.Command(s.jar, r.JVMFlags)
+}
+
+// args are a JVM node's flags beyond its addresses: the JVM node takes the
+// stack and the seeds; what else a Go node would be told, validation has
+// refused for the JVM.
+func (s *jvmSetup) args(r Run) []string {
+	return []string{"--stack", r.Stack, "--seeds", s.seeds}
+}
+
+func (s *jvmSetup) close() { os.RemoveAll(s.dir) }

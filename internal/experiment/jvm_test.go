@@ -1,0 +1,67 @@
+package experiment
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/hopbench/hopbench/internal/jvm"
+	"github.com/hopbench/hopbench/internal/report"
+	"github.com/hopbench/hopbench/internal/results"
+)
+
+// A spec with runtimes [go, jvm] runs each case on both, a chain of two
+// JVM nodes included, with no errors; its records say which runtime and
+// what JVM flags, and its report sets the runtimes side by side.
+func TestRuntimesRunSideBySide(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts JVM nodes")
+	}
+	if _, err := jvm.Jar(); err != nil {
+		if os.Getenv("HOPBENCH_REQUIRE_JVM") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	recs := runSpec(t, &Runner{Bin: hopbenchBin(t), Dir: t.TempDir()}, `
+runtimes: [go, jvm]
+stacks: [rest+json+gzip, grpc]
+topologies: [chain:2]
+ops: [get, echo]
+payloads: [{model: payment, counts: [5]}]
+loads: [{closed: {clients: 1}}]
+requests: 50
+warmup: 200ms
+sla: 2s
+`)
+	if len(recs) != 8 {
+		t.Fatalf("%d records, want 8", len(recs))
+	}
+	for _, r := range recs {
+		if r.Outcome != results.OutcomeOK || r.Errors != 0 || r.Requests != 50 {
+			t.Errorf("%s: %s (%s), %d requests, errors %v", r.Case, r.Outcome, r.Reason, r.Requests, r.ErrorsByClass)
+		}
+		if onJVM := strings.HasSuffix(r.Case, " jvm"); onJVM != (r.Runtime == jvm.JVM) || onJVM != strings.Contains(string(r.Config), `"jvm_flags":["-XX:+DisplayVMOutputToStderr"]`) {
+			t.Errorf("%s: runtime %q, config %s", r.Case, r.Runtime, r.Config)
+		}
+		for _, n := range r.Nodes {
+			if n.Stats == nil || n.Stats.Requests == 0 || n.Stats.Phases["decode"].Count == 0 || n.RSSBytes == 0 || n.BootMs <= 0 {
+				t.Errorf("%s: node %d: %+v, stats %+v, want its figures", r.Case, n.Index, n, n.Stats)
+			}
+		}
+		if len(r.Nodes) != 2 {
+			t.Errorf("%s: %d nodes, want 2", r.Case, len(r.Nodes))
+		}
+	}
+	rep, err := report.Build("runtimes", nil, recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md strings.Builder
+	if err := rep.Markdown(&md); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "Runtimes: Go and the JVM side by side") || !strings.Contains(md.String(), "| grpc |") || !strings.Contains(md.String(), "(1, 1 runs)") {
+		t.Errorf("the report sets no runtimes side by side:\n%s", md.String())
+	}
+}

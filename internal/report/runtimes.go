@@ -1,0 +1,73 @@
+package report
+
+import (
+	"fmt"
+
+	"github.com/hopbench/hopbench/internal/jvm"
+	"github.com/hopbench/hopbench/internal/reproduce"
+	"github.com/hopbench/hopbench/internal/results"
+)
+
+// runtimes sets each case measured on the JVM's nodes beside its twin on
+// Go's: latency with the ratio's interval and the runs behind it, the
+// nodes' CPU, memory and boot.
+func (b *builder) runtimes(recs []results.Record) error {
+	pairs := twinPairs(b.cases, jvm.JVM)
+	if len(pairs) == 0 {
+		return nil
+	}
+	p50s := map[string][]float64{} // case -> p50 µs of each run that ended ok
+	for _, r := range recs {
+		if r.Outcome == results.OutcomeOK {
+			p50s[r.Case] = append(p50s[r.Case], float64(r.P50Us))
+		}
+	}
+	s := b.section("runtimes", "Runtimes: Go and the JVM side by side",
+		"Each case run on the JVM's nodes (jvm/node: Quarkus in JVM mode, JSON through Jackson on plain classes, Protobuf through protobuf-java) beside the same case on Go's (hopbench node): the same payloads (the JVM's get replies are the Go generator's messages, handed to it), load and machine. p50 is the median over repetitions; JVM/Go is the ratio of those medians with its 95% bootstrap interval over the runs when each side has two or more, and the runs on each side. Node CPU per request sums the services; RSS is the largest service's; boot is from spawn to serving.")
+	var views []string
+	byView := map[string][]twinPair{}
+	for _, p := range pairs {
+		v := p.without.scenario()
+		if _, ok := byView[v]; !ok {
+			views = append(views, v)
+		}
+		byView[v] = append(byView[v], p)
+	}
+	for _, v := range views {
+		t := Table{Header: []string{"stack", "p50 ms Go", "p50 ms JVM", "JVM/Go p50", "node CPU µs/req Go", "JVM", "RSS MiB Go", "JVM", "boot ms Go", "JVM"}}
+		goBars, jvmBars := bars{Name: "Go"}, bars{Name: "JVM"}
+		var stacks []string
+		for _, p := range byView[v] {
+			g, j := p.without, p.with
+			t.Rows = append(t.Rows, []string{j.Stack, ms(g.P50Us.Median), ms(j.P50Us.Median), ratioCell(p50s[j.Case], p50s[g.Case]),
+				num(g.NodesCPU, 1), num(j.NodesCPU, 1), mib(g.NodesRSS), mib(j.NodesRSS), bootCell(g.NodeBootMs), bootCell(j.NodeBootMs)})
+			stacks = append(stacks, j.Stack)
+			goBars.Values, jvmBars.Values = append(goBars.Values, g.P50Us.Median/1000), append(jvmBars.Values, j.P50Us.Median/1000)
+		}
+		if err := b.add(s, "", t)(barChart(v+": p50 on Go and on the JVM", "ms", stacks, []bars{goBars, jvmBars}, colours{})); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ratioCell is median(num)/median(den) with its interval and the runs
+// behind each side: ×1.42 [1.30–1.61] (3, 3 runs).
+func ratioCell(num, den []float64) string {
+	if len(num) == 0 || len(den) == 0 {
+		return "–"
+	}
+	r := results.SpreadOf(num).Median / results.SpreadOf(den).Median
+	runs := fmt.Sprintf("%d, %d runs", len(num), len(den))
+	if lo, hi := reproduce.RatioInterval(num, den); lo > 0 {
+		return fmt.Sprintf("×%.2f [%.2f–%.2f] (%s)", r, lo, hi, runs)
+	}
+	return fmt.Sprintf("×%.2f, no interval (%s)", r, runs)
+}
+
+func bootCell(ms []float64) string {
+	if len(ms) == 0 {
+		return "–"
+	}
+	return num(results.SpreadOf(ms).Median, 0)
+}
