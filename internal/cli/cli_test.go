@@ -134,6 +134,16 @@ func TestBadInputIsAUsageErrorNamingTheFix(t *testing.T) {
 		{[]string{"load", "--capacity"}, "--capacity needs --sla"},
 		{[]string{"load", "--capacity", "--sla", "5ms", "--rate", "100"}, "leave out --clients and --rate"},
 		{[]string{"load", "--capacity", "--sla", "5ms", "--percentile", "100"}, "capacity percentile 100"},
+		{[]string{"node", "--runtime", "dotnet"}, `--runtime: runtime "dotnet": want go or jvm`},
+		{[]string{"node", "--runtime", "jvm", "--stack", "kafka"}, "--runtime jvm: stack kafka: the JVM node serves rest, rest+proto"},
+		{[]string{"node", "--runtime", "jvm", "--tls", "--cache"}, "the JVM node does not take --cache, --tls"},
+		{[]string{"node", "--runtime", "jvm", "--downstream", "127.0.0.1:1,127.0.0.1:2"}, "calls one downstream node (chains), not 2"},
+		{[]string{"node", "--runtime", "jvm", "--gets", "user"}, `--gets: "user": want MODEL:COUNT`},
+		{[]string{"node", "--gets", "user:1"}, "--gets is for --runtime jvm"},
+		{[]string{"codec", "--runtime", "jvm", "--codec", "msgpack"}, "--runtime jvm times the codecs [json proto proto+convert], not msgpack"},
+		{[]string{"codec", "--runtime", "jvm", "--compress", "gzip"}, "without compression"},
+		{[]string{"codec", "--runtime", "jvm", "--samples", "3"}, "--samples is Go's timing"},
+		{[]string{"codec", "--runtime", "jvm", "--forks", "0"}, "want 1 to 10 --forks"},
 	} {
 		_, _, err := run(t, c.args...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -15,6 +15,7 @@ import (
 	"github.com/hopbench/hopbench/internal/codec"
 	"github.com/hopbench/hopbench/internal/codecbench"
 	"github.com/hopbench/hopbench/internal/environment"
+	"github.com/hopbench/hopbench/internal/jvm"
 	"github.com/hopbench/hopbench/internal/payload"
 	"github.com/hopbench/hopbench/internal/results"
 )
@@ -25,6 +26,8 @@ type codecFlags struct {
 	format, out              string
 	seed                     uint64
 	opts                     codecbench.Options
+	runtime                  string
+	jmh                      jvm.CodecOptions
 }
 
 func newCodecCommand(a *app) *cobra.Command {
@@ -52,6 +55,11 @@ Without --count each model runs at the sizes its study used:
 	fl.DurationVar(&f.opts.SampleTime, "sample-time", 10*time.Millisecond, "target duration of one timed sample")
 	fl.IntVar(&f.opts.Samples, "samples", 10, "timed samples per operation")
 	fl.DurationVar(&f.opts.Budget, "budget", time.Second, "time per operation and case past which fewer samples are taken (never under 3)")
+	fl.StringVar(&f.runtime, "runtime", jvm.Go, "go (this process), or jvm: Jackson and protobuf-java timed with JMH in a JVM of their own, codecs json, proto and, for recipe, proto+convert (Ensor's domain-object conversion included); needs scripts/setup.sh jvm")
+	fl.IntVar(&f.jmh.Forks, "forks", 1, "with --runtime jvm: JMH forks (fresh JVMs) per benchmark")
+	fl.IntVar(&f.jmh.WarmupIterations, "warmup-iterations", 5, "with --runtime jvm: JMH warm-up iterations a fork, discarded")
+	fl.IntVar(&f.jmh.Iterations, "iterations", 5, "with --runtime jvm: JMH measured iterations a fork")
+	fl.DurationVar(&f.jmh.Iteration, "iteration-time", time.Second, "with --runtime jvm: time of each JMH iteration")
 	return cmd
 }
 
@@ -71,16 +79,32 @@ func runCodec(cmd *cobra.Command, a *app, f codecFlags) error {
 	if !slices.Contains(codecbench.Formats, f.format) {
 		return usageError{fmt.Errorf("--format %q: known formats are %s", f.format, strings.Join(codecbench.Formats, ", "))}
 	}
-	cases, err := codecbench.Matrix(f.models, f.counts, f.codecs, f.compress)
-	if err != nil {
-		return usageError{err}
+	if err := jvm.CheckRuntime(f.runtime); err != nil {
+		return usageError{fmt.Errorf("--runtime: %w", err)}
+	}
+	var (
+		results []codecbench.Result
+		total   int
+		runErr  error
+	)
+	if f.runtime == jvm.JVM {
+		results, total, runErr = timeJVMCodecs(cmd, a, f)
+		if total == 0 {
+			return runErr
+		}
+	} else {
+		cases, err := codecbench.Matrix(f.models, f.counts, f.codecs, f.compress)
+		if err != nil {
+			return usageError{err}
+		}
+		total = len(cases)
+		progress := newProgress(a.stderr, len(cases))
+		results, runErr = codecbench.Run(cmd.Context(), cases, f.opts, func(i int, r codecbench.Result) {
+			progress.step(fmt.Sprintf("%s/%d %s+%s", r.Model, r.Count, r.Codec, r.Compress))
+		})
+		progress.done()
 	}
 	env := environment.Describe()
-	progress := newProgress(a.stderr, len(cases))
-	results, runErr := codecbench.Run(cmd.Context(), cases, f.opts, func(i int, r codecbench.Result) {
-		progress.step(fmt.Sprintf("%s/%d %s+%s", r.Model, r.Count, r.Codec, r.Compress))
-	})
-	progress.done()
 	// What was measured is written even when the run stopped early.
 	if len(results) > 0 {
 		if err := codecbench.WriteFormat(a.stdout, f.format, results); err != nil {
@@ -95,7 +119,7 @@ func runCodec(cmd *cobra.Command, a *app, f codecFlags) error {
 		}
 	}
 	if runErr != nil {
-		return fmt.Errorf("codec run stopped after %d of %d cases: %w", len(results), len(cases), runErr)
+		return fmt.Errorf("codec run stopped after %d of %d cases: %w", len(results), total, runErr)
 	}
 	return nil
 }

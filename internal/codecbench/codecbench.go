@@ -28,6 +28,9 @@ type Case struct {
 	Count    int
 	Codec    string
 	Compress string
+	// Runtime is where the codec ran: empty for Go (in this process), or
+	// jvm (JMH; see package jvm).
+	Runtime string
 }
 
 // Options control the timing. Zero values take the defaults.
@@ -76,8 +79,11 @@ type Timing struct {
 	// OpsPerSample is the batch size each sample timed.
 	OpsPerSample int `json:"ops_per_sample"`
 	// AllocsPerOp and BytesPerOp are heap allocations per operation.
+	// The JVM counts no allocations (NoAllocs), only their bytes (JMH's
+	// gc.alloc.rate.norm).
 	AllocsPerOp float64 `json:"allocs_per_op"`
 	BytesPerOp  float64 `json:"bytes_per_op"`
+	NoAllocs    bool    `json:"-"`
 }
 
 // Result is the measurement of one case.
@@ -89,6 +95,9 @@ type Result struct {
 	CompressedBytes int
 	Marshal         Timing
 	Unmarshal       Timing
+	// Method says how another runtime timed it (JMH's mode, forks,
+	// warm-up and iterations); empty for Go's own timing.
+	Method string
 }
 
 // Run measures every case in order, calling progress after each. Messages

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"text/tabwriter"
 )
@@ -12,10 +13,14 @@ import (
 // Record is one result as written by --format json and csv: flat, with
 // times in nanoseconds per operation and allocations per operation.
 type Record struct {
-	Model           string  `json:"model"`
-	Count           int     `json:"count"`
-	Codec           string  `json:"codec"`
-	Compress        string  `json:"compress"`
+	Model    string `json:"model"`
+	Count    int    `json:"count"`
+	Codec    string `json:"codec"`
+	Compress string `json:"compress"`
+	// Runtime is jvm for the JVM's timings (JMH), empty for Go's; Method
+	// then says how JMH ran.
+	Runtime         string  `json:"runtime,omitempty"`
+	Method          string  `json:"method,omitempty"`
 	Bytes           int     `json:"bytes"`
 	CompressedBytes int     `json:"compressed_bytes"`
 	MarshalNs       float64 `json:"marshal_ns"`
@@ -24,12 +29,14 @@ type Record struct {
 	UnmarshalNs     float64 `json:"unmarshal_ns"`
 	UnmarshalMinNs  float64 `json:"unmarshal_min_ns"`
 	UnmarshalMaxNs  float64 `json:"unmarshal_max_ns"`
-	MarshalAllocs   float64 `json:"marshal_allocs"`
-	UnmarshalAllocs float64 `json:"unmarshal_allocs"`
-	MarshalBytesOp  float64 `json:"marshal_alloc_bytes"`
-	UnmarshalBytes  float64 `json:"unmarshal_alloc_bytes"`
-	MarshalSamples  int     `json:"marshal_samples"`
-	UnmarshalSamp   int     `json:"unmarshal_samples"`
+	// The allocation counts are absent where they were not counted (the
+	// JVM's timings).
+	MarshalAllocs   *float64 `json:"marshal_allocs,omitempty"`
+	UnmarshalAllocs *float64 `json:"unmarshal_allocs,omitempty"`
+	MarshalBytesOp  float64  `json:"marshal_alloc_bytes"`
+	UnmarshalBytes  float64  `json:"unmarshal_alloc_bytes"`
+	MarshalSamples  int      `json:"marshal_samples"`
+	UnmarshalSamp   int      `json:"unmarshal_samples"`
 	// The timed samples, ns per op each (older files have none).
 	MarshalSamplesNs   []float64 `json:"marshal_samples_ns,omitempty"`
 	UnmarshalSamplesNs []float64 `json:"unmarshal_samples_ns,omitempty"`
@@ -38,15 +45,22 @@ type Record struct {
 // Record flattens r.
 func (r Result) Record() Record {
 	return Record{
-		Model: r.Model, Count: r.Count, Codec: r.Codec, Compress: r.Compress,
+		Model: r.Model, Count: r.Count, Codec: r.Codec, Compress: r.Compress, Runtime: r.Runtime, Method: r.Method,
 		Bytes: r.Bytes, CompressedBytes: r.CompressedBytes,
 		MarshalNs: r.Marshal.MedianNs, MarshalMinNs: r.Marshal.MinNs, MarshalMaxNs: r.Marshal.MaxNs,
 		UnmarshalNs: r.Unmarshal.MedianNs, UnmarshalMinNs: r.Unmarshal.MinNs, UnmarshalMaxNs: r.Unmarshal.MaxNs,
-		MarshalAllocs: r.Marshal.AllocsPerOp, UnmarshalAllocs: r.Unmarshal.AllocsPerOp,
+		MarshalAllocs: allocs(r.Marshal), UnmarshalAllocs: allocs(r.Unmarshal),
 		MarshalBytesOp: r.Marshal.BytesPerOp, UnmarshalBytes: r.Unmarshal.BytesPerOp,
 		MarshalSamples: r.Marshal.Samples, UnmarshalSamp: r.Unmarshal.Samples,
 		MarshalSamplesNs: r.Marshal.SamplesNs, UnmarshalSamplesNs: r.Unmarshal.SamplesNs,
 	}
+}
+
+func allocs(t Timing) *float64 {
+	if t.NoAllocs {
+		return nil
+	}
+	return &t.AllocsPerOp
 }
 
 // Formats are the output formats WriteFormat accepts.
@@ -90,7 +104,7 @@ func ReadJSON(r io.Reader) ([]Record, error) {
 var csvHeader = []string{
 	"model", "count", "codec", "compress", "bytes", "compressed_bytes",
 	"marshal_ns", "marshal_min_ns", "marshal_max_ns", "unmarshal_ns", "unmarshal_min_ns", "unmarshal_max_ns",
-	"marshal_allocs", "unmarshal_allocs", "marshal_alloc_bytes", "unmarshal_alloc_bytes",
+	"marshal_allocs", "unmarshal_allocs", "marshal_alloc_bytes", "unmarshal_alloc_bytes", "runtime",
 }
 
 // WriteCSV writes a header and one row per result, with the JSON keys.
@@ -100,12 +114,18 @@ func WriteCSV(w io.Writer, results []Result) error {
 		return err
 	}
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	opt := func(v *float64) string { // empty where not counted
+		if v == nil {
+			return ""
+		}
+		return f(*v)
+	}
 	for _, r := range results {
 		x := r.Record()
 		row := []string{
 			x.Model, strconv.Itoa(x.Count), x.Codec, x.Compress, strconv.Itoa(x.Bytes), strconv.Itoa(x.CompressedBytes),
 			f(x.MarshalNs), f(x.MarshalMinNs), f(x.MarshalMaxNs), f(x.UnmarshalNs), f(x.UnmarshalMinNs), f(x.UnmarshalMaxNs),
-			f(x.MarshalAllocs), f(x.UnmarshalAllocs), f(x.MarshalBytesOp), f(x.UnmarshalBytes),
+			opt(x.MarshalAllocs), opt(x.UnmarshalAllocs), f(x.MarshalBytesOp), f(x.UnmarshalBytes), x.Runtime,
 		}
 		if err := cw.Write(row); err != nil {
 			return err
@@ -120,6 +140,9 @@ func WriteCSV(w io.Writer, results []Result) error {
 func tableRows(results []Result) (header []string, rows [][]string) {
 	header = []string{"MODEL", "COUNT", "CODEC", "COMPRESS", "BYTES", "WIRE BYTES", "SIZE/JSON",
 		"MARSHAL", "(MIN-MAX)", "UNMARSHAL", "(MIN-MAX)", "ALLOCS M/U"}
+	if slices.ContainsFunc(results, func(r Result) bool { return r.Runtime != "" }) {
+		header[len(header)-1] = "ALLOCS (JVM: BYTES) M/U"
+	}
 	ref := map[Case]Result{}
 	for _, r := range results {
 		if r.Codec == "json" {
@@ -132,14 +155,34 @@ func tableRows(results []Result) (header []string, rows [][]string) {
 			ratio = fmt.Sprintf("%.2f", float64(r.CompressedBytes)/float64(j.CompressedBytes))
 		}
 		rows = append(rows, []string{
-			r.Model, strconv.Itoa(r.Count), r.Codec, r.Compress,
+			r.Model, strconv.Itoa(r.Count), codecCell(r), r.Compress,
 			HumanBytes(r.Bytes), HumanBytes(r.CompressedBytes), ratio,
 			HumanNs(r.Marshal.MedianNs), HumanNs(r.Marshal.MinNs) + "-" + HumanNs(r.Marshal.MaxNs),
 			HumanNs(r.Unmarshal.MedianNs), HumanNs(r.Unmarshal.MinNs) + "-" + HumanNs(r.Unmarshal.MaxNs),
-			fmt.Sprintf("%.0f/%.0f", r.Marshal.AllocsPerOp, r.Unmarshal.AllocsPerOp),
+			allocCell(r),
 		})
 	}
 	return header, rows
+}
+
+// codecCell names the codec, and the runtime's library where not Go.
+func codecCell(r Result) string {
+	if lib := jvmLibrary[r.Codec]; r.Runtime == "jvm" && lib != "" {
+		return r.Codec + " (" + lib + ")"
+	}
+	return r.Codec
+}
+
+// jvmLibrary is the library the JVM's timings of a codec are of.
+var jvmLibrary = map[string]string{"json": "Jackson", "proto": "protobuf-java", "proto+convert": "protobuf-java with Ensor's conversion"}
+
+// allocCell is allocations per marshal/unmarshal, or, where only their
+// bytes were measured (the JVM), those.
+func allocCell(r Result) string {
+	if r.Marshal.NoAllocs {
+		return HumanBytes(int(r.Marshal.BytesPerOp)) + "/" + HumanBytes(int(r.Unmarshal.BytesPerOp))
+	}
+	return fmt.Sprintf("%.0f/%.0f", r.Marshal.AllocsPerOp, r.Unmarshal.AllocsPerOp)
 }
 
 // WriteTable writes an aligned table for a terminal.

@@ -1,0 +1,203 @@
+package jvm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hopbench/hopbench/internal/codecbench"
+	"github.com/hopbench/hopbench/internal/results"
+)
+
+// JMHVersion is the JMH the JVM node is built with (jvm/node/pom.xml).
+const JMHVersion = "1.37"
+
+// CodecOptions are how JMH times the JVM's codecs, stated with every
+// result (codecbench.Result.Method).
+type CodecOptions struct {
+	Forks, WarmupIterations, Iterations int
+	// Iteration is the time of each warm-up and measured iteration.
+	Iteration time.Duration
+	Seed      uint64
+}
+
+// Method says how JMH ran, for the record.
+func (o CodecOptions) Method() string {
+	return fmt.Sprintf("JMH %s, average time, %d fork(s), %d×%s warm-up and %d×%s measured iterations a fork",
+		JMHVersion, o.Forks, o.WarmupIterations, o.Iteration, o.Iterations, o.Iteration)
+}
+
+// CodecCodecs are the codecs the JVM times: Jackson's JSON, protobuf-java,
+// and, for Ensor's model (recipe), protobuf-java with his conversion
+// between the domain object and the message.
+var CodecCodecs = []string{"json", "proto", "proto+convert"}
+
+// benchmarks are CodecBench's methods by codec: marshal, unmarshal.
+var benchmarks = map[string][2]string{
+	"json": {"jsonMarshal", "jsonUnmarshal"}, "proto": {"protoMarshal", "protoUnmarshal"},
+	"proto+convert": {"protoConvertMarshal", "protoConvertUnmarshal"},
+}
+
+// TimeCodecs times, with JMH in a JVM of its own, each model and count's
+// Jackson and protobuf-java marshal and unmarshal (and Ensor's conversion
+// for recipe) on the Go generator's messages, and returns them as
+// codecbench results: bytes as the JVM encodes them, times per operation
+// from JMH's iterations, and allocated bytes per operation.
+func TimeCodecs(ctx context.Context, gets []Get, o CodecOptions, progress func(codecbench.Result)) ([]codecbench.Result, error) {
+	jar, err := Jar()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "hopbench-jmh-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	seeds := filepath.Join(dir, "seeds.bin")
+	if err := WriteSeeds(seeds, gets, o.Seed); err != nil {
+		return nil, err
+	}
+	cp := classpath(jar)
+	var out []codecbench.Result
+	for _, g := range gets {
+		sizes, err := encodedSizes(ctx, cp, seeds, g)
+		if err != nil {
+			return out, err
+		}
+		for _, c := range CodecCodecs {
+			if c == "proto+convert" && g.Model != "recipe" {
+				continue
+			}
+			r, err := runJMH(ctx, cp, seeds, dir, g, c, o)
+			if err != nil {
+				return out, err
+			}
+			r.Bytes = sizes[strings.TrimSuffix(c, "+convert")]
+			r.CompressedBytes = r.Bytes
+			out = append(out, r)
+			if progress != nil {
+				progress(r)
+			}
+		}
+	}
+	return out, nil
+}
+
+// classpath is the node's Quarkus layout: its classes, then its libraries.
+func classpath(jar string) string {
+	app := filepath.Dir(jar)
+	return strings.Join([]string{filepath.Join(app, "app", "*"), filepath.Join(app, "lib", "main", "*"), filepath.Join(app, "lib", "boot", "*")}, string(os.PathListSeparator))
+}
+
+func encodedSizes(ctx context.Context, cp, seeds string, g Get) (map[string]int, error) {
+	out, err := javaOutput(ctx, "-cp", cp, "dev.hopbench.node.CodecBench", seeds, g.Model, strconv.Itoa(g.Count))
+	if err != nil {
+		return nil, err
+	}
+	var s struct{ JSON, Proto int }
+	if err := json.Unmarshal(bytes.TrimSpace(out), &s); err != nil {
+		return nil, fmt.Errorf("jvm codec sizes of %s×%d: %w (%q)", g.Model, g.Count, err, out)
+	}
+	return map[string]int{"json": s.JSON, "proto": s.Proto}, nil
+}
+
+func runJMH(ctx context.Context, cp, seeds, dir string, g Get, c string, o CodecOptions) (codecbench.Result, error) {
+	file := filepath.Join(dir, "jmh.json")
+	pair := benchmarks[c]
+	it := fmt.Sprintf("%dms", o.Iteration.Milliseconds())
+	_, err := javaOutput(ctx, "-cp", cp, "org.openjdk.jmh.Main", `dev\.hopbench\.node\.CodecBench\.(`+pair[0]+"|"+pair[1]+`)$`,
+		"-p", "model="+g.Model, "-p", "count="+strconv.Itoa(g.Count), "-p", "seeds="+seeds,
+		"-f", strconv.Itoa(o.Forks), "-wi", strconv.Itoa(o.WarmupIterations), "-w", it, "-i", strconv.Itoa(o.Iterations), "-r", it,
+		"-prof", "gc", "-rf", "json", "-rff", file)
+	if err != nil {
+		return codecbench.Result{}, err
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return codecbench.Result{}, err
+	}
+	timings, err := parseJMH(b)
+	if err != nil {
+		return codecbench.Result{}, err
+	}
+	m, okM := timings[pair[0]]
+	u, okU := timings[pair[1]]
+	if !okM || !okU {
+		return codecbench.Result{}, fmt.Errorf("JMH reported no %s or %s for %s×%d", pair[0], pair[1], g.Model, g.Count)
+	}
+	return codecbench.Result{Case: codecbench.Case{Model: g.Model, Count: g.Count, Codec: c, Compress: "none", Runtime: JVM},
+		Marshal: m, Unmarshal: u, Method: o.Method()}, nil
+}
+
+// jmhResult is what JMH's -rf json says of one benchmark.
+type jmhResult struct {
+	Benchmark     string `json:"benchmark"`
+	PrimaryMetric struct {
+		Score     float64     `json:"score"`
+		ScoreUnit string      `json:"scoreUnit"`
+		RawData   [][]float64 `json:"rawData"`
+	} `json:"primaryMetric"`
+	SecondaryMetrics map[string]struct {
+		Score float64 `json:"score"`
+	} `json:"secondaryMetrics"`
+}
+
+// parseJMH reads JMH's results into timings by method: the median of the
+// measured iterations (every fork's), their min and max, and bytes
+// allocated per operation.
+func parseJMH(b []byte) (map[string]codecbench.Timing, error) {
+	var rs []jmhResult
+	if err := json.Unmarshal(b, &rs); err != nil {
+		return nil, fmt.Errorf("reading JMH's results: %w", err)
+	}
+	out := map[string]codecbench.Timing{}
+	for _, r := range rs {
+		if r.PrimaryMetric.ScoreUnit != "ns/op" {
+			return nil, fmt.Errorf("JMH scored %s in %s, want ns/op", r.Benchmark, r.PrimaryMetric.ScoreUnit)
+		}
+		var samples []float64
+		for _, fork := range r.PrimaryMetric.RawData {
+			samples = append(samples, fork...)
+		}
+		if len(samples) == 0 {
+			return nil, fmt.Errorf("JMH measured no iteration of %s", r.Benchmark)
+		}
+		sp := slices.Sorted(slices.Values(samples))
+		t := codecbench.Timing{MedianNs: results.SpreadOf(sp).Median, MinNs: sp[0], MaxNs: sp[len(sp)-1], Samples: len(sp), SamplesNs: sp, NoAllocs: true}
+		norm, ok := r.SecondaryMetrics["gc.alloc.rate.norm"]
+		if !ok {
+			norm, ok = r.SecondaryMetrics["·gc.alloc.rate.norm"] // JMH before 1.37
+		}
+		if !ok {
+			return nil, fmt.Errorf("JMH's gc profiler reported no gc.alloc.rate.norm for %s", r.Benchmark)
+		}
+		t.BytesPerOp = norm.Score
+		out[r.Benchmark[strings.LastIndex(r.Benchmark, ".")+1:]] = t
+	}
+	return out, nil
+}
+
+// javaOutput runs java, returning its stdout; when it fails, the end of
+// what it wrote (JMH reports its failures on stdout) says why. The JVM is
+// killed with the context, and if this process dies.
+func javaOutput(ctx context.Context, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "java", args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		said := strings.TrimSpace(stderr.String() + "\n" + string(out))
+		return nil, fmt.Errorf("java %s: %w: %s", args[2], err, said[max(0, len(said)-2000):])
+	}
+	return out, nil
+}

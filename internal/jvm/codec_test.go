@@ -1,0 +1,65 @@
+package jvm
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// JMH's results (testdata/jmh.json, as JMH 1.37 wrote them with -prof gc)
+// are read as the median of the measured iterations, their min and max,
+// and the bytes allocated per operation.
+func TestJMHResultsAreReadAsTimings(t *testing.T) {
+	b, err := os.ReadFile("testdata/jmh.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := parseJMH(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, ok := got["jsonMarshal"]
+	if !ok || got["jsonUnmarshal"].Samples != 2 {
+		t.Fatalf("timings %+v, want jsonMarshal and jsonUnmarshal of 2 iterations each", got)
+	}
+	if m.Samples != 2 || m.MinNs > m.MedianNs || m.MedianNs > m.MaxNs || m.MinNs <= 0 || m.BytesPerOp <= 0 || !m.NoAllocs {
+		t.Errorf("jsonMarshal %+v: want 2 samples, min ≤ median ≤ max, allocated bytes, no allocation count", m)
+	}
+	if _, err := parseJMH([]byte(strings.Replace(string(b), "gc.alloc.rate.norm", "gc.other", -1))); err == nil || !strings.Contains(err.Error(), "gc.alloc.rate.norm") {
+		t.Errorf("without allocated bytes: %v, want an error naming them", err)
+	}
+}
+
+// Timing recipe on the JVM gives Jackson's and protobuf-java's times and
+// bytes, and Ensor's conversion row, stated with how JMH ran.
+func TestTheJVMsCodecsAreTimedWithJMH(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs JMH")
+	}
+	if _, err := Jar(); err != nil {
+		if os.Getenv("HOPBENCH_REQUIRE_JVM") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	o := CodecOptions{Forks: 1, WarmupIterations: 1, Iterations: 2, Iteration: 100 * time.Millisecond, Seed: 1}
+	rs, err := TimeCodecs(context.Background(), []Get{{Model: "recipe", Count: 1}}, o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var codecs []string
+	for _, r := range rs {
+		codecs = append(codecs, r.Codec)
+		if r.Runtime != JVM || r.Method != o.Method() || r.Bytes <= 0 || r.Marshal.MedianNs <= 0 || r.Unmarshal.MedianNs <= 0 || r.Marshal.Samples != 2 {
+			t.Errorf("%+v", r)
+		}
+	}
+	if strings.Join(codecs, " ") != "json proto proto+convert" {
+		t.Errorf("codecs %v, want json proto proto+convert", codecs)
+	}
+	if rs[0].Bytes <= rs[1].Bytes {
+		t.Errorf("recipe×1: JSON %d bytes, Protobuf %d: want JSON larger", rs[0].Bytes, rs[1].Bytes)
+	}
+}
