@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -46,8 +47,9 @@ func TestEnsorFindingsMatchTheText(t *testing.T) {
 	want := map[string]float64{"proto-marshals-faster": 5.9, "proto-unmarshals-faster": 2.4, "proto-request-smaller": 1.52, "json-unmarshals-slower": 2.32, "proto-unmarshals-slower": 5.70}
 	for _, f := range ensor.Findings {
 		got, _, _ := ensor.Published(f)
-		if math.Abs(got-want[f.ID]) > 0.05 {
-			t.Errorf("%s: published ratio %.2f, want %.2f", f.ID, got, want[f.ID])
+		// A finding checked on the JVM too states the same published ratio.
+		if math.Abs(got-want[strings.TrimSuffix(f.ID, "-jvm")]) > 0.05 {
+			t.Errorf("%s: published ratio %.2f, want %.2f", f.ID, got, want[strings.TrimSuffix(f.ID, "-jvm")])
 		}
 		if !f.Holds(got) {
 			t.Errorf("%s: the study's own figures do not hold its claim", f.ID)

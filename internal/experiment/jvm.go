@@ -1,11 +1,14 @@
 package experiment
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"time"
 
+	"github.com/hopbench/hopbench/internal/codecbench"
 	"github.com/hopbench/hopbench/internal/jvm"
 	"github.com/hopbench/hopbench/internal/transport"
 )
@@ -59,3 +62,32 @@ func (s *jvmSetup) args(r Run) []string {
 }
 
 func (s *jvmSetup) close() { os.RemoveAll(s.dir) }
+
+// timeJVMCodecs times, with JMH, the JVM's side of the codecs a spec times
+// (json as Jackson, proto as protobuf-java, and Ensor's conversion where
+// the model is his) on the models and counts Go's timings had.
+func timeJVMCodecs(ctx context.Context, s *Spec, cases []codecbench.Case, progress func(codecbench.Result)) ([]codecbench.Result, error) {
+	var gets []jvm.Get
+	wanted := map[string]bool{}
+	for _, c := range cases {
+		if c.Compress != "none" || !slices.Contains(jvm.CodecCodecs, c.Codec) {
+			continue
+		}
+		wanted[c.Codec] = true
+		if g := (jvm.Get{Model: c.Model, Count: c.Count}); !slices.Contains(gets, g) {
+			gets = append(gets, g)
+		}
+	}
+	if len(gets) == 0 {
+		return nil, nil
+	}
+	o := jvm.CodecOptions{Forks: 1, WarmupIterations: 5, Iterations: 5, Iteration: time.Second, Seed: s.Seed}
+	timed, err := jvm.TimeCodecs(ctx, gets, o, progress)
+	timed = slices.DeleteFunc(timed, func(r codecbench.Result) bool {
+		return !wanted[r.Codec] && !(r.Codec == "proto+convert" && wanted["proto"])
+	})
+	if err != nil {
+		return timed, fmt.Errorf("runtime jvm: %w", err)
+	}
+	return timed, nil
+}

@@ -25,6 +25,7 @@ import (
 	"github.com/hopbench/hopbench/internal/codecbench"
 	"github.com/hopbench/hopbench/internal/crosscheck"
 	"github.com/hopbench/hopbench/internal/environment"
+	"github.com/hopbench/hopbench/internal/jvm"
 	"github.com/hopbench/hopbench/internal/lease"
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/network"
@@ -95,6 +96,15 @@ func (x *Runner) timeCodecs(ctx context.Context, s *Spec, runs []Run) error {
 			x.OnCodec(i, len(cases), r)
 		}
 	})
+	if err == nil && slices.Contains(s.Runtimes, jvm.JVM) {
+		var onJVM []codecbench.Result
+		onJVM, err = timeJVMCodecs(ctx, s, cases, func(r codecbench.Result) {
+			if x.OnCodec != nil {
+				x.OnCodec(len(timed), len(cases), r)
+			}
+		})
+		timed = append(timed, onJVM...)
+	}
 	if len(timed) > 0 {
 		if werr := results.WriteFileAtomic(filepath.Join(x.Dir, CodecFile), func(w io.Writer) error { return codecbench.WriteJSON(w, timed) }); werr != nil {
 			return werr

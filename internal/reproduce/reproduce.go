@@ -301,12 +301,17 @@ func (m Measured) pick(sel map[string]string) ([]results.Record, error) {
 	return out, nil
 }
 
+// matches says whether a run is one a selector picks; a selector without
+// a runtime picks Go's runs.
 func matches(r *results.Record, sel map[string]string) bool {
+	if cmp.Or(sel["runtime"], "go") != r.RuntimeName() {
+		return false
+	}
 	sw := switchesOf(r)
 	for k, v := range sel {
 		var got string
 		switch k {
-		case "measure":
+		case "measure", "runtime":
 			continue
 		case "part":
 			got = r.Part
@@ -370,9 +375,10 @@ func (sw switches) on(name string) bool {
 func (m Measured) codecValue(measure, unit string, sel map[string]string) (Value, error) {
 	var found []codecbench.Record
 	for _, c := range m.Codecs {
-		ok := true
+		ok := cmp.Or(sel["runtime"], "go") == cmp.Or(c.Runtime, "go") // Go's timings unless the JVM's are asked
 		for k, v := range sel {
 			switch k {
+			case "runtime":
 			case "model":
 				ok = ok && c.Model == v
 			case "count":
@@ -399,7 +405,11 @@ func (m Measured) codecValue(measure, unit string, sel map[string]string) (Value
 	c := found[0]
 	v := map[string]float64{"marshal_ns": c.MarshalNs, "unmarshal_ns": c.UnmarshalNs, "encoded_bytes": float64(c.CompressedBytes)}[measure]
 	samples := map[string][]float64{"marshal_ns": c.MarshalSamplesNs, "unmarshal_ns": c.UnmarshalSamplesNs}[measure]
-	return Value{V: v, Unit: unit, Of: fmt.Sprintf("%s+%s %s×%d, in-process, timed samples", c.Codec, c.Compress, c.Model, c.Count), Runs: samples}, nil
+	of := fmt.Sprintf("%s+%s %s×%d, in-process, timed samples", c.Codec, c.Compress, c.Model, c.Count)
+	if c.Runtime != "" {
+		of = fmt.Sprintf("%s %s×%d on the %s, %s", c.Codec, c.Model, c.Count, strings.ToUpper(c.Runtime), c.Method)
+	}
+	return Value{V: v, Unit: unit, Of: of, Runs: samples}, nil
 }
 
 func selText(sel map[string]string) string {

@@ -268,7 +268,7 @@ func TestEveryStudyFindingIsMeasurable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	known := []string{"measure", "part", "stack", "topology", "op", "model", "count", "load", "tls", "cache", "h2", "mtls", "codec", "compress", "generator"}
+	known := []string{"measure", "part", "stack", "topology", "op", "model", "count", "load", "tls", "cache", "h2", "mtls", "codec", "compress", "generator", "runtime"}
 	for _, s := range studies {
 		for _, f := range s.Findings {
 			if _, ok := Measures[f.Here.Measure]; !ok {
