@@ -50,15 +50,7 @@ func (b *builder) connections() error {
 	}
 	s := b.section("connections", "Connections: pooled against one per call",
 		"Each case measured with a new connection for every call (per-request: connecting and, with TLS, a full handshake on each call) beside the same case with the connections kept for the run. Medians over repetitions; the share is what a connection per call adds, as a part of the per-request median.")
-	var views []string
-	byView := map[string][]twinPair{}
-	for _, p := range pairs {
-		v := p.without.scenario()
-		if _, ok := byView[v]; !ok {
-			views = append(views, v)
-		}
-		byView[v] = append(byView[v], p)
-	}
+	views, byView := byScenario(pairs)
 	for _, v := range views {
 		t := Table{Header: []string{"stack", "p50 ms pooled", "p50 ms per request", "added per call ms", "share of the per-request p50"}}
 		pooled, per := bars{Name: "pooled"}, bars{Name: "per request"}
@@ -74,6 +66,20 @@ func (b *builder) connections() error {
 		}
 	}
 	return nil
+}
+
+// byScenario groups pairs by the scenario they were measured in, in the
+// order the scenarios first appear.
+func byScenario(pairs []twinPair) (views []string, byView map[string][]twinPair) {
+	byView = map[string][]twinPair{}
+	for _, p := range pairs {
+		v := p.without.scenario()
+		if _, ok := byView[v]; !ok {
+			views = append(views, v)
+		}
+		byView[v] = append(byView[v], p)
+	}
+	return views, byView
 }
 
 func hasWord(s, w string) bool { return slices.Contains(strings.Fields(s), w) }

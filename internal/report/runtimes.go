@@ -24,15 +24,7 @@ func (b *builder) runtimes(recs []results.Record) error {
 	}
 	s := b.section("runtimes", "Runtimes: Go and the JVM side by side",
 		"Each case run on the JVM's nodes (jvm/node: Quarkus in JVM mode, JSON through Jackson on plain classes, Protobuf through protobuf-java) beside the same case on Go's (hopbench node): the same payloads (the JVM's get replies are the Go generator's messages, handed to it), load and machine. p50 is the median over repetitions; JVM/Go is the ratio of those medians with its 95% bootstrap interval over the runs when each side has two or more, and the runs on each side. Node CPU per request sums the services; RSS is the largest service's; boot is from spawn to serving.")
-	var views []string
-	byView := map[string][]twinPair{}
-	for _, p := range pairs {
-		v := p.without.scenario()
-		if _, ok := byView[v]; !ok {
-			views = append(views, v)
-		}
-		byView[v] = append(byView[v], p)
-	}
+	views, byView := byScenario(pairs)
 	for _, v := range views {
 		t := Table{Header: []string{"stack", "p50 ms Go", "p50 ms JVM", "JVM/Go p50", "node CPU µs/req Go", "JVM", "RSS MiB Go", "JVM", "boot ms Go", "JVM"}}
 		goBars, jvmBars := bars{Name: "Go"}, bars{Name: "JVM"}
