@@ -176,7 +176,11 @@ func runExperiment(cmd *cobra.Command, a *app, spec *experiment.Spec, data []byt
 	}
 	x.OnRun, x.OnSecond, x.OnRecord = runReporter(a)
 	x.OnCodec = func(i, n int, r codecbench.Result) {
-		fmt.Fprintf(a.stderr, "[codec %d/%d] %s×%d %s+%s: %d B, marshal %s, unmarshal %s\n", i+1, n, r.Model, r.Count, r.Codec, r.Compress,
+		where := ""
+		if r.Runtime != "" {
+			where = " on the " + strings.ToUpper(r.Runtime) + " (JMH)"
+		}
+		fmt.Fprintf(a.stderr, "[codec %d/%d] %s×%d %s+%s%s: %d B, marshal %s, unmarshal %s\n", i+1, n, r.Model, r.Count, r.Codec, r.Compress, where,
 			r.CompressedBytes, codecbench.HumanNs(r.Marshal.MedianNs), codecbench.HumanNs(r.Unmarshal.MedianNs))
 	}
 	x.Brokers.Notify = func(msg string) { fmt.Fprintln(a.stderr, "  "+msg) }

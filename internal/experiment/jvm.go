@@ -63,28 +63,51 @@ func (s *jvmSetup) args(r Run) []string {
 
 func (s *jvmSetup) close() { os.RemoveAll(s.dir) }
 
-// timeJVMCodecs times, with JMH, the JVM's side of the codecs a spec times
-// (json as Jackson, proto as protobuf-java, and Ensor's conversion where
-// the model is his) on the models and counts Go's timings had.
-func timeJVMCodecs(ctx context.Context, s *Spec, cases []codecbench.Case, progress func(codecbench.Result)) ([]codecbench.Result, error) {
-	var gets []jvm.Get
-	wanted := map[string]bool{}
+// jvmCodecs is what the JVM times of a spec's codec cases: json as
+// Jackson, proto as protobuf-java, and Ensor's conversion where the model
+// is his, on the models and counts Go's timings had; n counts them.
+type jvmCodecs struct {
+	gets   []jvm.Get
+	wanted map[string]bool
+	n      int
+}
+
+func planJVMCodecs(cases []codecbench.Case) jvmCodecs {
+	p := jvmCodecs{wanted: map[string]bool{}}
 	for _, c := range cases {
 		if c.Compress != "none" || !slices.Contains(jvm.CodecCodecs, c.Codec) {
 			continue
 		}
-		wanted[c.Codec] = true
-		if g := (jvm.Get{Model: c.Model, Count: c.Count}); !slices.Contains(gets, g) {
-			gets = append(gets, g)
+		p.wanted[c.Codec] = true
+		if g := (jvm.Get{Model: c.Model, Count: c.Count}); !slices.Contains(p.gets, g) {
+			p.gets = append(p.gets, g)
 		}
 	}
-	if len(gets) == 0 {
+	for _, g := range p.gets {
+		for c := range p.wanted {
+			if p.n++; c == "proto" && g.Model == "recipe" {
+				p.n++ // proto+convert
+			}
+		}
+	}
+	return p
+}
+
+// time runs JMH on the plan.
+func (p jvmCodecs) time(ctx context.Context, seed uint64, progress func(codecbench.Result)) ([]codecbench.Result, error) {
+	if len(p.gets) == 0 {
 		return nil, nil
 	}
-	o := jvm.CodecOptions{Forks: 1, WarmupIterations: 5, Iterations: 5, Iteration: time.Second, Seed: s.Seed}
-	timed, err := jvm.TimeCodecs(ctx, gets, o, progress)
-	timed = slices.DeleteFunc(timed, func(r codecbench.Result) bool {
-		return !wanted[r.Codec] && !(r.Codec == "proto+convert" && wanted["proto"])
+	o := jvm.CodecOptions{Forks: 1, WarmupIterations: 5, Iterations: 5, Iteration: time.Second, Seed: seed}
+	keep := func(r codecbench.Result) bool {
+		return p.wanted[r.Codec] || r.Codec == "proto+convert" && p.wanted["proto"]
+	}
+	var timed []codecbench.Result
+	_, err := jvm.TimeCodecs(ctx, p.gets, o, func(r codecbench.Result) {
+		if keep(r) {
+			timed = append(timed, r)
+			progress(r)
+		}
 	})
 	if err != nil {
 		return timed, fmt.Errorf("runtime jvm: %w", err)

@@ -91,19 +91,21 @@ func (x *Runner) timeCodecs(ctx context.Context, s *Spec, runs []Run) error {
 			}
 		}
 	}
-	timed, err := codecbench.Run(ctx, cases, codecbench.Options{Seed: s.Seed}, func(i int, r codecbench.Result) {
-		if x.OnCodec != nil {
-			x.OnCodec(i, len(cases), r)
+	var onJVM jvmCodecs
+	if slices.Contains(s.Runtimes, jvm.JVM) {
+		onJVM = planJVMCodecs(cases)
+	}
+	done, total := 0, len(cases)+onJVM.n
+	progress := func(r codecbench.Result) {
+		if done++; x.OnCodec != nil {
+			x.OnCodec(done-1, total, r)
 		}
-	})
-	if err == nil && slices.Contains(s.Runtimes, jvm.JVM) {
-		var onJVM []codecbench.Result
-		onJVM, err = timeJVMCodecs(ctx, s, cases, func(r codecbench.Result) {
-			if x.OnCodec != nil {
-				x.OnCodec(len(timed), len(cases), r)
-			}
-		})
-		timed = append(timed, onJVM...)
+	}
+	timed, err := codecbench.Run(ctx, cases, codecbench.Options{Seed: s.Seed}, func(_ int, r codecbench.Result) { progress(r) })
+	if err == nil {
+		var jvmTimed []codecbench.Result
+		jvmTimed, err = onJVM.time(ctx, s.Seed, progress)
+		timed = append(timed, jvmTimed...)
 	}
 	if len(timed) > 0 {
 		if werr := results.WriteFileAtomic(filepath.Join(x.Dir, CodecFile), func(w io.Writer) error { return codecbench.WriteJSON(w, timed) }); werr != nil {
