@@ -13,6 +13,7 @@ import (
 	"strconv"
 
 	"github.com/hopbench/hopbench/internal/certs"
+	"github.com/hopbench/hopbench/internal/toolpath"
 )
 
 // KafkaVersion is the Apache Kafka broker deploy/kafka/pom.xml fetches;
@@ -35,24 +36,9 @@ func FindKafkaLibs() (string, error) {
 		return dir, nil
 	}
 	rel := filepath.Join(".tools", "kafka", KafkaVersion, "libs")
-	var starts []string
-	if exe, err := os.Executable(); err == nil {
-		starts = append(starts, filepath.Dir(exe))
-	}
-	if wd, err := os.Getwd(); err == nil {
-		starts = append(starts, wd)
-	}
-	for _, dir := range starts {
-		for {
-			if m, _ := filepath.Glob(filepath.Join(dir, rel, "kafka_*.jar")); len(m) > 0 {
-				return filepath.Join(dir, rel), nil
-			}
-			parent := filepath.Dir(dir)
-			if parent == dir {
-				break
-			}
-			dir = parent
-		}
+	hasJars := func(dir string) bool { m, _ := filepath.Glob(filepath.Join(dir, "kafka_*.jar")); return len(m) > 0 }
+	if dir, ok := toolpath.Find(rel, hasJars); ok {
+		return dir, nil
 	}
 	return "", fmt.Errorf("the Kafka %s broker jars were not found in %s (here or in a parent directory): run scripts/setup.sh kafka, which fetches them with Maven, or set HOPBENCH_KAFKA_LIBS", KafkaVersion, rel)
 }

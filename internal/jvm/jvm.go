@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hopbench/hopbench/internal/toolpath"
 	"github.com/hopbench/hopbench/internal/transport"
 )
 
@@ -51,23 +52,8 @@ func Jar() (string, error) {
 		}
 		return p, nil
 	}
-	var starts []string
-	if exe, err := os.Executable(); err == nil {
-		starts = append(starts, filepath.Dir(exe))
-	}
-	if wd, err := os.Getwd(); err == nil {
-		starts = append(starts, wd)
-	}
-	for _, dir := range starts {
-		for d := dir; ; d = filepath.Dir(d) {
-			p := filepath.Join(d, jarPath)
-			if _, err := os.Stat(p); err == nil {
-				return p, nil
-			}
-			if filepath.Dir(d) == d {
-				break
-			}
-		}
+	if p, ok := toolpath.Find(jarPath, toolpath.Exists); ok {
+		return p, nil
 	}
 	return "", ErrNotBuilt
 }
