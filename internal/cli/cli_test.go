@@ -144,6 +144,7 @@ func TestBadInputIsAUsageErrorNamingTheFix(t *testing.T) {
 		{[]string{"codec", "--runtime", "jvm", "--compress", "gzip"}, "without compression"},
 		{[]string{"codec", "--runtime", "jvm", "--samples", "3"}, "--samples is Go's timing"},
 		{[]string{"codec", "--runtime", "jvm", "--forks", "0"}, "want 1 to 10 --forks"},
+		{[]string{"codec", "--runtime", "jvm", "--model", "user", "--codec", "proto+convert"}, "proto+convert is Ensor's conversion, for his model, recipe, alone"},
 	} {
 		_, _, err := run(t, c.args...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

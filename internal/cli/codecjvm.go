@@ -3,13 +3,13 @@ package cli
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/hopbench/hopbench/internal/codecbench"
 	"github.com/hopbench/hopbench/internal/jvm"
-	"github.com/hopbench/hopbench/internal/payload"
 )
 
 // timeJVMCodecs times Jackson and protobuf-java with JMH: the models and
@@ -37,38 +37,30 @@ func timeJVMCodecs(cmd *cobra.Command, a *app, f codecFlags) ([]codecbench.Resul
 		return nil, 0, usageError{fmt.Errorf("JMH: want 1 to 10 --forks, 0 to 100 --warmup-iterations, 1 to 100 --iterations, and an --iteration-time of 100ms to 1m")}
 	}
 	j.Seed = f.opts.Seed
-	var gets []jvm.Get
-	cases := 0
-	for _, name := range f.models {
-		m, err := payload.Lookup(name)
-		if err != nil {
-			return nil, 0, usageError{err}
-		}
-		for _, n := range countsOr(f.counts, m.Counts) {
-			if err := m.CheckCount(n); err != nil {
-				return nil, 0, usageError{err}
-			}
-			gets = append(gets, jvm.Get{Model: name, Count: n})
-			cases += 2
-			if name == "recipe" {
-				cases++ // proto+convert
-			}
-		}
+	asked := jvm.CodecCodecs
+	if fl.Changed("codec") {
+		asked = f.codecs
+	}
+	// Each model and count, checked and defaulted as Go's timing takes them.
+	goCases, err := codecbench.Matrix(f.models, f.counts, []string{"json"}, []string{"none"})
+	if err != nil {
+		return nil, 0, usageError{err}
+	}
+	gets := make([]jvm.Get, len(goCases))
+	for i, c := range goCases {
+		gets[i] = jvm.Get{Model: c.Model, Count: c.Count}
+	}
+	cases := jvm.Cases(gets, asked)
+	if len(cases) == 0 {
+		return nil, 0, usageError{fmt.Errorf("--codec %s: proto+convert is Ensor's conversion, for his model, recipe, alone", strings.Join(f.codecs, ","))}
 	}
 	each := time.Duration(j.Forks)*(time.Duration(j.WarmupIterations+j.Iterations)*j.Iteration+2*time.Second) + time.Second // a JVM to start per fork, and JMH's own
-	fmt.Fprintf(a.stderr, "hopbench codec: %s; %d benchmarks (marshal and unmarshal of %d cases), about %s\n", j.Method(), 2*cases, cases, (time.Duration(2*cases) * each).Round(time.Second))
-	progress := newProgress(a.stderr, cases)
-	results, err := jvm.TimeCodecs(cmd.Context(), gets, j, func(r codecbench.Result) {
+	n := len(cases)
+	fmt.Fprintf(a.stderr, "hopbench codec: %s; %d benchmarks (marshal and unmarshal of %d cases), about %s\n", j.Method(), 2*n, n, (time.Duration(2*n) * each).Round(time.Second))
+	progress := newProgress(a.stderr, n)
+	results, err := jvm.TimeCodecs(cmd.Context(), cases, j, func(r codecbench.Result) {
 		progress.step(fmt.Sprintf("%s/%d %s on the JVM", r.Model, r.Count, r.Codec))
 	})
 	progress.done()
-	return results, cases, err
-}
-
-// countsOr is counts when given, else the model's own.
-func countsOr(counts, own []int) []int {
-	if len(counts) > 0 {
-		return counts
-	}
-	return own
+	return results, n, err
 }

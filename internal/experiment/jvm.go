@@ -63,52 +63,36 @@ func (s *jvmSetup) args(r Run) []string {
 
 func (s *jvmSetup) close() { os.RemoveAll(s.dir) }
 
-// jvmCodecs is what the JVM times of a spec's codec cases: json as
-// Jackson, proto as protobuf-java, and Ensor's conversion where the model
-// is his, on the models and counts Go's timings had; n counts them.
-type jvmCodecs struct {
-	gets   []jvm.Get
-	wanted map[string]bool
-	n      int
-}
-
-func planJVMCodecs(cases []codecbench.Case) jvmCodecs {
-	p := jvmCodecs{wanted: map[string]bool{}}
+// jvmCodecCases are the JVM's side of a spec's codec cases: json as
+// Jackson, proto as protobuf-java and with it Ensor's conversion (where
+// the model is his), on the models and counts Go's timings had.
+func jvmCodecCases(cases []codecbench.Case) []codecbench.Case {
+	var gets []jvm.Get
+	var asked []string
 	for _, c := range cases {
 		if c.Compress != "none" || !slices.Contains(jvm.CodecCodecs, c.Codec) {
 			continue
 		}
-		p.wanted[c.Codec] = true
-		if g := (jvm.Get{Model: c.Model, Count: c.Count}); !slices.Contains(p.gets, g) {
-			p.gets = append(p.gets, g)
+		if !slices.Contains(asked, c.Codec) {
+			asked = append(asked, c.Codec)
+		}
+		if g := (jvm.Get{Model: c.Model, Count: c.Count}); !slices.Contains(gets, g) {
+			gets = append(gets, g)
 		}
 	}
-	for _, g := range p.gets {
-		for c := range p.wanted {
-			if p.n++; c == "proto" && g.Model == "recipe" {
-				p.n++ // proto+convert
-			}
-		}
+	if slices.Contains(asked, "proto") {
+		asked = append(asked, "proto+convert")
 	}
-	return p
+	return jvm.Cases(gets, asked)
 }
 
-// time runs JMH on the plan.
-func (p jvmCodecs) time(ctx context.Context, seed uint64, progress func(codecbench.Result)) ([]codecbench.Result, error) {
-	if len(p.gets) == 0 {
+// timeJVMCodecs times the JVM's codec cases with JMH.
+func timeJVMCodecs(ctx context.Context, cases []codecbench.Case, seed uint64, progress func(codecbench.Result)) ([]codecbench.Result, error) {
+	if len(cases) == 0 {
 		return nil, nil
 	}
 	o := jvm.CodecOptions{Forks: 1, WarmupIterations: 5, Iterations: 5, Iteration: time.Second, Seed: seed}
-	keep := func(r codecbench.Result) bool {
-		return p.wanted[r.Codec] || r.Codec == "proto+convert" && p.wanted["proto"]
-	}
-	var timed []codecbench.Result
-	_, err := jvm.TimeCodecs(ctx, p.gets, o, func(r codecbench.Result) {
-		if keep(r) {
-			timed = append(timed, r)
-			progress(r)
-		}
-	})
+	timed, err := jvm.TimeCodecs(ctx, cases, o, progress)
 	if err != nil {
 		return timed, fmt.Errorf("runtime jvm: %w", err)
 	}

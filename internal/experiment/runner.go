@@ -91,11 +91,11 @@ func (x *Runner) timeCodecs(ctx context.Context, s *Spec, runs []Run) error {
 			}
 		}
 	}
-	var onJVM jvmCodecs
+	var onJVM []codecbench.Case
 	if slices.Contains(s.Runtimes, jvm.JVM) {
-		onJVM = planJVMCodecs(cases)
+		onJVM = jvmCodecCases(cases)
 	}
-	done, total := 0, len(cases)+onJVM.n
+	done, total := 0, len(cases)+len(onJVM)
 	progress := func(r codecbench.Result) {
 		if done++; x.OnCodec != nil {
 			x.OnCodec(done-1, total, r)
@@ -104,7 +104,7 @@ func (x *Runner) timeCodecs(ctx context.Context, s *Spec, runs []Run) error {
 	timed, err := codecbench.Run(ctx, cases, codecbench.Options{Seed: s.Seed}, func(_ int, r codecbench.Result) { progress(r) })
 	if err == nil {
 		var jvmTimed []codecbench.Result
-		jvmTimed, err = onJVM.time(ctx, s.Seed, progress)
+		jvmTimed, err = timeJVMCodecs(ctx, onJVM, s.Seed, progress)
 		timed = append(timed, jvmTimed...)
 	}
 	if len(timed) > 0 {

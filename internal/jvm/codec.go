@@ -47,12 +47,26 @@ var benchmarks = map[string][2]string{
 	"proto+convert": {"protoConvertMarshal", "protoConvertUnmarshal"},
 }
 
-// TimeCodecs times, with JMH in a JVM of its own, each model and count's
-// Jackson and protobuf-java marshal and unmarshal (and Ensor's conversion
-// for recipe) on the Go generator's messages, and returns them as
-// codecbench results: bytes as the JVM encodes them, times per operation
-// from JMH's iterations, and allocated bytes per operation.
-func TimeCodecs(ctx context.Context, gets []Get, o CodecOptions, progress func(codecbench.Result)) ([]codecbench.Result, error) {
+// Cases are the codec cases the JVM times of gets, among the codecs
+// asked, in CodecCodecs' order: proto+convert is Ensor's conversion, so
+// only recipe, his model, has it.
+func Cases(gets []Get, asked []string) []codecbench.Case {
+	var cases []codecbench.Case
+	for _, g := range gets {
+		for _, c := range CodecCodecs {
+			if slices.Contains(asked, c) && (c != "proto+convert" || g.Model == "recipe") {
+				cases = append(cases, codecbench.Case{Model: g.Model, Count: g.Count, Codec: c, Compress: "none", Runtime: JVM})
+			}
+		}
+	}
+	return cases
+}
+
+// TimeCodecs times cases (see Cases) with JMH in JVMs of their own, on the
+// Go generator's messages, and returns them as codecbench results: bytes
+// as the JVM encodes them, times per operation from JMH's iterations, and
+// allocated bytes per operation.
+func TimeCodecs(ctx context.Context, cases []codecbench.Case, o CodecOptions, progress func(codecbench.Result)) ([]codecbench.Result, error) {
 	jar, err := Jar()
 	if err != nil {
 		return nil, err
@@ -62,31 +76,35 @@ func TimeCodecs(ctx context.Context, gets []Get, o CodecOptions, progress func(c
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
+	var gets []Get
+	for _, c := range cases {
+		if g := (Get{Model: c.Model, Count: c.Count}); !slices.Contains(gets, g) {
+			gets = append(gets, g)
+		}
+	}
 	seeds := filepath.Join(dir, "seeds.bin")
 	if err := WriteSeeds(seeds, gets, o.Seed); err != nil {
 		return nil, err
 	}
 	cp := classpath(jar)
 	var out []codecbench.Result
-	for _, g := range gets {
-		sizes, err := encodedSizes(ctx, cp, seeds, g)
+	sizes := map[Get]map[string]int{}
+	for _, c := range cases {
+		g := Get{Model: c.Model, Count: c.Count}
+		if sizes[g] == nil {
+			if sizes[g], err = encodedSizes(ctx, cp, seeds, g); err != nil {
+				return out, err
+			}
+		}
+		r, err := runJMH(ctx, cp, seeds, dir, c, o)
 		if err != nil {
 			return out, err
 		}
-		for _, c := range CodecCodecs {
-			if c == "proto+convert" && g.Model != "recipe" {
-				continue
-			}
-			r, err := runJMH(ctx, cp, seeds, dir, g, c, o)
-			if err != nil {
-				return out, err
-			}
-			r.Bytes = sizes[strings.TrimSuffix(c, "+convert")]
-			r.CompressedBytes = r.Bytes
-			out = append(out, r)
-			if progress != nil {
-				progress(r)
-			}
+		r.Bytes = sizes[g][strings.TrimSuffix(c.Codec, "+convert")]
+		r.CompressedBytes = r.Bytes
+		out = append(out, r)
+		if progress != nil {
+			progress(r)
 		}
 	}
 	return out, nil
@@ -110,12 +128,12 @@ func encodedSizes(ctx context.Context, cp, seeds string, g Get) (map[string]int,
 	return map[string]int{"json": s.JSON, "proto": s.Proto}, nil
 }
 
-func runJMH(ctx context.Context, cp, seeds, dir string, g Get, c string, o CodecOptions) (codecbench.Result, error) {
+func runJMH(ctx context.Context, cp, seeds, dir string, c codecbench.Case, o CodecOptions) (codecbench.Result, error) {
 	file := filepath.Join(dir, "jmh.json")
-	pair := benchmarks[c]
+	pair := benchmarks[c.Codec]
 	it := fmt.Sprintf("%dms", o.Iteration.Milliseconds())
 	_, err := javaOutput(ctx, "-cp", cp, "org.openjdk.jmh.Main", `dev\.hopbench\.node\.CodecBench\.(`+pair[0]+"|"+pair[1]+`)$`,
-		"-p", "model="+g.Model, "-p", "count="+strconv.Itoa(g.Count), "-p", "seeds="+seeds,
+		"-p", "model="+c.Model, "-p", "count="+strconv.Itoa(c.Count), "-p", "seeds="+seeds,
 		"-f", strconv.Itoa(o.Forks), "-wi", strconv.Itoa(o.WarmupIterations), "-w", it, "-i", strconv.Itoa(o.Iterations), "-r", it,
 		"-prof", "gc", "-rf", "json", "-rff", file)
 	if err != nil {
@@ -132,10 +150,9 @@ func runJMH(ctx context.Context, cp, seeds, dir string, g Get, c string, o Codec
 	m, okM := timings[pair[0]]
 	u, okU := timings[pair[1]]
 	if !okM || !okU {
-		return codecbench.Result{}, fmt.Errorf("JMH reported no %s or %s for %s×%d", pair[0], pair[1], g.Model, g.Count)
+		return codecbench.Result{}, fmt.Errorf("JMH reported no %s or %s for %s×%d", pair[0], pair[1], c.Model, c.Count)
 	}
-	return codecbench.Result{Case: codecbench.Case{Model: g.Model, Count: g.Count, Codec: c, Compress: "none", Runtime: JVM},
-		Marshal: m, Unmarshal: u, Method: o.Method()}, nil
+	return codecbench.Result{Case: c, Marshal: m, Unmarshal: u, Method: o.Method()}, nil
 }
 
 // jmhResult is what JMH's -rf json says of one benchmark.

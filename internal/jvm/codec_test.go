@@ -2,6 +2,7 @@ package jvm
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -45,7 +46,7 @@ func TestTheJVMsCodecsAreTimedWithJMH(t *testing.T) {
 		t.Skip(err)
 	}
 	o := CodecOptions{Forks: 1, WarmupIterations: 1, Iterations: 2, Iteration: 100 * time.Millisecond, Seed: 1}
-	rs, err := TimeCodecs(context.Background(), []Get{{Model: "recipe", Count: 1}}, o, nil)
+	rs, err := TimeCodecs(context.Background(), Cases([]Get{{Model: "recipe", Count: 1}}, CodecCodecs), o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,5 +62,20 @@ func TestTheJVMsCodecsAreTimedWithJMH(t *testing.T) {
 	}
 	if rs[0].Bytes <= rs[1].Bytes {
 		t.Errorf("recipe×1: JSON %d bytes, Protobuf %d: want JSON larger", rs[0].Bytes, rs[1].Bytes)
+	}
+}
+
+// Ensor's conversion is timed for his model alone, and only the codecs
+// asked are.
+func TestTheJVMTimesTheCodecsAskedAndEnsorsConversionForRecipeAlone(t *testing.T) {
+	var got []string
+	for _, c := range Cases([]Get{{Model: "recipe", Count: 1}, {Model: "user", Count: 5}}, CodecCodecs) {
+		got = append(got, fmt.Sprintf("%s×%d %s", c.Model, c.Count, c.Codec))
+	}
+	if want := "recipe×1 json,recipe×1 proto,recipe×1 proto+convert,user×5 json,user×5 proto"; strings.Join(got, ",") != want {
+		t.Errorf("cases %v, want %s", got, want)
+	}
+	if cs := Cases([]Get{{Model: "user", Count: 5}}, []string{"json"}); len(cs) != 1 || cs[0].Codec != "json" || cs[0].Runtime != JVM {
+		t.Errorf("json alone: %+v", cs)
 	}
 }
