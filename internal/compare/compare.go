@@ -8,7 +8,6 @@ package compare
 import (
 	"cmp"
 	"fmt"
-	"slices"
 	"strings"
 
 	"golang.org/x/perf/benchmath"
@@ -46,14 +45,7 @@ var dims = []struct {
 	// and Go's keys, read as they did; a Fixed runtime names it.
 	{"runtime", func(r *results.Record) string { return r.Runtime }},
 	// The runtime's word in a case's options is matched as the runtime.
-	{"options", func(r *results.Record) string { return withoutWord(r.Options, r.Runtime) }},
-}
-
-func withoutWord(s, w string) string {
-	if w == "" {
-		return s
-	}
-	return strings.Join(slices.DeleteFunc(strings.Fields(s), func(f string) bool { return f == w }), " ")
+	{"options", func(r *results.Record) string { return results.WithoutOption(r.Options, r.Runtime) }},
 }
 
 // Fixed is a dimension that has one value in each set and differs between

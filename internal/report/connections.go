@@ -1,9 +1,6 @@
 package report
 
-import (
-	"slices"
-	"strings"
-)
+import "github.com/hopbench/hopbench/internal/results"
 
 // perRequest is the word a case's options carry when each call opened a
 // connection of its own.
@@ -20,7 +17,7 @@ type twinPair struct {
 func twinPairs(cases []*measured, word string) []twinPair {
 	byKey := map[string]*measured{}
 	for _, c := range measuredOnly(cases) {
-		if !hasWord(c.Options, word) {
+		if !results.HasOption(c.Options, word) {
 			if k := c.Stack + " " + c.scenario(); byKey[k] == nil {
 				byKey[k] = c
 			}
@@ -28,11 +25,11 @@ func twinPairs(cases []*measured, word string) []twinPair {
 	}
 	var out []twinPair
 	for _, c := range measuredOnly(cases) {
-		if !hasWord(c.Options, word) {
+		if !results.HasOption(c.Options, word) {
 			continue
 		}
 		twin := *c
-		twin.Options = withoutWord(c.Options, word)
+		twin.Options = results.WithoutOption(c.Options, word)
 		if p := byKey[c.Stack+" "+twin.scenario()]; p != nil {
 			out = append(out, twinPair{without: p, with: c})
 		}
@@ -80,10 +77,4 @@ func byScenario(pairs []twinPair) (views []string, byView map[string][]twinPair)
 		byView[v] = append(byView[v], p)
 	}
 	return views, byView
-}
-
-func hasWord(s, w string) bool { return slices.Contains(strings.Fields(s), w) }
-
-func withoutWord(s, w string) string {
-	return strings.Join(slices.DeleteFunc(strings.Fields(s), func(f string) bool { return f == w }), " ")
 }

@@ -7,6 +7,7 @@ package results
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -214,6 +215,14 @@ func classesOf(m map[string]int64) string {
 func (f *Figures) Withhold() {
 	*f = Figures{Requests: f.Requests, Errors: f.Errors, ErrorsByClass: f.ErrorsByClass, ElapsedS: f.ElapsedS, NotSent: f.NotSent,
 		RequestBodyBytes: f.RequestBodyBytes, RequestBodyRawBytes: f.RequestBodyRawBytes}
+}
+
+// HasOption says whether options (a record's Options) carry the word w.
+func HasOption(options, w string) bool { return slices.Contains(strings.Fields(options), w) }
+
+// WithoutOption is options with the word w left out.
+func WithoutOption(options, w string) string {
+	return strings.Join(slices.DeleteFunc(strings.Fields(options), func(f string) bool { return f == w }), " ")
 }
 
 // RuntimeName is the runtime the run's nodes ran on: go or jvm.
