@@ -58,12 +58,7 @@ func execJVMNode(cmd *cobra.Command, f nodeFlags, st transport.Stack) error {
 	// the files of nodes that ended (this process is replaced, and cannot
 	// remove its own) do not pile up.
 	seeds := filepath.Join(os.TempDir(), fmt.Sprintf("hopbench-%d-jvm-seeds-%x.bin", os.Getuid(), sha256.Sum256(fmt.Appendf(nil, "%v %d", gets, f.cfg.Seed))))
-	tmp := fmt.Sprintf("%s.%d", seeds, os.Getpid())
-	if err := jvm.WriteSeeds(tmp, gets, f.cfg.Seed); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, seeds); err != nil {
+	if err := jvm.WriteSeeds(seeds, gets, f.cfg.Seed); err != nil {
 		return err
 	}
 	listen := f.cfg.Listen

@@ -14,24 +14,29 @@ import (
 )
 
 // jvmSetup is how an experiment starts its JVM nodes: the node's build,
-// and the seeds file that gives their get replies the Go generator's data.
+// and the seeds files that give their get replies the Go generator's data,
+// one for each generator seed the runs use (a part may set its own).
 type jvmSetup struct {
-	jar, dir, seeds string
+	jar, dir string
+	seeds    map[uint64]string
 }
 
 // jvmNodes prepares the JVM's nodes when some runs have them: it finds the
 // node's build (an experiment that needs it and lacks it fails before any
 // run) and writes the seeds of every get those runs make.
 func jvmNodes(runs []Run) (*jvmSetup, error) {
-	var gets []jvm.Get
-	var seed uint64
-	for _, r := range runs {
-		if r.OnJVM() && r.Op == string(transport.OpGet) {
-			gets, seed = append(gets, jvm.Get{Model: r.Model, Count: r.Count}), r.Seed
-		}
-	}
 	if !slices.ContainsFunc(runs, Run.OnJVM) {
 		return nil, nil
+	}
+	gets := map[uint64][]jvm.Get{}
+	for _, r := range runs {
+		if r.OnJVM() {
+			g := gets[r.Seed]
+			if r.Op == string(transport.OpGet) {
+				g = append(g, jvm.Get{Model: r.Model, Count: r.Count})
+			}
+			gets[r.Seed] = g
+		}
 	}
 	jar, err := jvm.Jar()
 	if err != nil {
@@ -41,10 +46,13 @@ func jvmNodes(runs []Run) (*jvmSetup, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &jvmSetup{jar: jar, dir: dir, seeds: filepath.Join(dir, "seeds.bin")}
-	if err := jvm.WriteSeeds(s.seeds, gets, seed); err != nil {
-		s.close()
-		return nil, fmt.Errorf("runtime jvm: %w", err)
+	s := &jvmSetup{jar: jar, dir: dir, seeds: map[uint64]string{}}
+	for seed, g := range gets {
+		s.seeds[seed] = filepath.Join(dir, fmt.Sprintf("seeds-%d.bin", seed))
+		if err := jvm.WriteSeeds(s.seeds[seed], g, seed); err != nil {
+			s.close()
+			return nil, fmt.Errorf("runtime jvm: %w", err)
+		}
 	}
 	return s, nil
 }
@@ -55,10 +63,10 @@ func (s *jvmSetup) command(r Run) []string {
 }
 
 // args are a JVM node's flags beyond its addresses: the JVM node takes the
-// stack and the seeds; what else a Go node would be told, validation has
-// refused for the JVM.
+// stack and the seeds of the run's generator seed; what else a Go node
+// would be told, validation has refused for the JVM.
 func (s *jvmSetup) args(r Run) []string {
-	return []string{"--stack", r.Stack, "--seeds", s.seeds}
+	return []string{"--stack", r.Stack, "--seeds", s.seeds[r.Seed]}
 }
 
 func (s *jvmSetup) close() { os.RemoveAll(s.dir) }

@@ -76,11 +76,9 @@ func TimeCodecs(ctx context.Context, cases []codecbench.Case, o CodecOptions, pr
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	var gets []Get
-	for _, c := range cases {
-		if g := (Get{Model: c.Model, Count: c.Count}); !slices.Contains(gets, g) {
-			gets = append(gets, g)
-		}
+	gets := make([]Get, len(cases)) // WriteSeeds writes each once
+	for i, c := range cases {
+		gets[i] = Get{Model: c.Model, Count: c.Count}
 	}
 	seeds := filepath.Join(dir, "seeds.bin")
 	if err := WriteSeeds(seeds, gets, o.Seed); err != nil {

@@ -3,7 +3,7 @@ package jvm
 import (
 	"bufio"
 	"fmt"
-	"os"
+	"io"
 
 	"google.golang.org/protobuf/encoding/protodelim"
 	"google.golang.org/protobuf/proto"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/hopbench/hopbench/internal/codec"
 	"github.com/hopbench/hopbench/internal/payload"
+	"github.com/hopbench/hopbench/internal/results"
 	pb "github.com/hopbench/hopbench/schema/hopbench/v1"
 )
 
@@ -25,36 +26,30 @@ type Get struct {
 // delimited Seed messages (schema/hopbench/v1/seeds.proto), each with the
 // message as Protobuf and as the Go node's JSON. Nobody ports the
 // generator, and both runtimes answer with the same data.
-func WriteSeeds(path string, gets []Get, seed uint64) (err error) {
+func WriteSeeds(path string, gets []Get, seed uint64) error {
 	js, err := codec.Lookup("json")
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil {
-			err = cerr
+	// Written whole or not at all: a node reading it never sees half.
+	return results.WriteFileAtomic(path, func(out io.Writer) error {
+		w := bufio.NewWriter(out)
+		seen := map[Get]bool{}
+		for _, g := range gets {
+			if seen[g] {
+				continue
+			}
+			seen[g] = true
+			s, err := seedOf(g, seed, js)
+			if err != nil {
+				return err
+			}
+			if _, err := protodelim.MarshalTo(w, s); err != nil {
+				return fmt.Errorf("writing seeds to %s: %w", path, err)
+			}
 		}
-	}()
-	w := bufio.NewWriter(f)
-	seen := map[Get]bool{}
-	for _, g := range gets {
-		if seen[g] {
-			continue
-		}
-		seen[g] = true
-		s, err := seedOf(g, seed, js)
-		if err != nil {
-			return err
-		}
-		if _, err := protodelim.MarshalTo(w, s); err != nil {
-			return fmt.Errorf("writing seeds to %s: %w", path, err)
-		}
-	}
-	return w.Flush()
+		return w.Flush()
+	})
 }
 
 func seedOf(g Get, seed uint64, js codec.Codec) (*pb.Seed, error) {
