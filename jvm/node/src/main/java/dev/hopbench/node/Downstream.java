@@ -66,7 +66,7 @@ interface Downstream extends AutoCloseable {
                 }
                 return r.body();
             } catch (HttpTimeoutException e) {
-                throw new HopError("deadline exceeded", 504, "downstream " + base + ": " + e.getMessage());
+                throw HopError.deadline("downstream " + base + ": " + e.getMessage());
             } catch (IOException e) {
                 throw HopError.unavailable("downstream " + base + ": " + e);
             } catch (InterruptedException e) {
@@ -103,7 +103,7 @@ interface Downstream extends AutoCloseable {
                 byte[] reply = ClientCalls.blockingUnaryCall(channel, Frames.method(c.op()), opts, req);
                 return c.op().equals("post") ? reply : Frames.unwrap(reply).body();
             } catch (StatusRuntimeException e) {
-                throw Frames.ofStatus(e.getStatus(), "downstream " + addr);
+                throw HopError.ofGrpc(e.getStatus(), "downstream " + addr);
             }
         }
 

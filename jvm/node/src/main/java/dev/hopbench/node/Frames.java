@@ -109,17 +109,4 @@ final class Frames {
             throw HopError.badRequest("malformed Payload: " + e.getMessage());
         }
     }
-
-    /** ofStatus classifies a gRPC status as grpc.go's fromStatus. */
-    static HopError ofStatus(Status s, String where) {
-        String msg = where + ": " + s.getDescription();
-        return switch (s.getCode()) {
-            case INVALID_ARGUMENT -> HopError.badRequest(msg);
-            case NOT_FOUND -> HopError.notFound(msg);
-            case RESOURCE_EXHAUSTED -> new HopError("too large", 413, msg);
-            case UNAVAILABLE, CANCELLED -> HopError.unavailable(msg);
-            case DEADLINE_EXCEEDED -> new HopError("deadline exceeded", 504, msg);
-            default -> HopError.internal(msg);
-        };
-    }
 }

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
-import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 
 import java.io.ByteArrayInputStream;
@@ -64,9 +63,7 @@ record Wire(boolean proto, boolean gzip, long maxBytes) {
         byte[] raw = gzip ? gunzip(body) : body;
         try {
             return proto ? m.proto().getParserForType().parseFrom(raw) : JSON.readValue(raw, m.pojo());
-        } catch (InvalidProtocolBufferException e) {
-            throw HopError.badRequest("decoding the " + m.name() + " body as " + name() + ": " + e.getMessage());
-        } catch (IOException e) {
+        } catch (IOException e) { // protobuf's InvalidProtocolBufferException too
             throw HopError.badRequest("decoding the " + m.name() + " body as " + name() + ": " + e.getMessage());
         }
     }
@@ -95,7 +92,7 @@ record Wire(boolean proto, boolean gzip, long maxBytes) {
         try (InputStream in = new GZIPInputStream(new ByteArrayInputStream(body))) {
             byte[] out = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxBytes + 1));
             if (out.length > maxBytes) {
-                throw new HopError("too large", 413, "codec: decompressed body exceeds the limit of " + maxBytes + " bytes");
+                throw HopError.tooLarge("codec: decompressed body exceeds the limit of " + maxBytes + " bytes");
             }
             return out;
         } catch (IOException e) {
