@@ -1,7 +1,6 @@
 package dev.hopbench.node;
 
 import com.google.protobuf.Message;
-import dev.hopbench.schema.v1.Ack;
 import dev.hopbench.schema.v1.AllTypes;
 import dev.hopbench.schema.v1.AllTypesList;
 import dev.hopbench.schema.v1.Blob;
@@ -55,9 +54,6 @@ record Model(String name, Class<?> pojo, Message proto, int payloadField,
     int len(Object msg) {
         if (msg instanceof Message m) {
             return protoLen.applyAsInt(m);
-        }
-        if (msg instanceof Models.Ack || msg instanceof Ack) {
-            return -1;
         }
         return pojoLen.applyAsInt(msg);
     }
