@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
@@ -289,18 +288,16 @@ func (s *searcher) probe(ctx context.Context, rate float64, first bool) (Step, *
 	}
 	pctx, cancel := context.WithTimeout(ctx, pc.Warmup+sc.Step+s.drain())
 	defer cancel()
-	start := time.Now().Add(pc.Warmup)
-	sends := &sendCount{start: start, end: start.Add(sc.Step)}
 	due := scheduled(pc)
-	r, err := Run(pctx, pc, sends.wrap(s.newCall))
+	r, err := Run(pctx, pc, s.newCall)
 	if err != nil {
 		return Step{}, nil, nil, err
 	}
 	s.add(r)
 	st := Step{Value: rate, Requests: r.Requests, Errors: r.Errors, ErrorsByClass: r.ErrorsByClass,
-		RPS: float64(sends.onTime.Load()) / sc.Step.Seconds(), GoodRPS: float64(r.Good) / sc.Step.Seconds(),
-		Unanswered: max(0, sends.all.Load()-r.Requests), Latency: stats.Summarize(r.Latency)}
-	kept := float64(sends.onTime.Load()) >= keptShare*float64(due)
+		RPS: float64(r.SentOnTime) / sc.Step.Seconds(), GoodRPS: float64(r.Good) / sc.Step.Seconds(),
+		Unanswered: max(0, r.Sent-r.Requests), Latency: stats.Summarize(r.Latency)}
+	kept := float64(r.SentOnTime) >= keptShare*float64(due)
 	u := stats.Summarize(r.Uncorrected)
 	st.Uncorrected = &u
 	if r.Requests > 0 {
@@ -350,28 +347,6 @@ func (s *searcher) judge(st Step, kept, lost bool, rawUs int64) string {
 		return ProbeOverSLA
 	}
 	return ProbeShort
-}
-
-// sendCount counts a probe's calls as they are sent: all of those in its
-// measured window or after it, and those sent before the window closed.
-type sendCount struct {
-	start, end  time.Time
-	all, onTime atomic.Int64
-}
-
-func (c *sendCount) wrap(newCall func() Call) func() Call {
-	return func() Call {
-		call := newCall()
-		return func(ctx context.Context) error {
-			if now := time.Now(); !now.Before(c.start) {
-				c.all.Add(1)
-				if now.Before(c.end) {
-					c.onTime.Add(1)
-				}
-			}
-			return call(ctx)
-		}
-	}
 }
 
 // workers is a probe's pool: the configured size, or enough that calls at

@@ -143,3 +143,38 @@ func TestCapacitySettingsAreChecked(t *testing.T) {
 		}
 	}
 }
+
+// A stall as the warm-up ends leaves warm-up calls waiting for a worker
+// that go out after the measured window opens. They were due before it,
+// so the window neither records nor expects them: they are not calls the
+// service left unanswered, and the probe passes.
+func TestWarmUpCallsSentLateAreNotUnanswered(t *testing.T) {
+	virtual(t, func(t *testing.T) {
+		const warmup = time.Second
+		t0 := time.Now()
+		stallFrom, stallTo := t0.Add(warmup-30*time.Millisecond), t0.Add(warmup+20*time.Millisecond)
+		stalling := func() load.Call {
+			return func(ctx context.Context) error {
+				done := time.Now().Add(time.Millisecond)
+				if now := time.Now(); !now.Before(stallFrom) && now.Before(stallTo) {
+					done = stallTo
+				}
+				select {
+				case <-time.After(time.Until(done)):
+					return nil
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			}
+		}
+		r := search(t, load.Config{SLA: 200 * time.Millisecond, Warmup: warmup, Workers: 10,
+			Search: load.Search{Step: time.Second, Start: 1000, MaxRate: 1000}}, stalling)
+		st := r.Steps[0]
+		if st.Unanswered != 0 || st.Probe != load.ProbeWithin || r.Capacity.RPS != 1000 {
+			t.Errorf("first probe: %d unanswered, %s; capacity %s: want every call of the window answered and 1000 req/s within the SLA", st.Unanswered, st.Probe, r.Capacity)
+		}
+		if st.Requests != 1000 {
+			t.Errorf("%d requests measured in a second at 1000 req/s", st.Requests)
+		}
+	})
+}

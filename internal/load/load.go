@@ -181,7 +181,12 @@ type Result struct {
 	// were never sent: the generator fell so far behind that they were
 	// still waiting when the window's drain ended.
 	NotSent int64
-	Steps   []Step // ramps, and a capacity search's probes
+	// Sent counts open-loop requests due in the measured window that were
+	// sent, and SentOnTime those of them sent before it closed. Requests
+	// due in the warm-up count in neither, even when sent after the window
+	// opened, as they count in no other figure of it.
+	Sent, SentOnTime int64
+	Steps            []Step // ramps, and a capacity search's probes
 	// Capacity is what a capacity search found; nil for other loads.
 	Capacity *SearchResult
 	// ClientCPU is this process's CPU time over the measured window.

@@ -56,13 +56,16 @@ func Run(ctx context.Context, cfg Config, newCall func() Call) (*Result, error) 
 
 type engine struct {
 	notSent int64 // open loops: requests due in the window never sent
-	cfg     Config
-	newCall func() Call
-	t0, end time.Time // end is zero when a request count ends the window
-	win     *window
-	budget  atomic.Int64
-	buckets chan *bucket
-	workers sync.WaitGroup
+	// sent and onTime count open-loop requests of the window as they are
+	// sent (Result.Sent, SentOnTime).
+	sent, onTime atomic.Int64
+	cfg          Config
+	newCall      func() Call
+	t0, end      time.Time // end is zero when a request count ends the window
+	win          *window
+	budget       atomic.Int64
+	buckets      chan *bucket
+	workers      sync.WaitGroup
 }
 
 // done reports whether no request is to start at now.
@@ -209,11 +212,24 @@ func (e *engine) openWorker(ctx context.Context, s *slot, tickets <-chan time.Ti
 	defer rec.flush()
 	for intended := range tickets {
 		sent := time.Now()
+		e.countSent(intended, sent)
 		halted, err := cutOff(ctx, s.call(ctx, call, sent))
 		if halted {
 			return
 		}
 		rec.record(intended, sent, time.Now(), err)
+	}
+}
+
+// countSent counts a request of the window as it is sent: by its
+// intended time, as the recorder counts it.
+func (e *engine) countSent(intended, sent time.Time) {
+	if intended.Before(e.win.start) {
+		return
+	}
+	e.sent.Add(1)
+	if e.end.IsZero() || sent.Before(e.end) {
+		e.onTime.Add(1)
 	}
 }
 
@@ -291,6 +307,7 @@ func (e *engine) result(c *collector, cpu time.Duration) *Result {
 	r := &Result{
 		Requests: t.requests, Errors: t.errors(), Good: t.withinSLA, ErrorsByClass: map[string]int64{},
 		Elapsed: time.Duration(t.lastEndNs), Latency: t.hist, Series: c.series, ClientCPU: cpu, NotSent: e.notSent,
+		Sent: e.sent.Load(), SentOnTime: e.onTime.Load(),
 	}
 	if e.win.open {
 		r.Uncorrected = t.raw
