@@ -136,7 +136,7 @@ func TestBadInputIsAUsageErrorNamingTheFix(t *testing.T) {
 		{[]string{"load", "--capacity", "--sla", "5ms", "--percentile", "100"}, "capacity percentile 100"},
 		{[]string{"node", "--runtime", "dotnet"}, `--runtime: runtime "dotnet": want go or jvm`},
 		{[]string{"node", "--runtime", "jvm", "--stack", "kafka"}, "--runtime jvm: stack kafka: the JVM node serves rest, rest+proto"},
-		{[]string{"node", "--runtime", "jvm", "--tls", "--cache"}, "the JVM node does not take --cache, --tls"},
+		{[]string{"node", "--runtime", "jvm", "--tls", "--http2"}, "the JVM node does not take --http2, --tls"},
 		{[]string{"node", "--runtime", "jvm", "--downstream", "127.0.0.1:1,127.0.0.1:2"}, "calls one downstream node (chains), not 2"},
 		{[]string{"node", "--runtime", "jvm", "--gets", "user"}, `--gets: "user": want MODEL:COUNT`},
 		{[]string{"node", "--gets", "user:1"}, "--gets is for --runtime jvm"},

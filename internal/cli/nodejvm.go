@@ -21,7 +21,7 @@ import (
 
 // jvmNodeFlags are the node flags the JVM node takes; the others are
 // refused by name with --runtime jvm.
-var jvmNodeFlags = []string{"runtime", "stack", "listen", "downstream", "max-bytes", "max-in-flight", "announce", "admin", "seed", "gets"}
+var jvmNodeFlags = []string{"runtime", "stack", "listen", "downstream", "max-bytes", "max-in-flight", "announce", "admin", "seed", "gets", "cache"}
 
 // execJVMNode replaces this process with a JVM node (jvm/node) serving
 // the same contract, so its PID, signals and memory are the JVM's. Its
@@ -75,6 +75,9 @@ func execJVMNode(cmd *cobra.Command, f nodeFlags, st transport.Stack) error {
 	}
 	if f.announce {
 		argv = append(argv, "--announce")
+	}
+	if f.cfg.Cache {
+		argv = append(argv, "--cache")
 	}
 	return syscall.Exec(java, argv, os.Environ())
 }

@@ -63,10 +63,14 @@ func (s *jvmSetup) command(r Run) []string {
 }
 
 // args are a JVM node's flags beyond its addresses: the JVM node takes the
-// stack and the seeds of the run's generator seed; what else a Go node
-// would be told, validation has refused for the JVM.
+// stack, the seeds of the run's generator seed and the cache; what else a
+// Go node would be told, validation has refused for the JVM.
 func (s *jvmSetup) args(r Run) []string {
-	return []string{"--stack", r.Stack, "--seeds", s.seeds[r.Seed]}
+	args := []string{"--stack", r.Stack, "--seeds", s.seeds[r.Seed]}
+	if r.Cache {
+		args = append(args, "--cache")
+	}
+	return args
 }
 
 func (s *jvmSetup) close() { os.RemoveAll(s.dir) }

@@ -448,7 +448,7 @@ func (s *Spec) validateRuntimes(bad func(string, string, ...any)) {
 	for _, sw := range []struct {
 		on   bool
 		name string
-	}{{slices.Contains(s.TLS, true), "tls"}, {slices.Contains(s.HTTP2, true), "http2"}, {slices.Contains(s.Cache, true), "cache"},
+	}{{slices.Contains(s.TLS, true), "tls"}, {slices.Contains(s.HTTP2, true), "http2"},
 		{slices.ContainsFunc(s.Networks, func(p network.Profile) bool { return !p.IsLoopback() }), "networks"},
 		{len(s.TransportOptions) > 0, "transport_options"}, {slices.ContainsFunc(s.Connections, func(c ConnMode) bool { return c.PerRequest }), "connections: per-request"}} {
 		if sw.on {

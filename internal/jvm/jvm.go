@@ -81,8 +81,9 @@ func (o Options) Flags() []string {
 	// HotSpot's warnings go to stderr: stdout carries the ready line alone.
 	flags := []string{"-XX:+DisplayVMOutputToStderr"}
 	if o.Memory > 0 {
-		// As a container-aware JVM sizes itself in a container of that
-		// limit: MaxRAMPercentage (75 %) of it for the heap.
+		// The limit as a container-aware JVM sees its container's, and
+		// 75 % of it for the heap: a common setting for services in
+		// containers (HotSpot's default is 25 %).
 		flags = append(flags, fmt.Sprintf("-XX:MaxRAM=%d", o.Memory), "-XX:MaxRAMPercentage=75")
 	}
 	return flags

@@ -3,6 +3,7 @@ package jvm_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -17,6 +18,7 @@ import (
 	"github.com/hopbench/hopbench/internal/codec"
 	"github.com/hopbench/hopbench/internal/jvm"
 	"github.com/hopbench/hopbench/internal/node"
+	"github.com/hopbench/hopbench/internal/nodeapi"
 	"github.com/hopbench/hopbench/internal/nodeapi/nodetest"
 	"github.com/hopbench/hopbench/internal/payload"
 	"github.com/hopbench/hopbench/internal/transport"
@@ -196,5 +198,49 @@ func TestTheJVMNodeEchoesEveryModelsJSON(t *testing.T) {
 		} else if err := js.Unmarshal(reply, back); err != nil || !proto.Equal(back, sent) {
 			t.Errorf("%s×%d came back changed (%v):\nsent %s\ngot  %s", m.Name, count, err, body, reply)
 		}
+	}
+}
+
+// With --cache the JVM node keeps each encoded get reply, as the Go node
+// does: the first get of a (model, count, encoding) is made, the next ones
+// are the same bytes from the cache and are counted in cache_hits. Both
+// encodings of the seeded reply read back as the Go generator's message.
+func TestTheJVMNodeCachesGetReplies(t *testing.T) {
+	seeds := filepath.Join(t.TempDir(), "seeds.bin")
+	if err := jvm.WriteSeeds(seeds, []jvm.Get{{Model: "user", Count: 5}}, payload.DefaultSeed); err != nil {
+		t.Fatal(err)
+	}
+	_, ready := nodetest.Start(t, append(jvm.Command(jar(t), jvm.Options{}.Flags()), "--stack", "rest", "--cache", "--seeds", seeds)...)
+	st, _ := transport.ParseStack("rest")
+	c := dial(t, st, ready.Addr)
+	m, _ := payload.Lookup("user")
+	want, _ := m.Message(5, payload.DefaultSeed)
+	for _, name := range []string{"json", "proto"} {
+		cc, _ := codec.Lookup(name)
+		var first []byte
+		for i := range 3 {
+			got, err := c.Call(context.Background(), &transport.Request{Op: transport.OpGet, Model: "user", Count: 5, Codec: cc, Compression: compression(t, st)})
+			back := m.New()
+			if err != nil || cc.Unmarshal(got, back) != nil || !proto.Equal(back, want) {
+				t.Fatalf("get %d of user×5 as %s: %v; not the generator's message", i, name, err)
+			}
+			if i == 0 {
+				first = got
+			} else if !bytes.Equal(got, first) {
+				t.Errorf("get %d of user×5 as %s: not the first reply's bytes", i, name)
+			}
+		}
+	}
+	resp, err := http.Get("http://" + ready.Admin + "/stats")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var s nodeapi.Stats
+	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Requests != 6 || s.CacheHits != 4 {
+		t.Errorf("%d requests, %d cache hits; want 6 and 4 (the first get of each encoding is made)", s.Requests, s.CacheHits)
 	}
 }

@@ -15,7 +15,7 @@ final class Flags {
     int listenPort = 7070;
     String adminHost = "127.0.0.1";
     int adminPort = 0;
-    boolean announce;
+    boolean announce, cache;
     long maxBytes = 64L << 20;
     int maxInFlight = 1024;
     String seeds;
@@ -27,6 +27,7 @@ final class Flags {
             String a = args[i];
             switch (a) {
                 case "--announce" -> f.announce = true;
+                case "--cache" -> f.cache = true;
                 case "--stack" -> f.stack = value(args, ++i, a);
                 case "--listen" -> {
                     String[] hp = hostPort(value(args, ++i, a), a);
@@ -43,7 +44,7 @@ final class Flags {
                 case "--seeds" -> f.seeds = value(args, ++i, a);
                 case "--downstream" -> f.downstream = downstream(value(args, ++i, a));
                 default -> throw new IllegalArgumentException("unknown flag " + a
-                        + " (known: --stack, --listen, --admin, --announce, --downstream, --max-bytes, --max-in-flight, --seeds)");
+                        + " (known: --stack, --listen, --admin, --announce, --cache, --downstream, --max-bytes, --max-in-flight, --seeds)");
             }
         }
         f.canonicalise();
