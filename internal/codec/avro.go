@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	pb "github.com/hopbench/hopbench/schema/hopbench/v1"
+	pbv2 "github.com/hopbench/hopbench/schema/hopbench/v2"
 )
 
 // avroCodec is Avro binary encoding via hamba/avro. Avro needs a schema; each
@@ -49,7 +50,8 @@ func newAvroCodec() *avroCodec {
 		enc:     avroConfig(0).Freeze(),
 		schemas: make(map[protoreflect.FullName]avro.Schema),
 	}
-	for _, file := range []protoreflect.FileDescriptor{pb.File_hopbench_v1_payload_proto, pb.File_hopbench_v1_service_proto} {
+	// v2 is the payload schema's second version, for schema evolution.
+	for _, file := range []protoreflect.FileDescriptor{pb.File_hopbench_v1_payload_proto, pb.File_hopbench_v1_service_proto, pbv2.File_hopbench_v2_payload_proto} {
 		msgs := file.Messages()
 		for i := range msgs.Len() {
 			md := msgs.Get(i)

@@ -1,0 +1,145 @@
+// Package evolution measures what schema evolution does to messages in
+// flight: a message of one version of the payload schema passes nodes of
+// another, each decoding it into its own version's message and encoding
+// that again, as a chain's nodes do, and what comes back is compared with
+// what was sent, field by field.
+//
+// The versions are schema/hopbench/v1 (the payload schema every stack
+// carries) and schema/hopbench/v2, v1 with the changes services make
+// (Changes). Nothing here is declared per codec: an outcome is what the
+// codec's own Marshal and Unmarshal did to the message.
+package evolution
+
+import (
+	"fmt"
+	"strings"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+
+	"github.com/hopbench/hopbench/internal/payload"
+	_ "github.com/hopbench/hopbench/schema/hopbench/v2" // registers v2's messages
+)
+
+// Version is a version of the payload schema.
+type Version string
+
+// The payload schema's versions.
+const (
+	V1 Version = "v1" // schema/hopbench/v1: what every stack carries
+	V2 Version = "v2" // schema/hopbench/v2: v1 with Changes made
+)
+
+// Versions are the known versions, oldest first.
+var Versions = []Version{V1, V2}
+
+// ParseVersion reads "v1" or "v2".
+func ParseVersion(s string) (Version, error) {
+	for _, v := range Versions {
+		if string(v) == strings.TrimSpace(s) {
+			return v, nil
+		}
+	}
+	return "", fmt.Errorf("schema version %q: want v1 or v2", s)
+}
+
+// index is v's place in a Change's Field.
+func (v Version) index() int {
+	if v == V1 {
+		return 0
+	}
+	return 1
+}
+
+// Path is the versions a message meets: its sender's first, then each
+// node's of a chain, the entry node first.
+type Path []Version
+
+// MaxPath bounds a path: a sender and a chain of up to 8 nodes.
+const MaxPath = 9
+
+// ParsePath reads a path such as "v2,v1,v2": a sender of v2, whose message
+// an entry node of v1 passes to a node of v2.
+func ParsePath(s string) (Path, error) {
+	parts := strings.Split(s, ",")
+	if len(parts) < 2 || len(parts) > MaxPath {
+		return nil, fmt.Errorf("schema path %q: want the sender's version and then each node's, 2 to %d in all, such as \"v2,v1,v2\"", s, MaxPath)
+	}
+	p := make(Path, len(parts))
+	for i, part := range parts {
+		v, err := ParseVersion(part)
+		if err != nil {
+			return nil, fmt.Errorf("schema path %q: %w", s, err)
+		}
+		p[i] = v
+	}
+	return p, nil
+}
+
+func (p Path) String() string {
+	s := make([]string, len(p))
+	for i, v := range p {
+		s[i] = string(v)
+	}
+	return strings.Join(s, ",")
+}
+
+// Mixed says whether the path holds more than one version.
+func (p Path) Mixed() bool {
+	for _, v := range p[1:] {
+		if v != p[0] {
+			return true
+		}
+	}
+	return false
+}
+
+// hops are the versions that decode the message in turn: each node on the
+// way to the last, the last once (it echoes), each on the way back, and
+// the sender, which reads the reply.
+func (p Path) hops() []Version {
+	nodes := p[1:]
+	out := append([]Version(nil), nodes...)
+	for i := len(nodes) - 2; i >= 0; i-- {
+		out = append(out, nodes[i])
+	}
+	return append(out, p[0])
+}
+
+// NewMessage is an empty message of the model's type in version v.
+func NewMessage(model string, v Version) (proto.Message, error) {
+	m, err := payload.Lookup(model)
+	if err != nil {
+		return nil, err
+	}
+	name := m.New().ProtoReflect().Descriptor().Name()
+	mt, err := protoregistry.GlobalTypes.FindMessageByName(protoreflect.FullName("hopbench." + string(v) + "." + string(name)))
+	if err != nil {
+		return nil, fmt.Errorf("schema %s has no %s (model %s): %w", v, name, model, err)
+	}
+	return mt.New().Interface(), nil
+}
+
+// Message is the model's message of count items from seed in version v:
+// the generator's (v1) message, carried into v by field number, fields v
+// lacks left out.
+func Message(model string, v Version, count int, seed uint64) (proto.Message, error) {
+	m, err := payload.Lookup(model)
+	if err != nil {
+		return nil, err
+	}
+	msg, err := m.Message(count, seed)
+	if err != nil || v == V1 {
+		return msg, err
+	}
+	b, err := proto.Marshal(msg)
+	if err != nil {
+		return nil, err
+	}
+	out, err := NewMessage(model, v)
+	if err != nil {
+		return nil, err
+	}
+	return out, proto.UnmarshalOptions{DiscardUnknown: true}.Unmarshal(b, out)
+}

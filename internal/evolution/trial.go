@@ -1,0 +1,195 @@
+package evolution
+
+import (
+	"fmt"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/hopbench/hopbench/internal/codec"
+)
+
+// Outcome is what became of a field a message carried along a path.
+type Outcome string
+
+// Outcomes, in the order tables list them.
+const (
+	Kept      Outcome = "kept"      // came back as sent
+	Dropped   Outcome = "dropped"   // came back empty: silently lost
+	Corrupted Outcome = "corrupted" // came back with another value
+	Refused   Outcome = "refused"   // a node (or the sender) could not decode or encode the message
+	NotSent   Outcome = "not sent"  // the sender's version has no such field
+)
+
+// Trial is one message of a change's model sent along a path in one codec,
+// and what came back.
+type Trial struct {
+	Codec  string `json:"codec"`
+	Change string `json:"change"`
+	Path   string `json:"path"`
+	// Outcome is the changed field's; Others that of every other field
+	// (kept, or corrupted when the change disturbed what it did not touch).
+	// A refused message has both refused.
+	Outcome Outcome `json:"outcome"`
+	Others  Outcome `json:"others"`
+	// Detail says what differed, or where the message was refused and why.
+	Detail string `json:"detail,omitempty"`
+	// Bytes are the bodies sent in turn: the sender's, then each node's.
+	Bytes []int `json:"bytes"`
+}
+
+// Run sends a message of count items of the change's model, made in the
+// path's first version (with the change's value where it sets one), along
+// the path in codec c: each node decodes the body into its own version's
+// message and encodes that on, the last node echoes, and the replies pass
+// the nodes back to the sender, which decodes the reply in its version. It
+// is what the nodes of an echo chain do with a body, in the same codec
+// code, without the network between them.
+func Run(c codec.Codec, ch Change, p Path, count int, seed uint64) (Trial, error) {
+	t := Trial{Codec: c.Name(), Change: ch.Name, Path: p.String()}
+	sent, err := Message(ch.Model, p[0], count, seed)
+	if err != nil {
+		return t, err
+	}
+	field := ch.field(p[0])
+	if v, ok := ch.Sent[p[0]]; ok && field != "" {
+		set(sent.ProtoReflect(), field, v)
+	}
+	back, refused := t.carry(c, ch.Model, sent, p)
+	if refused != "" {
+		t.Outcome, t.Others, t.Detail = Refused, Refused, refused
+		return t, nil
+	}
+	t.Outcome, t.Detail = NotSent, fmt.Sprintf("a %s sender has no such field", p[0])
+	if field != "" {
+		t.Outcome, t.Detail = compare(values(sent.ProtoReflect(), field), values(back.ProtoReflect(), field))
+	}
+	t.Others = others(sent, back, ch.Model, p[0])
+	return t, nil
+}
+
+// carry passes sent along p and returns the message the sender reads back,
+// or which hop refused it and why.
+func (t *Trial) carry(c codec.Codec, model string, sent proto.Message, p Path) (proto.Message, string) {
+	body, err := c.Marshal(sent)
+	if err != nil {
+		return nil, fmt.Sprintf("the %s sender could not encode its message: %v", p[0], err)
+	}
+	t.Bytes = append(t.Bytes, len(body))
+	hops := p.hops()
+	for i, v := range hops {
+		msg, err := NewMessage(model, v)
+		if err != nil {
+			return nil, err.Error()
+		}
+		who := hopName(p, i)
+		if err := c.Unmarshal(body, msg); err != nil {
+			return nil, fmt.Sprintf("%s could not decode: %v", who, err)
+		}
+		if i == len(hops)-1 {
+			return msg, ""
+		}
+		if body, err = c.Marshal(msg); err != nil {
+			return nil, fmt.Sprintf("%s could not encode: %v", who, err)
+		}
+		t.Bytes = append(t.Bytes, len(body))
+	}
+	return nil, "no hops"
+}
+
+// hopName names the i-th decoder of p.hops: "node 2 (v1)", "node 1 (v2)
+// on the way back", "the v2 sender".
+func hopName(p Path, i int) string {
+	nodes := len(p) - 1
+	switch {
+	case i < nodes:
+		return fmt.Sprintf("node %d (%s)", i+1, p[i+1])
+	case i < 2*nodes-1:
+		n := 2*nodes - 1 - i
+		return fmt.Sprintf("node %d (%s) on the way back", n, p[n])
+	}
+	return fmt.Sprintf("the %s sender, reading the reply,", p[0])
+}
+
+// compare reads the changed field's values item by item: kept when every
+// one came back, dropped when some came back empty and none changed,
+// corrupted when any came back different.
+func compare(sent, back []protoreflect.Value) (Outcome, string) {
+	if len(sent) != len(back) {
+		return Corrupted, fmt.Sprintf("%d items sent, %d came back", len(sent), len(back))
+	}
+	var dropped, corrupted int
+	var example string
+	for i, s := range sent {
+		b := back[i]
+		switch {
+		case b.Equal(s):
+		case isZero(b):
+			dropped++
+		default:
+			corrupted++
+			if example == "" {
+				example = fmt.Sprintf("%v came back as %v", s.Interface(), b.Interface())
+			}
+		}
+	}
+	switch {
+	case corrupted > 0:
+		return Corrupted, fmt.Sprintf("%d of %d items: %s", corrupted, len(sent), example)
+	case dropped > 0:
+		return Dropped, fmt.Sprintf("%d of %d items came back empty", dropped, len(sent))
+	}
+	return Kept, ""
+}
+
+// isZero says whether v is its kind's zero, which proto3 does not tell
+// from absent.
+func isZero(v protoreflect.Value) bool {
+	switch x := v.Interface().(type) {
+	case string:
+		return x == ""
+	case int32, int64, uint32, uint64, float32, float64:
+		return fmt.Sprint(x) == "0"
+	case protoreflect.EnumNumber:
+		return x == 0
+	case bool:
+		return !x
+	case []byte:
+		return len(x) == 0
+	}
+	return !v.IsValid()
+}
+
+// others compares every field no change of the model touches: those the
+// changes touch differ between the versions by design.
+func others(sent, back proto.Message, model string, v Version) Outcome {
+	s, b := proto.Clone(sent), proto.Clone(back)
+	for _, ch := range Changes {
+		if f := ch.field(v); ch.Model == model && f != "" {
+			clearField(s.ProtoReflect(), f)
+			clearField(b.ProtoReflect(), f)
+		}
+	}
+	if proto.Equal(s, b) {
+		return Kept
+	}
+	return Corrupted
+}
+
+// Matrix runs every change along every path in every codec, count items a
+// message.
+func Matrix(codecs []codec.Codec, paths []Path, count int, seed uint64) ([]Trial, error) {
+	var out []Trial
+	for _, p := range paths {
+		for _, ch := range Changes {
+			for _, c := range codecs {
+				t, err := Run(c, ch, p, count, seed)
+				if err != nil {
+					return nil, fmt.Errorf("%s %s over %s: %w", c.Name(), ch.Name, p, err)
+				}
+				out = append(out, t)
+			}
+		}
+	}
+	return out, nil
+}
