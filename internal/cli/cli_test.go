@@ -137,6 +137,8 @@ func TestBadInputIsAUsageErrorNamingTheFix(t *testing.T) {
 		{[]string{"node", "--runtime", "dotnet"}, `--runtime: runtime "dotnet": want go or jvm`},
 		{[]string{"node", "--runtime", "jvm", "--stack", "kafka"}, "--runtime jvm: stack kafka: the JVM node serves rest, rest+proto"},
 		{[]string{"node", "--runtime", "jvm", "--tls", "--http2"}, "the JVM node does not take --http2, --tls"},
+		{[]string{"node", "--schema", "v3"}, `--schema: schema version "v3": want v1 or v2`},
+		{[]string{"node", "--runtime", "jvm", "--schema", "v2"}, "the JVM node does not take --schema"},
 		{[]string{"node", "--runtime", "jvm", "--downstream", "127.0.0.1:1,127.0.0.1:2"}, "calls one downstream node (chains), not 2"},
 		{[]string{"node", "--runtime", "jvm", "--gets", "user"}, `--gets: "user": want MODEL:COUNT`},
 		{[]string{"node", "--gets", "user:1"}, "--gets is for --runtime jvm"},

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hopbench/hopbench/internal/certs"
 	"github.com/hopbench/hopbench/internal/codec"
+	"github.com/hopbench/hopbench/internal/evolution"
 	"github.com/hopbench/hopbench/internal/jvm"
 	"github.com/hopbench/hopbench/internal/node"
 	"github.com/hopbench/hopbench/internal/nodeapi"
@@ -22,6 +23,7 @@ import (
 
 type nodeFlags struct {
 	stack, caOut, tlsDir string
+	schema               string
 	downstream           []string
 	options              map[string]string
 	tls, mtls, h2        bool
@@ -70,6 +72,7 @@ a broker: start it first with hopbench brokers up.`,
 	fl.StringVar(&f.cfg.Admin, "admin", "127.0.0.1:0", "admin endpoint (/ready, /stats, /metrics); the default is a free port, printed at start-up; empty for none")
 	fl.BoolVar(&f.noIntrospection, "no-introspection", false, "graphql: refuse introspection queries (the same as --option introspection=false)")
 	fl.Uint64Var(&f.cfg.Seed, "seed", payload.DefaultSeed, "generator seed for get replies")
+	fl.StringVar(&f.schema, "schema", string(evolution.V1), "the payload schema's version the node decodes into and answers in: v1, or v2 (schema/hopbench/v2: v1 with fields added, removed, renamed and widened), for mixed-version chains")
 	fl.StringVar(&f.runtime, "runtime", jvm.Go, "what the node runs on: go, or jvm (jvm/node: Quarkus, Jackson, protobuf-java; rest and grpc stacks; built by scripts/setup.sh jvm); the JVM node replaces this process")
 	fl.StringSliceVar(&f.gets, "gets", nil, "with --runtime jvm: the get replies the JVM node holds, generated here, `MODEL:COUNT,...` (default every model at its first standard count)")
 	return cmd
@@ -89,6 +92,11 @@ func runNode(cmd *cobra.Command, a *app, f nodeFlags) error {
 	if len(f.gets) > 0 {
 		return usageError{fmt.Errorf("--gets is for --runtime jvm: the Go node generates its get replies")}
 	}
+	v, err := evolution.ParseVersion(f.schema)
+	if err != nil {
+		return usageError{fmt.Errorf("--schema: %w", err)}
+	}
+	f.cfg.Schema = v
 	useTLS := f.tls || f.mtls || f.tlsDir != ""
 	if f.announce && f.cfg.Admin == "" {
 		return usageError{fmt.Errorf("--announce tells an orchestrator the node's admin endpoint: give --admin an address (127.0.0.1:0 picks a free one)")}

@@ -15,8 +15,6 @@ import (
 	"strings"
 
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/hopbench/hopbench/internal/payload"
 	_ "github.com/hopbench/hopbench/schema/hopbench/v2" // registers v2's messages
@@ -109,16 +107,14 @@ func (p Path) hops() []Version {
 
 // NewMessage is an empty message of the model's type in version v.
 func NewMessage(model string, v Version) (proto.Message, error) {
+	if _, err := ParseVersion(string(v)); err != nil {
+		return nil, err
+	}
 	m, err := payload.Lookup(model)
 	if err != nil {
 		return nil, err
 	}
-	name := m.New().ProtoReflect().Descriptor().Name()
-	mt, err := protoregistry.GlobalTypes.FindMessageByName(protoreflect.FullName("hopbench." + string(v) + "." + string(name)))
-	if err != nil {
-		return nil, fmt.Errorf("schema %s has no %s (model %s): %w", v, name, model, err)
-	}
-	return mt.New().Interface(), nil
+	return v.New(m), nil
 }
 
 // Message is the model's message of count items from seed in version v:

@@ -26,7 +26,7 @@ func trial(t *testing.T, codecName, change, path string) evolution.Trial {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%s %s %s: %s (others %s) %s; bytes %v", codecName, change, path, tr.Outcome, tr.Others, tr.Detail, tr.Bytes)
+	t.Logf("%s %s %s: %s (others %s) %s; %d bytes sent, %d back", codecName, change, path, tr.Outcome, tr.Others, tr.Detail, tr.SentBytes, tr.ReplyBytes)
 	return tr
 }
 

@@ -34,18 +34,29 @@ type Trial struct {
 	Others  Outcome `json:"others"`
 	// Detail says what differed, or where the message was refused and why.
 	Detail string `json:"detail,omitempty"`
-	// Bytes are the bodies sent in turn: the sender's, then each node's.
-	Bytes []int `json:"bytes"`
+	// SentBytes and ReplyBytes are the body the sender sent and the one it
+	// read back (zero when refused).
+	SentBytes  int `json:"sent_bytes"`
+	ReplyBytes int `json:"reply_bytes,omitempty"`
 }
 
-// Run sends a message of count items of the change's model, made in the
-// path's first version (with the change's value where it sets one), along
-// the path in codec c: each node decodes the body into its own version's
-// message and encodes that on, the last node echoes, and the replies pass
-// the nodes back to the sender, which decodes the reply in its version. It
-// is what the nodes of an echo chain do with a body, in the same codec
-// code, without the network between them.
+// Carrier takes the body a sender sends and returns the reply's body, or
+// an error saying which hop refused the message.
+type Carrier func(body []byte) ([]byte, error)
+
+// Run is Through with the path's nodes in process: each decodes the body
+// into its own version's message and encodes that on, the last echoes,
+// and the replies pass the nodes back. It is what the nodes of an echo
+// chain do with a body, in the same codec code, without the network.
 func Run(c codec.Codec, ch Change, p Path, count int, seed uint64) (Trial, error) {
+	return Through(c, ch, p, count, seed, InProcess(c, ch.Model, p))
+}
+
+// Through sends a message of count items of the change's model, made in
+// the path's first version (with the change's value where it sets one),
+// through carry in codec c, decodes the reply in that version, and
+// compares the two field by field.
+func Through(c codec.Codec, ch Change, p Path, count int, seed uint64, carry Carrier) (Trial, error) {
 	t := Trial{Codec: c.Name(), Change: ch.Name, Path: p.String()}
 	sent, err := Message(ch.Model, p[0], count, seed)
 	if err != nil {
@@ -55,7 +66,7 @@ func Run(c codec.Codec, ch Change, p Path, count int, seed uint64) (Trial, error
 	if v, ok := ch.Sent[p[0]]; ok && field != "" {
 		set(sent.ProtoReflect(), field, v)
 	}
-	back, refused := t.carry(c, ch.Model, sent, p)
+	back, refused := t.carry(c, ch.Model, sent, p[0], carry)
 	if refused != "" {
 		t.Outcome, t.Others, t.Detail = Refused, Refused, refused
 		return t, nil
@@ -68,33 +79,47 @@ func Run(c codec.Codec, ch Change, p Path, count int, seed uint64) (Trial, error
 	return t, nil
 }
 
-// carry passes sent along p and returns the message the sender reads back,
-// or which hop refused it and why.
-func (t *Trial) carry(c codec.Codec, model string, sent proto.Message, p Path) (proto.Message, string) {
+// carry sends sent through carry and returns the message the sender reads
+// back, or who refused it and why.
+func (t *Trial) carry(c codec.Codec, model string, sent proto.Message, sender Version, carry Carrier) (proto.Message, string) {
 	body, err := c.Marshal(sent)
 	if err != nil {
-		return nil, fmt.Sprintf("the %s sender could not encode its message: %v", p[0], err)
+		return nil, fmt.Sprintf("the %s sender could not encode its message: %v", sender, err)
 	}
-	t.Bytes = append(t.Bytes, len(body))
-	hops := p.hops()
-	for i, v := range hops {
-		msg, err := NewMessage(model, v)
-		if err != nil {
-			return nil, err.Error()
-		}
-		who := hopName(p, i)
-		if err := c.Unmarshal(body, msg); err != nil {
-			return nil, fmt.Sprintf("%s could not decode: %v", who, err)
-		}
-		if i == len(hops)-1 {
-			return msg, ""
-		}
-		if body, err = c.Marshal(msg); err != nil {
-			return nil, fmt.Sprintf("%s could not encode: %v", who, err)
-		}
-		t.Bytes = append(t.Bytes, len(body))
+	t.SentBytes = len(body)
+	reply, err := carry(body)
+	if err != nil {
+		return nil, err.Error()
 	}
-	return nil, "no hops"
+	t.ReplyBytes = len(reply)
+	back, err := NewMessage(model, sender)
+	if err != nil {
+		return nil, err.Error()
+	}
+	if err := c.Unmarshal(reply, back); err != nil {
+		return nil, fmt.Sprintf("the %s sender could not decode the reply: %v", sender, err)
+	}
+	return back, ""
+}
+
+// InProcess carries a body through p's nodes in process (see Run).
+func InProcess(c codec.Codec, model string, p Path) Carrier {
+	return func(body []byte) ([]byte, error) {
+		hops := p.hops()
+		for i, v := range hops[:len(hops)-1] { // the last is the sender's, which Through decodes
+			msg, err := NewMessage(model, v)
+			if err != nil {
+				return nil, err
+			}
+			if err := c.Unmarshal(body, msg); err != nil {
+				return nil, fmt.Errorf("%s could not decode: %w", hopName(p, i), err)
+			}
+			if body, err = c.Marshal(msg); err != nil {
+				return nil, fmt.Errorf("%s could not encode: %w", hopName(p, i), err)
+			}
+		}
+		return body, nil
+	}
 }
 
 // hopName names the i-th decoder of p.hops: "node 2 (v1)", "node 1 (v2)

@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/hopbench/hopbench/internal/codec"
+	"github.com/hopbench/hopbench/internal/evolution"
 	"github.com/hopbench/hopbench/internal/network"
 	"github.com/hopbench/hopbench/internal/payload"
 	"github.com/hopbench/hopbench/internal/stats"
@@ -50,6 +51,9 @@ type Config struct {
 	// Network is emulated on every connection the node dials: its calls
 	// downstream and, on broker stacks, its connections to the broker.
 	Network network.Profile
+	// Schema is the version of the payload schema the node decodes into
+	// and answers in (default v1; v2 for schema evolution).
+	Schema evolution.Version
 }
 
 // Node is a running service.
@@ -94,6 +98,11 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	}
 	if cfg.Seed == 0 {
 		cfg.Seed = payload.DefaultSeed
+	}
+	if cfg.Schema != "" {
+		if _, err := evolution.ParseVersion(string(cfg.Schema)); err != nil {
+			return nil, err
+		}
 	}
 	tr, err := transport.Lookup(cfg.Stack.Transport)
 	if err != nil {
@@ -206,6 +215,9 @@ func (n *Node) handleMessage(ctx context.Context, req *transport.MessageRequest)
 	}
 	defer release()
 	start := time.Now()
+	if v := n.cfg.Schema; v != "" && v != evolution.V1 {
+		return nil, n.fail(transport.Errorf(transport.CodeBadRequest, "a %s node on %s: the transport decodes requests into v1's messages itself, so only v1 nodes serve it", v, n.cfg.Stack))
+	}
 	m, err := payload.Lookup(req.Model)
 	if err != nil {
 		return nil, n.fail(&transport.Error{Code: transport.CodeNotFound, Msg: err.Error()})
@@ -250,7 +262,7 @@ func (n *Node) serve(ctx context.Context, req *transport.Request) ([]byte, error
 
 	var in proto.Message
 	if req.Op != transport.OpGet {
-		in = m.New()
+		in = n.cfg.Schema.New(m)
 		if err := cc.Unmarshal(req.Body, in); err != nil {
 			return nil, decodeError(req, cc, err)
 		}
@@ -302,11 +314,11 @@ func (n *Node) operate(ctx context.Context, req *transport.Request, m payload.Mo
 			if err := n.checkReplySize(req, m); err != nil {
 				return nil, 0, 0, err
 			}
-			if reply, err = m.Message(req.Count, n.cfg.Seed); err != nil {
+			if reply, err = n.cfg.Schema.Message(m, req.Count, n.cfg.Seed); err != nil {
 				return nil, 0, 0, &transport.Error{Code: transport.CodeBadRequest, Msg: err.Error()}
 			}
 		case transport.OpPost:
-			reply = &pb.Ack{Model: m.Name, Count: int64(m.Len(in))}
+			reply = &pb.Ack{Model: m.Name, Count: int64(n.cfg.Schema.Len(m, in))}
 		case transport.OpEcho:
 			reply = in
 		default:
@@ -364,7 +376,7 @@ func (n *Node) callDownstream(ctx context.Context, req *transport.Request, m pay
 				errs[i] = fmt.Errorf("downstream %s: %w", n.cfg.Downstream[i], err)
 				return
 			}
-			reply := transport.NewReply(req.Op, m)
+			reply := n.newReply(req.Op, m)
 			if err := cc.Unmarshal(b, reply); err != nil {
 				errs[i] = transport.Errorf(transport.CodeInternal, "downstream %s: decoding its reply: %v", n.cfg.Downstream[i], err)
 				return
@@ -387,6 +399,15 @@ func (n *Node) callDownstream(ctx context.Context, req *transport.Request, m pay
 // aggregate combines downstream replies: a get merges them (lists
 // concatenated), a post sums the acknowledged counts, an echo returns the
 // first (every downstream echoed the same request).
+// newReply is an empty message of the kind a reply to op carries, in the
+// node's schema version.
+func (n *Node) newReply(op transport.Op, m payload.Model) proto.Message {
+	if op == transport.OpPost {
+		return transport.NewReply(op, m)
+	}
+	return n.cfg.Schema.New(m)
+}
+
 func aggregate(op transport.Op, replies []proto.Message) proto.Message {
 	switch op {
 	case transport.OpPost:
