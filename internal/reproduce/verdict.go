@@ -119,6 +119,12 @@ func (m Measured) pair(row *Row) {
 	case err != nil:
 		row.Verdict, row.Why = NotMeasured, err.Error()
 		return
+	case row.Num.V == 0 && row.Den.V == 0 && f.Here.Measure == "completed" && f.HoldsWhen != reference.About:
+		// Runs that ended are a count, not a timing: none against none is
+		// a tie, as one against one is.
+		row.Ratio = 1
+		row.Verdict, row.Test, row.Why = DoesNotHold, "exact measure", "a tie: neither side completed a run"
+		return
 	case row.Num.V == 0 && row.Den.V == 0:
 		row.Verdict, row.Why = NotMeasured, "both sides measured 0: no direction"
 		return
