@@ -86,10 +86,19 @@ func set(m protoreflect.Message, path string, v protoreflect.Value) {
 	leaves(m, path, func(m protoreflect.Message, fd protoreflect.FieldDescriptor) { m.Set(fd, v) })
 }
 
+// value is a field's value in one item, and whether the item has it set
+// (proto3 does not tell a zero from absent: a zero is unset).
+type value struct {
+	v   protoreflect.Value
+	set bool
+}
+
 // values are the field's values at path, item by item.
-func values(m protoreflect.Message, path string) []protoreflect.Value {
-	var out []protoreflect.Value
-	leaves(m, path, func(m protoreflect.Message, fd protoreflect.FieldDescriptor) { out = append(out, m.Get(fd)) })
+func values(m protoreflect.Message, path string) []value {
+	var out []value
+	leaves(m, path, func(m protoreflect.Message, fd protoreflect.FieldDescriptor) {
+		out = append(out, value{m.Get(fd), m.Has(fd)})
+	})
 	return out
 }
 

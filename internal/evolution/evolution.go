@@ -117,25 +117,12 @@ func NewMessage(model string, v Version) (proto.Message, error) {
 	return v.New(m), nil
 }
 
-// Message is the model's message of count items from seed in version v:
-// the generator's (v1) message, carried into v by field number, fields v
-// lacks left out.
+// Message is the model's message of count items from seed in version v
+// (Version.Message).
 func Message(model string, v Version, count int, seed uint64) (proto.Message, error) {
 	m, err := payload.Lookup(model)
 	if err != nil {
 		return nil, err
 	}
-	msg, err := m.Message(count, seed)
-	if err != nil || v == V1 {
-		return msg, err
-	}
-	b, err := proto.Marshal(msg)
-	if err != nil {
-		return nil, err
-	}
-	out, err := NewMessage(model, v)
-	if err != nil {
-		return nil, err
-	}
-	return out, proto.UnmarshalOptions{DiscardUnknown: true}.Unmarshal(b, out)
+	return v.Message(m, count, seed)
 }

@@ -14,9 +14,12 @@ import (
 // Version is v1, so code that never names a version is v1's and pays
 // nothing for the others.
 
+// IsV1 says whether v is v1, the zero Version included.
+func (v Version) IsV1() bool { return v == "" || v == V1 }
+
 // New is an empty message of model m in version v.
 func (v Version) New(m payload.Model) proto.Message {
-	if v == "" || v == V1 {
+	if v.IsV1() {
 		return m.New()
 	}
 	mt := v2Types()[m.Name]
@@ -28,30 +31,39 @@ func (v Version) New(m payload.Model) proto.Message {
 	return mt.New().Interface()
 }
 
-// Message is the model's message of count items from seed in version v.
+// Message is the model's message of count items from seed in version v:
+// the generator's (v1) message, carried into v by field number, fields v
+// lacks left out.
 func (v Version) Message(m payload.Model, count int, seed uint64) (proto.Message, error) {
-	if v == "" || v == V1 {
-		return m.Message(count, seed)
+	msg, err := m.Message(count, seed)
+	if err != nil || v.IsV1() {
+		return msg, err
 	}
-	return Message(m.Name, v, count, seed)
+	return convert(msg, v.New(m))
 }
 
 // Len counts the items of msg, a message of m in version v: the model's
 // count is defined on v1, so a v2 message is counted through v1 (its
 // fields by number; a widened scalar's value does not count).
 func (v Version) Len(m payload.Model, msg proto.Message) int {
-	if v == "" || v == V1 {
+	if v.IsV1() {
 		return m.Len(msg)
 	}
-	b, err := proto.Marshal(msg)
+	old, err := convert(msg, m.New())
 	if err != nil {
 		return -1
 	}
-	old := m.New()
-	if err := (proto.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(b, old); err != nil {
-		return -1
-	}
 	return m.Len(old)
+}
+
+// convert carries msg into the empty message into, of another version, by
+// field number, leaving out the fields into's version lacks.
+func convert(msg, into proto.Message) (proto.Message, error) {
+	b, err := proto.Marshal(msg)
+	if err != nil {
+		return nil, err
+	}
+	return into, proto.UnmarshalOptions{DiscardUnknown: true}.Unmarshal(b, into)
 }
 
 var v2Types = sync.OnceValue(func() map[string]protoreflect.MessageType {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/hopbench/hopbench/internal/codec"
 )
@@ -139,7 +138,7 @@ func hopName(p Path, i int) string {
 // compare reads the changed field's values item by item: kept when every
 // one came back, dropped when some came back empty and none changed,
 // corrupted when any came back different.
-func compare(sent, back []protoreflect.Value) (Outcome, string) {
+func compare(sent, back []value) (Outcome, string) {
 	if len(sent) != len(back) {
 		return Corrupted, fmt.Sprintf("%d items sent, %d came back", len(sent), len(back))
 	}
@@ -148,13 +147,13 @@ func compare(sent, back []protoreflect.Value) (Outcome, string) {
 	for i, s := range sent {
 		b := back[i]
 		switch {
-		case b.Equal(s):
-		case isZero(b):
+		case b.v.Equal(s.v):
+		case !b.set:
 			dropped++
 		default:
 			corrupted++
 			if example == "" {
-				example = fmt.Sprintf("%v came back as %v", s.Interface(), b.Interface())
+				example = fmt.Sprintf("%v came back as %v", s.v.Interface(), b.v.Interface())
 			}
 		}
 	}
@@ -165,24 +164,6 @@ func compare(sent, back []protoreflect.Value) (Outcome, string) {
 		return Dropped, fmt.Sprintf("%d of %d items came back empty", dropped, len(sent))
 	}
 	return Kept, ""
-}
-
-// isZero says whether v is its kind's zero, which proto3 does not tell
-// from absent.
-func isZero(v protoreflect.Value) bool {
-	switch x := v.Interface().(type) {
-	case string:
-		return x == ""
-	case int32, int64, uint32, uint64, float32, float64:
-		return fmt.Sprint(x) == "0"
-	case protoreflect.EnumNumber:
-		return x == 0
-	case bool:
-		return !x
-	case []byte:
-		return len(x) == 0
-	}
-	return !v.IsValid()
 }
 
 // others compares every field no change of the model touches: those the

@@ -3,7 +3,6 @@ package jvm_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -18,7 +17,6 @@ import (
 	"github.com/hopbench/hopbench/internal/codec"
 	"github.com/hopbench/hopbench/internal/jvm"
 	"github.com/hopbench/hopbench/internal/node"
-	"github.com/hopbench/hopbench/internal/nodeapi"
 	"github.com/hopbench/hopbench/internal/nodeapi/nodetest"
 	"github.com/hopbench/hopbench/internal/payload"
 	"github.com/hopbench/hopbench/internal/transport"
@@ -231,15 +229,7 @@ func TestTheJVMNodeCachesGetReplies(t *testing.T) {
 			}
 		}
 	}
-	resp, err := http.Get("http://" + ready.Admin + "/stats")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var s nodeapi.Stats
-	if err := json.NewDecoder(resp.Body).Decode(&s); err != nil {
-		t.Fatal(err)
-	}
+	s := nodetest.Stats(t, "http://"+ready.Admin)
 	if s.Requests != 6 || s.CacheHits != 4 {
 		t.Errorf("%d requests, %d cache hits; want 6 and 4 (the first get of each encoding is made)", s.Requests, s.CacheHits)
 	}

@@ -99,7 +99,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	if cfg.Seed == 0 {
 		cfg.Seed = payload.DefaultSeed
 	}
-	if cfg.Schema != "" {
+	if !cfg.Schema.IsV1() {
 		if _, err := evolution.ParseVersion(string(cfg.Schema)); err != nil {
 			return nil, err
 		}
@@ -131,7 +131,14 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		}
 		n.clients = append(n.clients, c)
 	}
-	if n.server, err = transport.Listen(ctx, tr, cfg.Listen, tcfg, transport.Handler{Bytes: n.handle, Message: n.handleMessage}); err != nil {
+	h := transport.Handler{Bytes: n.handle}
+	if cfg.Schema.IsV1() {
+		// Transports that decode bodies themselves (GraphQL) decode into
+		// v1's messages: a node of another version offers them no
+		// message-level handler, and they refuse to listen.
+		h.Message = n.handleMessage
+	}
+	if n.server, err = transport.Listen(ctx, tr, cfg.Listen, tcfg, h); err != nil {
 		n.Close()
 		return nil, fmt.Errorf("node: %w", err)
 	}
@@ -215,9 +222,6 @@ func (n *Node) handleMessage(ctx context.Context, req *transport.MessageRequest)
 	}
 	defer release()
 	start := time.Now()
-	if v := n.cfg.Schema; v != "" && v != evolution.V1 {
-		return nil, n.fail(transport.Errorf(transport.CodeBadRequest, "a %s node on %s: the transport decodes requests into v1's messages itself, so only v1 nodes serve it", v, n.cfg.Stack))
-	}
 	m, err := payload.Lookup(req.Model)
 	if err != nil {
 		return nil, n.fail(&transport.Error{Code: transport.CodeNotFound, Msg: err.Error()})
@@ -396,9 +400,6 @@ func (n *Node) callDownstream(ctx context.Context, req *transport.Request, m pay
 	return replies, nil
 }
 
-// aggregate combines downstream replies: a get merges them (lists
-// concatenated), a post sums the acknowledged counts, an echo returns the
-// first (every downstream echoed the same request).
 // newReply is an empty message of the kind a reply to op carries, in the
 // node's schema version.
 func (n *Node) newReply(op transport.Op, m payload.Model) proto.Message {
@@ -408,6 +409,9 @@ func (n *Node) newReply(op transport.Op, m payload.Model) proto.Message {
 	return n.cfg.Schema.New(m)
 }
 
+// aggregate combines downstream replies: a get merges them (lists
+// concatenated), a post sums the acknowledged counts, an echo returns the
+// first (every downstream echoed the same request).
 func aggregate(op transport.Op, replies []proto.Message) proto.Message {
 	switch op {
 	case transport.OpPost:

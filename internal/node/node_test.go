@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/hopbench/hopbench/internal/codec"
+	"github.com/hopbench/hopbench/internal/evolution"
 	"github.com/hopbench/hopbench/internal/node"
 	"github.com/hopbench/hopbench/internal/payload"
 	"github.com/hopbench/hopbench/internal/topology"
@@ -319,5 +320,30 @@ func TestAGetTooLargeIsRefusedBeforeItIsMade(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// GraphQL decodes requests into v1's messages itself: a node of schema v2
+// offers it no message-level handler, and it refuses to start, saying
+// why; the same node serves on REST.
+func TestANodeOfSchemaV2RefusesGraphQLAtStart(t *testing.T) {
+	for _, c := range []struct {
+		stack string
+		ok    bool
+	}{{"graphql", false}, {"rest", true}} {
+		st, err := transport.ParseStack(c.stack)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := node.Start(context.Background(), node.Config{Stack: st, Schema: evolution.V2})
+		if err == nil {
+			n.Close()
+		}
+		if (err == nil) != c.ok || (!c.ok && !strings.Contains(err.Error(), "GraphQL decodes requests itself")) {
+			t.Errorf("%s node of schema v2: %v; want it to start: %v", c.stack, err, c.ok)
+		}
+	}
+	if _, err := node.Start(context.Background(), node.Config{Stack: transport.Stack{Transport: "rest", Codec: "json", Compression: "none"}, Schema: "v3"}); err == nil || !strings.Contains(err.Error(), `"v3": want v1 or v2`) {
+		t.Errorf("schema v3: %v", err)
 	}
 }

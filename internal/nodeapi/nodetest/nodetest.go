@@ -96,9 +96,9 @@ func serve(t *testing.T, stack, addr string, calls int) {
 	}
 }
 
-// checkStats reads /stats as the contract types them, strictly, and
-// checks it counts want requests in every phase.
-func checkStats(t *testing.T, admin string, want int64) {
+// Stats reads a node's /stats from its admin URL (http://host:port) as
+// the contract types them, strictly: a key the contract lacks fails.
+func Stats(t *testing.T, admin string) nodeapi.Stats {
 	t.Helper()
 	resp, err := http.Get(admin + "/stats")
 	if err != nil {
@@ -111,6 +111,14 @@ func checkStats(t *testing.T, admin string, want int64) {
 	if err := dec.Decode(&s); err != nil {
 		t.Fatalf("GET /stats is not the contract's Stats: %v", err)
 	}
+	return s
+}
+
+// checkStats reads /stats and checks it counts want requests in every
+// phase.
+func checkStats(t *testing.T, admin string, want int64) {
+	t.Helper()
+	s := Stats(t, admin)
 	if s.Requests != want {
 		t.Errorf("stats count %d requests, want %d", s.Requests, want)
 	}

@@ -80,7 +80,7 @@ func (t Transport) Listen(ctx context.Context, addr string, cfg transport.Config
 		return nil, err
 	}
 	if h.Message == nil {
-		return nil, errors.New("graphql: the handler has no message-level form")
+		return nil, errors.New("graphql: the node offers no message-level handler, and GraphQL decodes requests itself, into the payload schema's v1 messages")
 	}
 	var lc net.ListenConfig
 	l, err := lc.Listen(ctx, "tcp", addr)
