@@ -12,6 +12,7 @@ package evolution
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"google.golang.org/protobuf/proto"
@@ -74,6 +75,66 @@ func ParsePath(s string) (Path, error) {
 	}
 	return p, nil
 }
+
+// ParseSchema reads an experiment's schema entry: one version ("v2": the
+// sender and every node of it) as a path of one, or a path ("v2,v1,v2").
+func ParseSchema(s string) (Path, error) {
+	if !strings.Contains(s, ",") {
+		v, err := ParseVersion(s)
+		if err != nil {
+			return nil, fmt.Errorf("%w, or a path such as \"v2,v1,v2\" (the sender's version, then each node's)", err)
+		}
+		return Path{v}, nil
+	}
+	return ParsePath(s)
+}
+
+// For is the path a sender and n nodes take: a path of one version gives
+// each that version; a longer path must name exactly n+1.
+func (p Path) For(n int) (Path, error) {
+	if len(p) == 1 {
+		out := make(Path, n+1)
+		for i := range out {
+			out[i] = p[0]
+		}
+		return out, nil
+	}
+	if len(p) != n+1 {
+		return nil, fmt.Errorf("schema path %q names a sender and %d nodes, and the topology has %d", p, len(p)-1, n)
+	}
+	return p, nil
+}
+
+// Chain is the topology a path of more than one version fixes: direct for
+// a sender and one node, chain:N for N nodes; "" for a path of one.
+func (p Path) Chain() string {
+	switch len(p) {
+	case 0, 1:
+		return ""
+	case 2:
+		return "direct"
+	}
+	return fmt.Sprintf("chain:%d", len(p)-1)
+}
+
+// Sender is the version the sender speaks (v1 for an empty path).
+func (p Path) Sender() Version {
+	if len(p) == 0 {
+		return V1
+	}
+	return p[0]
+}
+
+// Node is the version node i speaks, the entry node 0 (v1 beyond the path).
+func (p Path) Node(i int) Version {
+	if i+1 >= len(p) {
+		return V1
+	}
+	return p[i+1]
+}
+
+// Has says whether v is one of the path's versions.
+func (p Path) Has(v Version) bool { return slices.Contains(p, v) }
 
 func (p Path) String() string {
 	s := make([]string, len(p))

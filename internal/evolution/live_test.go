@@ -3,6 +3,7 @@ package evolution_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/hopbench/hopbench/internal/codec"
 	"github.com/hopbench/hopbench/internal/evolution"
@@ -13,8 +14,8 @@ import (
 )
 
 // chain starts the nodes of path p on a stack, entry first, each of its
-// own schema version, and returns a carrier that echoes through them.
-func chain(t *testing.T, st transport.Stack, p evolution.Path, model string) evolution.Carrier {
+// own schema version, and returns a client of the entry node.
+func chain(t *testing.T, st transport.Stack, p evolution.Path) transport.Client {
 	t.Helper()
 	var next []string
 	for i := len(p) - 1; i >= 1; i-- {
@@ -34,21 +35,17 @@ func chain(t *testing.T, st transport.Stack, p evolution.Path, model string) evo
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	cc, _ := codec.Lookup(st.Codec)
-	none, _ := codec.LookupCompression("none")
-	return func(body []byte) ([]byte, error) {
-		return c.Call(context.Background(), &transport.Request{Op: transport.OpEcho, Model: model, Codec: cc, Compression: none, Body: body})
-	}
+	return c
 }
 
 // Nodes of either version in a live chain do to a message what the
 // in-process trial says they do: the same outcome for every change, over
-// REST with JSON and Protobuf and over gRPC, both ways round.
+// REST with JSON, gzipped JSON and Protobuf and over gRPC, both ways round.
 func TestALiveMixedChainDoesWhatTheTrialSays(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts chains of nodes")
 	}
-	for _, stack := range []string{"rest", "rest+proto", "grpc"} {
+	for _, stack := range []string{"rest", "rest+json+gzip", "rest+proto", "grpc"} {
 		st, err := transport.ParseStack(stack)
 		if err != nil {
 			t.Fatal(err)
@@ -56,18 +53,25 @@ func TestALiveMixedChainDoesWhatTheTrialSays(t *testing.T) {
 		cc, _ := codec.Lookup(st.Codec)
 		for _, path := range []string{"v2,v1,v2", "v1,v2,v1"} {
 			p, _ := evolution.ParsePath(path)
-			for _, ch := range evolution.Changes {
-				live, err := evolution.Through(cc, ch, p, 3, payload.DefaultSeed, chain(t, st, p, ch.Model))
+			trials, err := evolution.Live(context.Background(), chain(t, st, p), st, p, evolution.TrialCounts, payload.DefaultSeed, 10*time.Second)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := len(evolution.TrialCounts) * len(evolution.Changes); len(trials) != want {
+				t.Fatalf("%s over %s: %d trials, want %d", stack, path, len(trials), want)
+			}
+			for _, live := range trials {
+				ch, ok := evolution.LookupChange(live.Change)
+				if !ok {
+					t.Fatalf("no change %q", live.Change)
+				}
+				want, err := evolution.Run(cc, ch, p, live.Count, payload.DefaultSeed)
 				if err != nil {
 					t.Fatal(err)
 				}
-				want, err := evolution.Run(cc, ch, p, 3, payload.DefaultSeed)
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Logf("%s %s over %s: %s (others %s) %s", stack, ch.Name, path, live.Outcome, live.Others, live.Detail)
+				t.Logf("%s %s×%d over %s: %s (others %s) %s", stack, ch.Name, live.Count, path, live.Outcome, live.Others, live.Detail)
 				if live.Outcome != want.Outcome || live.Others != want.Others {
-					t.Errorf("%s %s over %s: live %s (others %s: %s), in process %s (others %s: %s)", stack, ch.Name, path,
+					t.Errorf("%s %s×%d over %s: live %s (others %s: %s), in process %s (others %s: %s)", stack, ch.Name, live.Count, path,
 						live.Outcome, live.Others, live.Detail, want.Outcome, want.Others, want.Detail)
 				}
 			}

@@ -26,6 +26,8 @@ type Trial struct {
 	Codec  string `json:"codec"`
 	Change string `json:"change"`
 	Path   string `json:"path"`
+	// Count is the items the message carried.
+	Count int `json:"count"`
 	// Outcome is the changed field's; Others that of every other field
 	// (kept, or corrupted when the change disturbed what it did not touch).
 	// A refused message has both refused.
@@ -56,7 +58,7 @@ func Run(c codec.Codec, ch Change, p Path, count int, seed uint64) (Trial, error
 // through carry in codec c, decodes the reply in that version, and
 // compares the two field by field.
 func Through(c codec.Codec, ch Change, p Path, count int, seed uint64, carry Carrier) (Trial, error) {
-	t := Trial{Codec: c.Name(), Change: ch.Name, Path: p.String()}
+	t := Trial{Codec: c.Name(), Change: ch.Name, Path: p.String(), Count: count}
 	sent, err := Message(ch.Model, p[0], count, seed)
 	if err != nil {
 		return t, err

@@ -7,10 +7,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hopbench/hopbench/internal/evolution"
 	"github.com/hopbench/hopbench/internal/jvm"
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/network"
 	"github.com/hopbench/hopbench/internal/results"
+	"github.com/hopbench/hopbench/internal/topology"
 	"github.com/hopbench/hopbench/internal/transport"
 )
 
@@ -64,6 +66,24 @@ type Run struct {
 	// jvm; JVMFlags are then the JVM's flags each node had.
 	Runtime  string   `json:"runtime,omitempty"`
 	JVMFlags []string `json:"jvm_flags,omitempty"`
+	// Schema is the payload schema's versions of the run, as the spec
+	// gave them: one for the generator and every node ("v2"), or a path,
+	// the generator's first and then each node's, the entry node first
+	// ("v2,v1,v2"); empty for v1 everywhere.
+	Schema string `json:"schema,omitempty"`
+}
+
+// SchemaPath is the run's versions, the generator's first and then each
+// node's, entry first (evolution.Path); nil when every one is v1 by
+// default.
+func (r Run) SchemaPath() evolution.Path {
+	if r.Schema == "" {
+		return nil
+	}
+	p, _ := evolution.ParseSchema(r.Schema) // validated
+	top, _ := topology.Parse(r.Topology)
+	p, _ = p.For(top.Nodes())
+	return p
 }
 
 // OnJVM reports whether the run's nodes run on the JVM.
@@ -145,46 +165,57 @@ func (s *Spec) matrix() []Run {
 	return runs
 }
 
-// variants are one case's runs across the switches and stacks.
+// variants are one case's runs across the switches and stacks, the
+// switches outermost in the order written and stacks innermost.
 func (s *Spec) variants(rep int, top, model string, count int, op string, l LoadSpec) []Run {
-	var runs []Run
-	for _, tls := range s.TLS {
-		for _, h2 := range s.HTTP2 {
-			for _, cache := range s.Cache {
-				for _, gen := range s.Generators {
-					for _, conn := range s.Connections {
-						for _, net := range s.Networks {
-							for _, rt := range s.Runtimes {
-								for _, st := range s.Stacks {
-									r := s.run(st, top, model, count, op, l)
-									r.Repetition, r.TLS, r.HTTP2, r.Cache, r.Generator = rep, tls, h2, cache, gen
-									r.MTLS = tls && s.MTLS
-									r.Connections, r.PerRequest, r.Network = conn.Pooled, conn.PerRequest, net
-									if s.NetworkMode == network.Kernel {
-										r.NetworkMode = network.Kernel
-									}
-									if rt == jvm.JVM {
-										r.Runtime, r.JVMFlags = rt, jvm.Options{Memory: int64(s.Memory)}.Flags()
-									}
-									runs = append(runs, r)
-								}
-							}
-						}
-					}
-				}
-			}
-		}
+	base := s.run(top, model, count, op, l)
+	base.Repetition = rep
+	if s.NetworkMode == network.Kernel {
+		base.NetworkMode = network.Kernel
 	}
-	return runs
+	runs := []Run{base}
+	runs = expand(runs, s.TLS, func(r *Run, tls bool) { r.TLS, r.MTLS = tls, tls && s.MTLS })
+	runs = expand(runs, s.HTTP2, func(r *Run, h2 bool) { r.HTTP2 = h2 })
+	runs = expand(runs, s.Cache, func(r *Run, cache bool) { r.Cache = cache })
+	runs = expand(runs, s.Generators, func(r *Run, gen string) { r.Generator = gen })
+	runs = expand(runs, s.Connections, func(r *Run, c ConnMode) { r.Connections, r.PerRequest = c.Pooled, c.PerRequest })
+	runs = expand(runs, s.Networks, func(r *Run, net network.Profile) { r.Network = net })
+	runs = expand(runs, s.Runtimes, func(r *Run, rt string) {
+		if rt == jvm.JVM {
+			r.Runtime, r.JVMFlags = rt, jvm.Options{Memory: int64(s.Memory)}.Flags()
+		}
+	})
+	schemas := s.Schemas
+	if len(schemas) == 0 {
+		schemas = []string{""}
+	}
+	runs = expand(runs, schemas, func(r *Run, schema string) { r.Schema = schema })
+	return expand(runs, s.Stacks, func(r *Run, stack string) {
+		st, _ := transport.ParseStack(stack) // validated
+		r.Stack, r.TransportOptions = st.String(), s.TransportOptions.For(st.Transport)
+	})
 }
 
-func (s *Spec) run(stack, top, model string, count int, op string, l LoadSpec) Run {
-	st, _ := transport.ParseStack(stack) // validated
+// expand is every run of runs with each of vals set by set: a dimension
+// of the matrix, innermost of those expanded so far.
+func expand[T any](runs []Run, vals []T, set func(*Run, T)) []Run {
+	out := make([]Run, 0, len(runs)*len(vals))
+	for _, r := range runs {
+		for _, v := range vals {
+			c := r
+			set(&c, v)
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// run is a case's run before its switches and stack are set (variants).
+func (s *Spec) run(top, model string, count int, op string, l LoadSpec) Run {
 	r := Run{
-		Part: s.part, Stack: st.String(), Topology: top, Op: op, Model: model, Count: count, Load: l,
+		Part: s.part, Topology: top, Op: op, Model: model, Count: count, Load: l,
 		Duration: s.Duration, Requests: s.Requests, Warmup: *s.Warmup, SLA: s.SLA, Timeout: s.Timeout,
 		Pin: s.Pin, Memory: s.Memory, Seed: s.Seed, Limits: s.Limits,
-		TransportOptions: s.TransportOptions.For(st.Transport),
 	}
 	if l.Closed == nil {
 		r.Requests = 0
@@ -242,7 +273,7 @@ func (r Run) Case() string {
 func (r Run) Record() *results.Record {
 	rec := &results.Record{Part: r.Part, Case: r.Case(), Run: r.Index, Repetition: r.Repetition,
 		Stack: r.Stack, Topology: r.Topology, Op: r.Op, Model: r.Model, Count: r.Count, Load: r.LoadName(), Options: r.Options(),
-		Runtime: r.Runtime, Started: time.Now()}
+		Runtime: r.Runtime, Schema: r.Schema, Started: time.Now()}
 	rec.Config, _ = json.Marshal(r) // a Run always marshals: plain fields
 	return rec
 }
@@ -267,6 +298,9 @@ func (r Run) Options() string {
 	}
 	if r.OnJVM() {
 		parts = append(parts, jvm.JVM)
+	}
+	if r.Schema != "" {
+		parts = append(parts, "schema:"+r.Schema)
 	}
 	if r.kernelNetwork() {
 		parts = append(parts, "net:"+r.Network.String()+"@kernel")

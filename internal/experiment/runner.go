@@ -25,6 +25,7 @@ import (
 	"github.com/hopbench/hopbench/internal/codecbench"
 	"github.com/hopbench/hopbench/internal/crosscheck"
 	"github.com/hopbench/hopbench/internal/environment"
+	"github.com/hopbench/hopbench/internal/evolution"
 	"github.com/hopbench/hopbench/internal/jvm"
 	"github.com/hopbench/hopbench/internal/lease"
 	"github.com/hopbench/hopbench/internal/load"
@@ -259,7 +260,7 @@ func (e *execution) run(ctx context.Context, r Run) *results.Record {
 func (e *execution) measure(ctx context.Context, r Run, rec *results.Record) error {
 	m := &measurement{execution: e, r: r, rec: rec}
 	defer m.close()
-	for _, step := range []func(context.Context) error{m.emulate, m.place, m.startNodes, m.boot, m.dial} {
+	for _, step := range []func(context.Context) error{m.emulate, m.place, m.startNodes, m.boot, m.dial, m.evolve} {
 		if err := step(ctx); err != nil {
 			return err
 		}
@@ -406,7 +407,7 @@ func (m *measurement) startNodes(ctx context.Context) error {
 	r := m.r
 	m.nodes = &nodeSet{limit: int64(r.Memory), name: fmt.Sprintf("hopbench-%d-run%d", os.Getpid(), r.Index), reset: m.resetNode}
 	pc := topology.ProcessConfig{
-		Bin: m.Bin, Listen: m.listen, Args: func(int) []string { return m.nodeArgs(r, m.tlsDir, m.clientTLS) }, Prefix: m.pin.prefix(), Host: m.hostOf(),
+		Bin: m.Bin, Listen: m.listen, Args: func(i int) []string { return m.nodeArgs(r, i, m.tlsDir, m.clientTLS) }, Prefix: m.pin.prefix(), Host: m.hostOf(),
 		Env: nodeEnv(m.Env, r), Started: m.nodes.started, Stderr: m.NodeStderr,
 	}
 	if r.OnJVM() {
@@ -438,7 +439,28 @@ func (m *measurement) dial(ctx context.Context) (err error) {
 	tcfg := m.transportConfig()
 	tcfg.Dialer = &wire.Dialer{Counter: m.counter, Network: r.inProcess(), From: m.from()}
 	m.tgt, err = load.DialTarget(ctx, load.TargetConfig{Stack: m.st, Addr: m.insts[0].Addr(), Transport: tcfg,
-		Op: transport.Op(r.Op), Model: r.Model, Count: r.Count, Seed: r.Seed, Connections: r.Connections, PerRequest: r.PerRequest})
+		Op: transport.Op(r.Op), Model: r.Model, Count: r.Count, Seed: r.Seed, Schema: r.SchemaPath().Sender(),
+		Connections: r.Connections, PerRequest: r.PerRequest})
+	return err
+}
+
+// evolve, in a run with a schema set, sends a message of each schema
+// change through the live nodes in echo, on a client of its own (whose
+// bytes the load's figures do not count), and records what came back.
+func (m *measurement) evolve(ctx context.Context) error {
+	p := m.r.SchemaPath()
+	if p == nil {
+		return nil
+	}
+	tr, _ := transport.Lookup(m.st.Transport)
+	tcfg := m.transportConfig()
+	tcfg.Dialer = &wire.Dialer{Counter: &wire.Counter{}, Network: m.r.inProcess(), From: m.from()}
+	cl, err := transport.Dial(ctx, tr, m.insts[0].Addr(), tcfg)
+	if err != nil {
+		return fmt.Errorf("dialling the entry node for the schema trials: %w", err)
+	}
+	defer cl.Close()
+	m.rec.Evolution, err = evolution.Live(ctx, cl, m.st, p, evolution.TrialCounts, m.r.Seed, time.Duration(m.r.Timeout))
 	return err
 }
 
@@ -670,8 +692,12 @@ func nodeEnv(env []string, r Run) []string {
 	return append(out, "GOMEMLIMIT=off")
 }
 
-func (e *execution) nodeArgs(r Run, tlsDir string, clientTLS *tls.Config) []string {
+// nodeArgs are node i's flags in run r.
+func (e *execution) nodeArgs(r Run, i int, tlsDir string, clientTLS *tls.Config) []string {
 	args := []string{"--stack", r.Stack, "--seed", strconv.FormatUint(r.Seed, 10)}
+	if p := r.SchemaPath(); p != nil {
+		args = append(args, "--schema", string(p.Node(i)))
+	}
 	for _, k := range slices.Sorted(maps.Keys(r.TransportOptions)) {
 		args = append(args, "--option", k+"="+r.TransportOptions[k])
 	}

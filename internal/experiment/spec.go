@@ -4,8 +4,10 @@
 package experiment
 
 import (
+	"cmp"
 	"time"
 
+	"github.com/hopbench/hopbench/internal/evolution"
 	"github.com/hopbench/hopbench/internal/jvm"
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/network"
@@ -40,6 +42,7 @@ type Spec struct {
 	Networks    Networks      `yaml:"networks" json:"networks,omitempty" jsonschema_description:"Several networks, each measured: a list such as [loopback, lan, wan] multiplies the matrix (each entry as in network)."`
 	NetworkMode string        `yaml:"network_mode" json:"network_mode,omitempty" jsonschema:"enum=in-process,enum=kernel" jsonschema_description:"How networks are emulated: in-process (the default, no privileges: at the dialling end of every connection) or kernel (root: the generator and each node on a network namespace of its own and the brokers beside hopbench, all joined by veth pairs to a bridge, shaped with tbf, and netem for delay and jitter where the kernel has it)."`
 	Runtimes    []string      `yaml:"runtimes" json:"runtimes,omitempty" jsonschema:"enum=go,enum=jvm" jsonschema_description:"The runtimes the nodes run on: go (hopbench node, the default) and jvm (jvm/node: Quarkus in JVM mode, JSON through Jackson on plain classes, Protobuf through protobuf-java; built by scripts/setup.sh jvm). [go, jvm] measures both. The JVM node serves rest (JSON or Protobuf) and grpc, each with or without gzip, direct or in chains, with or without the cache, without TLS, HTTP/2, emulated networks or stack options."`
+	Schemas     []string      `yaml:"schemas" json:"schemas,omitempty" jsonschema_description:"The payload schema's versions (schema/hopbench/v1 and v2, v1 with six changes services make), each measured: v1 (the default) or v2 for the generator and every node, or a path such as \"v2,v1,v2\": the generator's version, then each node's, the entry node first, which fixes the topology (a sender and 2 nodes: chain:2). A run with a version set first sends one message of each change through its live nodes in echo and records, field by field, what came back (evolution in its record), then runs its load with the generator and nodes of those versions. Go nodes only; not graphql (it decodes into v1 itself)."`
 	Seed        uint64        `yaml:"seed" json:"seed,omitempty" jsonschema_description:"Payload, Poisson and run-order seed (default 1)."`
 	Order       string        `yaml:"order" json:"order,omitempty" jsonschema:"enum=shuffled,enum=listed" jsonschema_description:"Order of the runs within each repetition: shuffled (default; seeded by seed and the repetition, recorded in each run's config as order_seed) so that a case's place in time never lines up with its stack, or listed (stacks innermost, as the lists are written)."`
 	GoMemLimit  string        `yaml:"gomemlimit" json:"gomemlimit,omitempty" jsonschema_description:"With memory set: the Go runtime's soft memory limit (GOMEMLIMIT) each node runs with, as a share of memory such as 90% (the default, what a Go service in a limited container sets), or off. Recorded in each run's config."`
@@ -132,7 +135,7 @@ func (s *Spec) Defaults() {
 		s.Ops = []string{"echo"}
 	}
 	if len(s.Topologies) == 0 {
-		s.Topologies = []string{"direct"}
+		s.Topologies = []string{cmp.Or(s.schemaChain(), "direct")}
 	}
 	if s.Warmup == nil {
 		w := Duration(time.Second)
@@ -182,6 +185,17 @@ func (s *Spec) Defaults() {
 	if len(s.Generators) == 0 {
 		s.Generators = []string{GeneratorHopbench}
 	}
+}
+
+// schemaChain is the topology the spec's first schema path fixes, if it
+// gives one (evolution.Path.Chain).
+func (s *Spec) schemaChain() string {
+	for _, sc := range s.Schemas {
+		if p, err := evolution.ParseSchema(sc); err == nil && p.Chain() != "" {
+			return p.Chain()
+		}
+	}
+	return ""
 }
 
 // config turns a load spec into the engine's configuration.

@@ -664,3 +664,65 @@ func TestTheJVMRuntimeIsRefusedWhatItDoesNotServe(t *testing.T) {
 		}
 	}
 }
+
+// What schemas cannot be is refused by name before anything runs: an
+// unknown version, a path whose length does not fit the topology or that
+// meets a fan-out, and v2 where nodes or the generator speak v1 only.
+func TestSchemasAreRefusedWhatTheyCannotBe(t *testing.T) {
+	for spec, want := range map[string]string{
+		"schemas: [v3]":         `schemas[0]: schema version "v3": want v1 or v2, or a path such as "v2,v1,v2"`,
+		`schemas: ["v2,v1,v9"]`: `schemas[0]: schema path "v2,v1,v9": schema version "v9"`,
+		`schemas: [v2, v2]`:     `schemas[1]: "v2" is listed twice`,
+		`schemas: ["v2,v1,v2"]` + "\ntopologies: [chain:3]":  `schemas[0]: schema path "v2,v1,v2" names a sender and 2 nodes, and the topology has 3: give topologies [chain:2], or a path of 4 versions for chain:3`,
+		`schemas: ["v2,v1,v2"]` + "\ntopologies: [tree:2]":   `fans out: use a topology of direct or chain:N, or one version`,
+		`schemas: ["v2,v1,v2"]` + "\nruntimes: [go, jvm]":    "schemas: runtime jvm: the JVM node speaks v1 only",
+		"schemas: [v2]\nstacks: [rest, graphql]":             "stacks[1]: schema v2: graphql decodes into v1's messages itself",
+		"schemas: [v2]\ngenerators: [hopbench, independent]": "schemas: generator independent: the cross-check client sends v1's messages only",
+	} {
+		if !strings.Contains(spec, "stacks:") {
+			spec += "\nstacks: [rest]"
+		}
+		_, err := Parse([]byte(spec + "\npayloads: [{model: text, counts: [10]}]\nloads: [{closed: {clients: 1}}]\n"))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want an error saying %q", spec, err, want)
+		}
+	}
+}
+
+// A path fixes the topology when none is given, one version alone gives
+// every node that version, and each is a dimension of the matrix named in
+// the case; v1 everywhere by default names none.
+func TestSchemasMultiplyTheMatrix(t *testing.T) {
+	s, err := Parse([]byte(`
+stacks: [rest, grpc]
+schemas: ["v2,v1,v2", "v1,v2,v1", v2]
+payloads: [{model: user, counts: [3]}]
+loads: [{closed: {clients: 1}}]
+order: listed
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := s.Runs()
+	if len(runs) != 6 {
+		t.Fatalf("%d runs, want 6", len(runs))
+	}
+	var got []string
+	for _, r := range runs {
+		got = append(got, r.Case()+" = "+r.SchemaPath().String())
+	}
+	want := []string{
+		"rest chain:2 echo user×3 closed:1 schema:v2,v1,v2 = v2,v1,v2",
+		"grpc chain:2 echo user×3 closed:1 schema:v2,v1,v2 = v2,v1,v2",
+		"rest chain:2 echo user×3 closed:1 schema:v1,v2,v1 = v1,v2,v1",
+		"grpc chain:2 echo user×3 closed:1 schema:v1,v2,v1 = v1,v2,v1",
+		"rest chain:2 echo user×3 closed:1 schema:v2 = v2,v2,v2",
+		"grpc chain:2 echo user×3 closed:1 schema:v2 = v2,v2,v2",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("runs\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if r := (Run{Topology: "direct"}); r.SchemaPath() != nil || r.Options() != "" {
+		t.Errorf("a run of no schema: path %v, options %q", r.SchemaPath(), r.Options())
+	}
+}

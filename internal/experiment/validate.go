@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hopbench/hopbench/internal/codec"
+	"github.com/hopbench/hopbench/internal/evolution"
 	"github.com/hopbench/hopbench/internal/jvm"
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/network"
@@ -132,7 +133,7 @@ func (s *Spec) runCount() int {
 		counts += len(p.Counts)
 	}
 	n := 1
-	for _, d := range []int{max(s.Repetitions, 1), len(s.Topologies), counts, len(s.Ops), len(s.Loads), len(s.TLS), len(s.HTTP2), len(s.Cache), len(s.Generators), len(s.Connections), len(s.Networks), len(s.Runtimes), len(s.Stacks)} {
+	for _, d := range []int{max(s.Repetitions, 1), len(s.Topologies), counts, len(s.Ops), len(s.Loads), len(s.TLS), len(s.HTTP2), len(s.Cache), len(s.Generators), len(s.Connections), len(s.Networks), len(s.Runtimes), len(s.Schemas), len(s.Stacks)} {
 		n *= max(d, 1)
 		if n > MaxRuns {
 			return n
@@ -328,6 +329,7 @@ func (s *Spec) validateScalars(bad func(string, string, ...any)) {
 	}
 	s.validateNetworkMode(bad)
 	s.validateRuntimes(bad)
+	s.validateSchemas(bad)
 	if s.MTLS && !slices.Contains(s.TLS, true) {
 		bad("mtls", "mutual TLS needs tls: true (or [false, true])")
 	}
@@ -453,6 +455,50 @@ func (s *Spec) validateRuntimes(bad func(string, string, ...any)) {
 		{len(s.TransportOptions) > 0, "transport_options"}, {slices.ContainsFunc(s.Connections, func(c ConnMode) bool { return c.PerRequest }), "connections: per-request"}} {
 		if sw.on {
 			bad(sw.name, "runtime jvm: the JVM node does not take %s yet"+why, sw.name)
+		}
+	}
+}
+
+// validateSchemas checks schemas: known versions, each path as long as
+// every topology's nodes and a sender, and only what serves a version
+// other than v1 (Go nodes, not GraphQL).
+func (s *Spec) validateSchemas(bad func(string, string, ...any)) {
+	v2 := false
+	for i, sc := range s.Schemas {
+		at := fmt.Sprintf("schemas[%d]", i)
+		p, err := evolution.ParseSchema(sc)
+		if err != nil {
+			bad(at, "%v", err)
+			continue
+		}
+		if slices.Index(s.Schemas, sc) != i {
+			bad(at, "%q is listed twice", sc)
+		}
+		v2 = v2 || p.Has(evolution.V2)
+		for _, top := range s.Topologies {
+			t, err := topology.Parse(top)
+			if err != nil || len(p) == 1 {
+				continue
+			}
+			if t.Kind != "direct" && t.Kind != "chain" {
+				bad(at, "the path %q gives each node of a chain its version; %s fans out: use a topology of direct or chain:N, or one version (v1 or v2) for every node", sc, top)
+			} else if _, err := p.For(t.Nodes()); err != nil {
+				bad(at, "%v: give topologies [%s], or a path of %d versions for %s", err, p.Chain(), t.Nodes()+1, top)
+			}
+		}
+	}
+	if !v2 {
+		return
+	}
+	if slices.Contains(s.Runtimes, jvm.JVM) {
+		bad("schemas", "runtime jvm: the JVM node speaks v1 only; put the runs of v2 in a part of their own with runtimes [go]")
+	}
+	if slices.Contains(s.Generators, GeneratorIndependent) {
+		bad("schemas", "generator independent: the cross-check client sends v1's messages only; put the runs of v2 in a part of their own with generators [hopbench]")
+	}
+	for i, st := range s.Stacks {
+		if p, err := transport.ParseStack(st); err == nil && p.Transport == "graphql" {
+			bad(fmt.Sprintf("stacks[%d]", i), "schema v2: graphql decodes into v1's messages itself, so its nodes speak v1 only; leave graphql out of a part with v2")
 		}
 	}
 }

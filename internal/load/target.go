@@ -1,12 +1,16 @@
 package load
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"sync/atomic"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/hopbench/hopbench/internal/codec"
+	"github.com/hopbench/hopbench/internal/evolution"
 	"github.com/hopbench/hopbench/internal/payload"
 	"github.com/hopbench/hopbench/internal/transport"
 	pb "github.com/hopbench/hopbench/schema/hopbench/v1"
@@ -23,6 +27,9 @@ type TargetConfig struct {
 	Model     string
 	Count     int
 	Seed      uint64
+	// Schema is the payload schema's version the generator sends and reads
+	// its replies in (default v1), as a caller of that version would.
+	Schema evolution.Version
 	// Connections is how many clients are dialled (default 1); workers
 	// share them in turn. An HTTP/1.1 client opens a connection per
 	// concurrent call whatever this says.
@@ -63,6 +70,9 @@ func DialTarget(ctx context.Context, cfg TargetConfig) (*Target, error) {
 	if err := m.CheckCount(cfg.Count); err != nil {
 		return nil, err
 	}
+	if _, err := evolution.ParseVersion(string(cmp.Or(cfg.Schema, evolution.V1))); err != nil {
+		return nil, err
+	}
 	c, err := codec.Lookup(cfg.Stack.Codec)
 	if err != nil {
 		return nil, err
@@ -87,7 +97,7 @@ func DialTarget(ctx context.Context, cfg TargetConfig) (*Target, error) {
 		if size, err := m.EncodedSize(cfg.Count, c.Marshal); err == nil && size > int64(tcfg.MaxBytesOrDefault()) {
 			return nil, fmt.Errorf("%d %s encode to about %d bytes in %s, over the %d bytes a body may have: use a smaller count", cfg.Count, m.Unit, size, cfg.Stack.Codec, tcfg.MaxBytesOrDefault())
 		}
-		msg, err := m.Message(cfg.Count, cfg.Seed)
+		msg, err := cfg.Schema.Message(m, cfg.Count, cfg.Seed)
 		if err != nil {
 			return nil, err
 		}
@@ -163,7 +173,10 @@ func (t *Target) callOnNewClient(ctx context.Context) error {
 // check reads a reply as a caller would and makes sure it is the one asked
 // for: a get or echo carries Count items, a post's ack counts them.
 func (t *Target) check(b []byte) error {
-	reply := transport.NewReply(t.cfg.Op, t.model)
+	var reply proto.Message = &pb.Ack{}
+	if t.cfg.Op != transport.OpPost {
+		reply = t.cfg.Schema.New(t.model)
+	}
 	if err := t.cc.Unmarshal(b, reply); err != nil {
 		return fmt.Errorf("reading the reply: %w", err)
 	}
@@ -171,7 +184,7 @@ func (t *Target) check(b []byte) error {
 	if ack, ok := reply.(*pb.Ack); ok {
 		got = int(ack.Count)
 	} else {
-		got = t.model.Len(reply)
+		got = t.cfg.Schema.Len(t.model, reply)
 	}
 	if got != t.cfg.Count {
 		return fmt.Errorf("the reply carries %d %s, want %d", got, t.model.Unit, t.cfg.Count)

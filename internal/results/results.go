@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/hopbench/hopbench/internal/environment"
+	"github.com/hopbench/hopbench/internal/evolution"
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/network"
 	"github.com/hopbench/hopbench/internal/nodeapi"
@@ -65,6 +66,10 @@ type Record struct {
 	// Runtime is what the run's nodes ran on: empty for Go (hopbench
 	// node), or jvm (jvm/node); RuntimeName names either.
 	Runtime string `json:"runtime,omitempty"`
+	// Schema is the payload schema's versions of the run: one for the
+	// generator and every node, or a path, the generator's first and then
+	// each node's ("v2,v1,v2"); empty for v1 everywhere.
+	Schema string `json:"schema,omitempty"`
 	// Options are the run's settings beyond the above (tls, mtls, h2,
 	// cache, a request count, the jvm runtime), space-separated; empty for
 	// none.
@@ -90,6 +95,10 @@ type Record struct {
 	Warnings []string `json:"warnings,omitempty"`
 	Nodes    []Node   `json:"nodes,omitempty"`
 	Brokers  []Broker `json:"brokers,omitempty"`
+	// Evolution is what came back of one message of each schema change
+	// sent through the run's live nodes in echo before its load, field by
+	// field (runs with a schema set only).
+	Evolution []evolution.Trial `json:"evolution,omitempty"`
 	// TransportOptions are the stack's own settings, defaults included
 	// (amqp's reply mode, kafka's acks, ...).
 	TransportOptions map[string]string `json:"transport_options,omitempty"`
