@@ -125,7 +125,7 @@ func TestBadInputIsAUsageErrorNamingTheFix(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"codec", "--codec", "xml"}, `unknown codec "xml" (known: json, json-fast, proto, msgpack, cbor, avro)`},
+		{[]string{"codec", "--codec", "xml"}, `unknown codec "xml" (known: json, json-fast, proto, msgpack, cbor, avro, avro-resolved)`},
 		{[]string{"codec", "--model", "users"}, `unknown payload model "users" (known: user, payment`},
 		{[]string{"codec", "--model", "int", "--count", "3"}, "count 3 is above its maximum of 1"},
 		{[]string{"codec", "--format", "yaml"}, `--format "yaml": known formats are table, json, csv, markdown`},

@@ -58,7 +58,9 @@ func newAvroCodec() *avroCodec {
 			if md.Oneofs().Len() > 0 {
 				continue // Payload: a gRPC envelope, never a body in another codec
 			}
-			s, err := avro.Parse(AvroSchema(md))
+			// Each message parses alone: v1's and v2's records share
+			// their names (as Avro's resolution needs) and not their fields.
+			s, err := avro.ParseWithCache(AvroSchema(md), "", &avro.SchemaCache{})
 			if err != nil {
 				panic(fmt.Sprintf("avro schema for %s: %v", md.FullName(), err)) // derived from our own schema
 			}
@@ -101,6 +103,11 @@ func (c *avroCodec) Unmarshal(data []byte, m proto.Message) error {
 	if err != nil {
 		return err
 	}
+	return c.unmarshal(s, data, m)
+}
+
+// unmarshal decodes data written with schema s into m.
+func (c *avroCodec) unmarshal(s avro.Schema, data []byte, m proto.Message) error {
 	size := bits.Len(uint(len(data))) // 1<<size > len(data)
 	d := &c.dec[size]
 	d.once.Do(func() {
@@ -127,7 +134,11 @@ func (c *avroCodec) Unmarshal(data []byte, m proto.Message) error {
 // AvroSchema returns the Avro schema (JSON) of a message: a record per
 // message, an array per repeated field, a nullable record per singular message
 // field (proto3 message fields may be absent), enums as int (they are int32
-// in Go and on the proto wire).
+// in Go and on the proto wire). Every field has the default proto3 gives it
+// (zero, empty, null), which Avro's resolution fills in where a writer lacks
+// the field. Records are named hopbench.Name in every version of the
+// payload schema, so that resolution matches a version's record with
+// another's, as it matches records by full name.
 func AvroSchema(md protoreflect.MessageDescriptor) string {
 	b, err := json.Marshal(avroRecord(md, map[protoreflect.FullName]bool{}))
 	if err != nil {
@@ -138,7 +149,7 @@ func AvroSchema(md protoreflect.MessageDescriptor) string {
 
 func avroRecord(md protoreflect.MessageDescriptor, defined map[protoreflect.FullName]bool) any {
 	if defined[md.FullName()] {
-		return string(md.FullName())
+		return "hopbench." + string(md.Name())
 	}
 	defined[md.FullName()] = true
 	fds := md.Fields()
@@ -155,13 +166,14 @@ func avroRecord(md protoreflect.MessageDescriptor, defined map[protoreflect.Full
 			field["default"] = nil
 		default:
 			field["type"] = avroScalarOrRecord(fd, defined)
+			field["default"] = avroZero(fd.Kind())
 		}
 		fields = append(fields, field)
 	}
 	return map[string]any{
 		"type":      "record",
 		"name":      string(md.Name()),
-		"namespace": string(md.ParentFile().Package()),
+		"namespace": "hopbench",
 		"fields":    fields,
 	}
 }
@@ -187,4 +199,15 @@ func avroScalarOrRecord(fd protoreflect.FieldDescriptor, defined map[protoreflec
 		return avroRecord(fd.Message(), defined)
 	}
 	panic(fmt.Sprintf("avro: proto kind %v of %s has no Avro mapping", fd.Kind(), fd.FullName()))
+}
+
+// avroZero is the default of a scalar field of kind k: proto3's zero.
+func avroZero(k protoreflect.Kind) any {
+	switch k {
+	case protoreflect.BoolKind:
+		return false
+	case protoreflect.StringKind, protoreflect.BytesKind:
+		return ""
+	}
+	return 0
 }

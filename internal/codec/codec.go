@@ -43,8 +43,11 @@ var codecs = []Codec{
 	protoCodec{},
 	newMsgpackCodec(),
 	newCBORCodec(),
-	newAvroCodec(),
+	avroPlain,
+	newAvroResolvedCodec(avroPlain),
 }
+
+var avroPlain = newAvroCodec()
 
 // Names returns the codec names, in report order.
 func Names() []string {

@@ -1,6 +1,7 @@
 package evolution_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/hopbench/hopbench/internal/codec"
@@ -120,5 +121,24 @@ func TestTheMatrixHasAnOutcomeForEveryCodecAndChange(t *testing.T) {
 		if tr.Outcome == "" || tr.Others == "" || (tr.Outcome == evolution.Refused && tr.Detail == "") {
 			t.Errorf("%+v: no outcome, or a refusal without its reason", tr)
 		}
+	}
+}
+
+// Avro with the writer's schema in each body resolves it as Avro's
+// specification says, and schema by schema, not field by field: a v1 node
+// reads a v2 payment (its added nested field skipped, so dropped), but no
+// v2 user, because v2 widened User.age to long and Avro reads no long as
+// an int, whichever field a message was sent to exercise. Plain Avro,
+// reading every body with its own schema, refuses the payment too.
+func TestResolvedAvroResolvesWholeSchemas(t *testing.T) {
+	if tr := trial(t, "avro-resolved", "nested-field-added", "v2,v1,v2"); tr.Outcome != evolution.Dropped || tr.Others != evolution.Kept {
+		t.Errorf("avro-resolved: nested field %s (others %s), want dropped (others kept)", tr.Outcome, tr.Others)
+	}
+	if tr := trial(t, "avro", "nested-field-added", "v2,v1,v2"); tr.Outcome != evolution.Refused {
+		t.Errorf("avro: nested field %s, want refused", tr.Outcome)
+	}
+	tr := trial(t, "avro-resolved", "field-added", "v2,v1,v2")
+	if tr.Outcome != evolution.Refused || !strings.Contains(tr.Detail, "node 1 (v1)") || !strings.Contains(tr.Detail, "long") {
+		t.Errorf("avro-resolved: a v2 user through a v1 node %s (%s), want refused by node 1 for the long", tr.Outcome, tr.Detail)
 	}
 }

@@ -33,7 +33,7 @@ func TestParseStackErrorsSayWhatIsKnown(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"soap", `unknown stack technology "soap" (known: graphql, grpc, rest)`},
 		{"grpc+json", "grpc carries proto bodies, not json"},
-		{"rest+xml", `"xml" is not a codec (json, json-fast, proto, msgpack, cbor, avro) or compression (none, gzip, zstd)`},
+		{"rest+xml", `"xml" is not a codec (json, json-fast, proto, msgpack, cbor, avro, avro-resolved) or compression (none, gzip, zstd)`},
 		{"rest+json+proto", `"proto" is not a codec`},
 	} {
 		_, err := transport.ParseStack(c.in)
