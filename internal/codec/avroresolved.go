@@ -96,4 +96,3 @@ func (c *avroResolvedCodec) Unmarshal(data []byte, m proto.Message) error {
 	}
 	return c.unmarshal(res.schema, body, m)
 }
-
