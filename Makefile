@@ -27,12 +27,12 @@ build:
 run: setup build
 	$(BIN) run
 
-# The four published studies, the network and runtimes presets at their
+# The four published studies, the network, runtimes and evolution presets at their
 # quick scale (runtimes needs the JVM node, built here),
 # into experiments/ (see
 # EXPERIMENTS.md): each run into a new directory that replaces the old one
 # only when the run ends well; its report is then written where it lies.
-STUDIES ?= thesis rest-grpc five-tech ensor network runtimes
+STUDIES ?= thesis rest-grpc five-tech ensor network runtimes evolution
 experiments: setup build
 	scripts/setup.sh jvm
 	@for p in $(STUDIES); do \

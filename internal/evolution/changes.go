@@ -55,6 +55,9 @@ func LookupChange(name string) (Change, bool) {
 	return Change{}, false
 }
 
+// added says whether the change adds a field in v: one v has and v1 lacks.
+func (c Change) added(v Version) bool { return c.field(v) != "" && c.Field[V1.index()] == "" }
+
 // field is the change's field path in version v; "" where v lacks it.
 func (c Change) field(v Version) string { return c.Field[v.index()] }
 

@@ -33,13 +33,24 @@ func (v Version) New(m payload.Model) proto.Message {
 
 // Message is the model's message of count items from seed in version v:
 // the generator's (v1) message, carried into v by field number, fields v
-// lacks left out.
+// lacks left out, and the fields v added filled as a service of v fills
+// them (each change's value), so that old nodes have unknown fields to
+// carry or drop.
 func (v Version) Message(m payload.Model, count int, seed uint64) (proto.Message, error) {
 	msg, err := m.Message(count, seed)
 	if err != nil || v.IsV1() {
 		return msg, err
 	}
-	return convert(msg, v.New(m))
+	out, err := convert(msg, v.New(m))
+	if err != nil {
+		return nil, err
+	}
+	for _, ch := range Changes {
+		if val, ok := ch.Sent[v]; ok && ch.Model == m.Name && ch.added(v) {
+			set(out.ProtoReflect(), ch.field(v), val)
+		}
+	}
+	return out, nil
 }
 
 // Len counts the items of msg, a message of m in version v: the model's

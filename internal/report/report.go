@@ -56,8 +56,8 @@ func Build(title string, sources []string, recs []results.Record) (*Report, erro
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	r := &Report{Title: title, Sources: sources, Environment: environmentOf(recs), Summary: summaryTable(recs)}
-	b := &builder{report: r, cases: cases, stacks: colours{}, ids: map[string]int{}}
-	for _, s := range []func() error{b.latency, b.latencyByPayload, b.connections, func() error { return b.networks(recs) }, func() error { return b.runtimes(recs) }, b.capacity, b.seconds, b.ramps, b.bytes, b.resources, b.boot} {
+	b := &builder{report: r, cases: cases, recs: recs, stacks: colours{}, ids: map[string]int{}}
+	for _, s := range []func() error{b.latency, b.latencyByPayload, b.connections, func() error { return b.networks(recs) }, func() error { return b.runtimes(recs) }, func() error { return b.evolution(recs) }, b.capacity, b.seconds, b.ramps, b.bytes, b.resources, b.boot} {
 		if err := s(); err != nil {
 			return nil, fmt.Errorf("report: %w", err)
 		}
@@ -68,6 +68,7 @@ func Build(title string, sources []string, recs []results.Record) (*Report, erro
 type builder struct {
 	report *Report
 	cases  []*measured
+	recs   []results.Record
 	stacks colours // a stack's colour, the same in every chart
 	ids    map[string]int
 }
@@ -97,6 +98,11 @@ func (b *builder) addFigure(s *Section, p *chart, caption string, t Table) error
 	}
 	s.Figures = append(s.Figures, f)
 	return nil
+}
+
+// addTable adds a figure that is a table alone, without a chart.
+func (b *builder) addTable(s *Section, title, caption string, t Table) {
+	s.Figures = append(s.Figures, &Figure{ID: b.id(s.ID + "-" + title), Title: title, Caption: caption, Table: t})
 }
 
 func (b *builder) missing(format string, args ...any) {

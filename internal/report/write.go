@@ -62,7 +62,10 @@ func (r *Report) Markdown(w io.Writer) error {
 	for _, s := range r.Sections {
 		fmt.Fprintf(&b, "\n## %s\n\n%s\n", s.Title, s.Intro)
 		for _, f := range s.Figures {
-			fmt.Fprintf(&b, "\n### %s\n\n![%s](%s/%s.svg)\n\n", f.Title, f.Title, ChartsDir, f.ID)
+			fmt.Fprintf(&b, "\n### %s\n\n", f.Title)
+			if f.SVG != nil {
+				fmt.Fprintf(&b, "![%s](%s/%s.svg)\n\n", f.Title, ChartsDir, f.ID)
+			}
 			writeMarkdownTable(&b, f.Table)
 			if f.Caption != "" {
 				fmt.Fprintf(&b, "\n%s\n", f.Caption)
@@ -102,6 +105,9 @@ func (r *Report) Write(dir string) error {
 	}
 	for _, s := range r.Sections {
 		for _, f := range s.Figures {
+			if f.SVG == nil {
+				continue // a table alone
+			}
 			if err := writeAtomic(filepath.Join(dir, ChartsDir, f.ID+".svg"), f.SVG); err != nil {
 				return err
 			}

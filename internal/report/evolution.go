@@ -1,0 +1,268 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/hopbench/hopbench/internal/evolution"
+	"github.com/hopbench/hopbench/internal/results"
+)
+
+// schemaOption is the word of a record's options that names its schema.
+const schemaOption = "schema:"
+
+// evolution reports the schema trials of runs with a schema set: for each
+// path, what came back of each change in each stack, the detail of every
+// refusal and corruption, and what a mixed chain costs against the same
+// chain of the sender's version alone.
+func (b *builder) evolution(recs []results.Record) error {
+	trials := evolutionTrials(recs)
+	if len(trials) == 0 {
+		return nil
+	}
+	s := b.section("evolution", "Schema evolution: what survives a chain of mixed versions",
+		"Before its load, each run with a schema sent one message of each change v2 makes to v1 (schema/hopbench/v2) through its live nodes in echo, at 1 and at 3 items, each node decoding into its own version and encoding on, and compared what came back with what was sent, field by field. kept: as sent; dropped: came back empty (silently lost); corrupted: came back with another value; refused: a node or the sender could not decode the message; not sent: the sender's version has no such field. \"others\" is every field no change touches: a codec that misreads one field as another shows there. A cell gives both counts when they differ; every repetition's trial is counted.")
+	var paths []string
+	for _, t := range trials {
+		if !slices.Contains(paths, t.path) {
+			paths = append(paths, t.path)
+		}
+	}
+	for _, path := range paths {
+		b.addTable(s, "Path "+path+": outcome by stack and change", outcomeCaption(path), outcomeTable(trials, path))
+	}
+	if d := detailTable(trials); len(d.Rows) > 0 {
+		b.addTable(s, "Refused and corrupted: what happened", "Where each message was refused and why, or what a corrupted value became: one row for each stack, path, outcome and what happened, with the changes and item counts that met it.", d)
+	}
+	return b.evolutionCost(s)
+}
+
+// outcomeCaption says how to read a path.
+func outcomeCaption(path string) string {
+	p, err := evolution.ParsePath(path)
+	if err != nil || !p.Mixed() {
+		return fmt.Sprintf("The sender and every node speak %s: every field should come back kept (a check of the trials themselves).", path)
+	}
+	return fmt.Sprintf("A sender of %s, then nodes of %s, entry first; the last node echoes and the reply passes the nodes back.", p[0], p[1:])
+}
+
+// stackTrial is one trial of a record, with its stack and path.
+type stackTrial struct {
+	stack, path string
+	evolution.Trial
+}
+
+func evolutionTrials(recs []results.Record) []stackTrial {
+	var out []stackTrial
+	for _, r := range recs {
+		for _, t := range r.Evolution {
+			out = append(out, stackTrial{stack: r.Stack, path: t.Path, Trial: t})
+		}
+	}
+	return out
+}
+
+// outcomeTable is path's stacks × changes.
+func outcomeTable(trials []stackTrial, path string) Table {
+	t := Table{Header: []string{"stack"}}
+	for _, ch := range evolution.Changes {
+		t.Header = append(t.Header, ch.Name)
+	}
+	var stacks []string
+	cells := map[string][]evolution.Trial{} // stack change
+	for _, tr := range trials {
+		if tr.path != path {
+			continue
+		}
+		if !slices.Contains(stacks, tr.stack) {
+			stacks = append(stacks, tr.stack)
+		}
+		k := tr.stack + " " + tr.Change
+		cells[k] = append(cells[k], tr.Trial)
+	}
+	slices.Sort(stacks)
+	for _, st := range stacks {
+		row := []string{st}
+		for _, ch := range evolution.Changes {
+			row = append(row, outcomeCell(cells[st+" "+ch.Name]))
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+// outcomeCell reads a cell's trials: one outcome when every count and
+// repetition agrees, else each count's ("kept ×3; corrupted ×1"), and
+// what became of the other fields when it was not kept.
+func outcomeCell(ts []evolution.Trial) string {
+	if len(ts) == 0 {
+		return "–"
+	}
+	byCount := map[int][]string{}
+	var counts []int
+	for _, t := range ts {
+		w := string(t.Outcome)
+		if t.Others != evolution.Kept && t.Others != t.Outcome {
+			w += ", others " + string(t.Others)
+		}
+		if !slices.Contains(counts, t.Count) {
+			counts = append(counts, t.Count)
+		}
+		if !slices.Contains(byCount[t.Count], w) {
+			byCount[t.Count] = append(byCount[t.Count], w)
+		}
+	}
+	slices.Sort(counts)
+	first := strings.Join(byCount[counts[0]], " or ")
+	same := true
+	for _, c := range counts {
+		same = same && strings.Join(byCount[c], " or ") == first
+	}
+	if same {
+		return first
+	}
+	parts := make([]string, len(counts))
+	for i, c := range counts {
+		parts[i] = fmt.Sprintf("%s ×%d", strings.Join(byCount[c], " or "), c)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// detailTable lists the refused and corrupted trials with what happened,
+// one row for each stack, path, outcome and words, naming the changes and
+// item counts that met them.
+func detailTable(trials []stackTrial) Table {
+	type row struct {
+		changes, counts []string
+	}
+	var keys [][4]string // stack, path, outcome, detail
+	rows := map[[4]string]*row{}
+	for _, tr := range trials {
+		if tr.Outcome != evolution.Refused && tr.Outcome != evolution.Corrupted && tr.Others != evolution.Corrupted {
+			continue
+		}
+		k := [4]string{tr.stack, tr.path, string(tr.Outcome), tr.Detail}
+		if rows[k] == nil {
+			keys = append(keys, k)
+			rows[k] = &row{}
+		}
+		r := rows[k]
+		if !slices.Contains(r.changes, tr.Change) {
+			r.changes = append(r.changes, tr.Change)
+		}
+		if c := fmt.Sprint(tr.Count); !slices.Contains(r.counts, c) {
+			r.counts = append(r.counts, c)
+		}
+	}
+	slices.SortStableFunc(keys, func(a, b [4]string) int { return strings.Compare(a[0]+" "+a[1], b[0]+" "+b[1]) })
+	t := Table{Header: []string{"stack", "path", "changes", "items", "outcome", "what happened"}}
+	for _, k := range keys {
+		r := rows[k]
+		slices.Sort(r.counts)
+		t.Rows = append(t.Rows, []string{k[0], k[1], strings.Join(r.changes, ", "), strings.Join(r.counts, ", "), k[2], k[3]})
+	}
+	return t
+}
+
+// schemaOf is the schema a case's options name ("" for none).
+func schemaOf(options string) string {
+	for _, w := range strings.Fields(options) {
+		if s, ok := strings.CutPrefix(w, schemaOption); ok {
+			return s
+		}
+	}
+	return ""
+}
+
+// baselineOptions are the options of the case a mixed one is costed
+// against: the same with the sender's version alone, written either way.
+func baselineOptions(options string, p evolution.Path) []string {
+	fields := strings.Fields(options)
+	i := slices.Index(fields, schemaOption+p.String())
+	uniform := slices.Repeat(evolution.Path{p[0]}, len(p))
+	var out []string
+	for _, base := range []string{string(p[0]), uniform.String()} {
+		f := slices.Clone(fields)
+		f[i] = schemaOption + base
+		out = append(out, strings.Join(f, " "))
+	}
+	return out
+}
+
+// evolutionCost sets each case of a mixed path beside the same case with
+// the sender's version alone: latency (ratio of medians with its interval
+// and the runs behind it), bytes on the wire at the client and the nodes'
+// CPU per request.
+func (b *builder) evolutionCost(s *Section) error {
+	p50s := map[string][]float64{} // case -> p50 µs of each run that ended ok
+	byKey := map[string]*measured{}
+	for _, c := range measuredOnly(b.cases) {
+		byKey[c.Stack+" "+c.scenario()] = c
+	}
+	for _, r := range b.recs {
+		if r.Outcome == results.OutcomeOK {
+			p50s[r.Case] = append(p50s[r.Case], float64(r.P50Us))
+		}
+	}
+	tables := map[string]*Table{}
+	var views []string
+	pairs := map[string]*[2]bars{}
+	stacks := map[string][]string{}
+	for _, c := range b.cases {
+		p, err := evolution.ParsePath(schemaOf(c.Options))
+		if err != nil || !p.Mixed() {
+			continue
+		}
+		var base *measured
+		for _, o := range baselineOptions(c.Options, p) {
+			twin := *c
+			twin.Options = o
+			if base == nil {
+				base = byKey[c.Stack+" "+twin.scenario()]
+			}
+		}
+		if base == nil {
+			continue
+		}
+		v := c.scenario()
+		if tables[v] == nil {
+			views = append(views, v)
+			tables[v] = &Table{Header: []string{"stack", "p50 ms mixed", "p50 ms " + string(p[0]) + " alone", "mixed/alone p50", "client bytes/req mixed", "alone", "node CPU µs/req mixed", "alone"}}
+			pairs[v] = &[2]bars{{Name: "mixed"}, {Name: string(p[0]) + " alone"}}
+		}
+		mixed, alone := costCells(c, len(p50s[c.Case]) > 0), costCells(base, len(p50s[base.Case]) > 0)
+		tables[v].Rows = append(tables[v].Rows, []string{c.Stack, mixed[0], alone[0], ratioCell(p50s[c.Case], p50s[base.Case]),
+			mixed[1], alone[1], mixed[2], alone[2]})
+		if len(p50s[c.Case]) > 0 && len(p50s[base.Case]) > 0 {
+			stacks[v] = append(stacks[v], c.Stack)
+			pairs[v][0].Values = append(pairs[v][0].Values, c.P50Us.Median/1000)
+			pairs[v][1].Values = append(pairs[v][1].Values, base.P50Us.Median/1000)
+		}
+	}
+	for _, v := range views {
+		caption := "The load of the run after its trials: the same generator, payload and load on a chain of mixed versions and on one of the sender's version alone. A mixed chain that drops fields carries fewer bytes: what it loses, not what it saves."
+		if len(stacks[v]) == 0 {
+			b.addTable(s, v+": mixed and alone", caption, *tables[v])
+			continue
+		}
+		if err := b.add(s, caption, *tables[v])(barChart(v+": p50 mixed and alone", "ms", stacks[v], pairs[v][:], colours{})); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// costCells are a case's p50, bytes per request at the client (both
+// ways) and nodes' CPU per request; a case no run of which ended ok has
+// none of them.
+func costCells(c *measured, ok bool) [3]string {
+	if !ok {
+		return [3]string{"calls failed", "–", "–"}
+	}
+	wire := "–"
+	if c.HasWire {
+		wire = num(c.WireSent+c.WireReceived, 0)
+	}
+	return [3]string{ms(c.P50Us.Median), wire, num(c.NodesCPU, 1)}
+}
