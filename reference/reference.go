@@ -113,6 +113,25 @@ type Here struct {
 // Interaction reports whether the finding compares two ratios.
 func (h Here) Interaction() bool { return len(h.Num2) > 0 }
 
+// Outcome measures judge no ratio: what a schema trial did to a message
+// (hopbench's evolution trials, record.evolution) in the runs num picks
+// by stack, change and path. MeasureEvolution reads the changed field's
+// outcome, MeasureEvolutionOthers that of every field no change touches
+// (a misread shows there); holds_when is the outcome the claim expects of
+// every trial.
+const (
+	MeasureEvolution       = "evolution"
+	MeasureEvolutionOthers = "evolution_others"
+)
+
+// Outcomes are what holds_when may expect of an outcome measure.
+var Outcomes = []string{"kept", "dropped", "corrupted", "refused"}
+
+// Outcome reports whether the finding is judged on trials' outcomes.
+func (h Here) Outcome() bool {
+	return h.Measure == MeasureEvolution || h.Measure == MeasureEvolutionOthers
+}
+
 // Units a figure may have.
 var Units = []string{"ns/op", "µs", "ms", "s", "B", "kB", "KiB", "MB", "MiB", "req/s", "%"}
 
@@ -193,6 +212,9 @@ func (s *Study) validate() error {
 }
 
 func (s *Study) validateFinding(c Finding) error {
+	if c.Here.Outcome() {
+		return validateOutcomeFinding(c)
+	}
 	switch {
 	case c.ID == "" || c.Claim == "":
 		return fmt.Errorf("id and claim are required")
@@ -223,6 +245,25 @@ func (s *Study) validateFinding(c Finding) error {
 		return fmt.Errorf("ratio %v names a figure that is not listed", c.Ratio)
 	case a.Unit != b.Unit:
 		return fmt.Errorf("a ratio of %s to %s", a.Unit, b.Unit)
+	}
+	return nil
+}
+
+// validateOutcomeFinding checks a finding judged on trials' outcomes: the
+// outcome it expects, the stack, change and path its trials are picked
+// by, and the text's words for it (an outcome has no ratio to state).
+func validateOutcomeFinding(c Finding) error {
+	switch {
+	case c.ID == "" || c.Claim == "":
+		return fmt.Errorf("id and claim are required")
+	case !contains(Outcomes, c.HoldsWhen):
+		return fmt.Errorf("holds_when %q: an outcome measure expects one of %s", c.HoldsWhen, strings.Join(Outcomes, ", "))
+	case c.Here.Num["stack"] == "" || c.Here.Num["change"] == "" || c.Here.Num["path"] == "" || len(c.Here.Num) != 3:
+		return fmt.Errorf("here.num of an outcome measure names stack, change and path, and nothing else")
+	case len(c.Here.Den) > 0 || c.Here.Interaction() || c.Rank != nil || c.Ratio != [2]string{}:
+		return fmt.Errorf("an outcome measure has no den, num2, den2, rank or ratio")
+	case c.Stated == nil || c.Stated.Quote == "" || c.Stated.Where == "" || c.Stated.High != 0:
+		return fmt.Errorf("stated needs the text's quote and where, and no ratio")
 	}
 	return nil
 }

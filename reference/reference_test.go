@@ -79,6 +79,18 @@ func TestValidateRefusesBrokenData(t *testing.T) {
 			s.Findings[0].Ratio, s.Findings[0].Stated = [2]string{}, &Stated{Low: 1, High: 2, Where: "w"}
 		},
 		"no citation": func(s *Study) { s.Citation = "" },
+		"an outcome measure expecting a direction": func(s *Study) {
+			s.Findings[0] = outcomeFinding()
+			s.Findings[0].HoldsWhen = "less than 1"
+		},
+		"an outcome measure with a den": func(s *Study) {
+			s.Findings[0] = outcomeFinding()
+			s.Findings[0].Here.Den = map[string]string{"stack": "rest"}
+		},
+		"an outcome measure without a path": func(s *Study) {
+			s.Findings[0] = outcomeFinding()
+			delete(s.Findings[0].Here.Num, "path")
+		},
 	} {
 		s := ok
 		s.Figures = append([]Figure(nil), ok.Figures...)
@@ -87,6 +99,18 @@ func TestValidateRefusesBrokenData(t *testing.T) {
 		if err := s.validate(); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+// outcomeFinding is a valid finding judged on schema trials.
+func outcomeFinding() Finding {
+	return Finding{ID: "o", Claim: "c", HoldsWhen: "kept", Stated: &Stated{Quote: "q", Where: "w"},
+		Here: Here{Measure: MeasureEvolution, Num: map[string]string{"stack": "rest+proto", "change": "field-added", "path": "v2,v1,v2"}}}
+}
+
+func TestAnOutcomeFindingValidates(t *testing.T) {
+	if err := validateOutcomeFinding(outcomeFinding()); err != nil {
+		t.Fatal(err)
 	}
 }
 

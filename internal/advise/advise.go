@@ -109,6 +109,8 @@ type Stack struct {
 	Unmet []string
 	// TradeOffs are what the technology brings that no run measures.
 	TradeOffs []string
+	// Evolution is what the stack's schema trials measured, if any ran.
+	Evolution *Evolution
 }
 
 // Advice is the ranked stacks and what the ranking could not use.
@@ -137,8 +139,9 @@ func Advise(req Requirements, recs []results.Record) (*Advice, error) {
 		a.Missing = append(a.Missing, fmt.Sprintf("no run measured %s×%d: the figures are for ×%d; measure the size you need for figures that fit it", req.Model, req.Count, count))
 	}
 	var unmeasured []string
+	evos := evolutions(recs)
 	for _, name := range stackOrder(cases) {
-		s, err := judge(req, name, cases[name])
+		s, err := judge(req, name, cases[name], evos[name])
 		if err != nil {
 			return nil, err
 		}
@@ -160,6 +163,11 @@ func Advise(req Requirements, recs []results.Record) (*Advice, error) {
 		}
 		if len(x.Unmet) != len(y.Unmet) {
 			return len(x.Unmet) - len(y.Unmet)
+		}
+		if req.SchemaEvolution && x.Evolution != nil && y.Evolution != nil {
+			if c := cmp.Compare(y.Evolution.share(), x.Evolution.share()); c != 0 {
+				return c
+			}
 		}
 		if x.Headroom != y.Headroom {
 			return cmp.Compare(y.Headroom, x.Headroom)
@@ -252,7 +260,7 @@ func missingFor(req Requirements, recs []results.Record) string {
 
 // judge picks the run that answers the requirements for one stack and
 // checks each requirement against it and the stack's traits.
-func judge(req Requirements, name string, cases []*candidate) (Stack, error) {
+func judge(req Requirements, name string, cases []*candidate, evo *Evolution) (Stack, error) {
 	s := Stack{Name: name}
 	st, err := transport.ParseStack(name)
 	if err != nil {
@@ -297,7 +305,7 @@ func judge(req Requirements, name string, cases []*candidate) (Stack, error) {
 		s.Evidence = append(s.Evidence, fmt.Sprintf("peak %.0f req/s (%s)", best.row.RPS.Median, best.row.Load))
 	}
 	s.Evidence = append(s.Evidence, resources(req, c, &s)...)
-	traits(req, st, transport.TraitsOf(tr), &s)
+	traits(req, st, transport.TraitsOf(tr), evo, &s)
 	s.Fits = len(s.Unmet) == 0
 	return s, nil
 }
@@ -361,7 +369,7 @@ func resources(req Requirements, c *candidate, s *Stack) []string {
 
 // traits checks the requirements no run measures against what the
 // technology and its body codec declare.
-func traits(req Requirements, st transport.Stack, t transport.Traits, s *Stack) {
+func traits(req Requirements, st transport.Stack, t transport.Traits, evo *Evolution, s *Stack) {
 	if (req.Async || req.Durable) && !t.Decoupled {
 		s.Unmet = append(s.Unmet, "asynchronous decoupling: callers and services talk directly, with no broker between them")
 	}
@@ -382,12 +390,7 @@ func traits(req Requirements, st transport.Stack, t transport.Traits, s *Stack) 
 			}
 		}
 	}
-	switch {
-	case req.SchemaEvolution && schema == "":
-		s.Unmet = append(s.Unmet, "schema evolution: "+st.Codec+" bodies carry no schema; compatibility rests on every reader tolerating unknown and missing fields")
-	case schema != "":
-		s.TradeOffs = append(s.TradeOffs, "schema: "+schema)
-	}
+	schemaEvolution(req, st, evo, schema, s)
 	s.TradeOffs = append(s.TradeOffs, t.Notes...)
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hopbench/hopbench/internal/evolution"
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/results"
 	"github.com/hopbench/hopbench/internal/stats"
@@ -266,5 +267,37 @@ func TestARateAmongCapacitySearchesOnly(t *testing.T) {
 	g := byName(advise(t, Requirements{Model: "text", Count: 100, Rate: 5000}, recs))["grpc"]
 	if g.Fits {
 		t.Errorf("fits 5000 req/s on a search that held 1000: %+v", g)
+	}
+}
+
+// With schema trials in the results, schema evolution is judged from
+// them, not from what codecs declare: each stack's evidence cites the
+// runs, what was not kept is unmet by name, and among stacks as unmet the
+// one that kept more changes ranks first.
+func TestSchemaEvolutionIsJudgedFromTrialsWhenMeasured(t *testing.T) {
+	recs := quick(t)
+	trial := func(change, path string, o evolution.Outcome) evolution.Trial {
+		return evolution.Trial{Change: change, Path: path, Count: 3, Outcome: o, Others: evolution.Kept}
+	}
+	recs = append(recs,
+		results.Record{Experiment: "evolution", Run: 7, Stack: "rest+proto", Evolution: []evolution.Trial{
+			trial("field-added", "v2,v1,v2", evolution.Kept), trial("scalar-widened", "v2,v1,v2", evolution.Corrupted),
+			trial("field-added", "v2,v2,v2", evolution.Kept)}},
+		results.Record{Experiment: "evolution", Run: 8, Stack: "rest", Evolution: []evolution.Trial{
+			trial("field-added", "v2,v1,v2", evolution.Dropped), trial("scalar-widened", "v2,v1,v2", evolution.Refused)}},
+	)
+	a := advise(t, Requirements{Model: "text", Count: 100, SchemaEvolution: true, Stacks: []string{"rest", "rest+proto"}}, recs)
+	if len(a.Ranked) != 2 || a.Ranked[0].Name != "rest+proto" {
+		t.Fatalf("ranked %+v, want rest+proto first", a.Ranked)
+	}
+	proto, rest := a.Ranked[0], a.Ranked[1]
+	if proto.Fits || !strings.Contains(strings.Join(proto.Unmet, ""), "scalar-widened over v2,v1,v2: corrupted") {
+		t.Errorf("rest+proto unmet %v", proto.Unmet)
+	}
+	if !slices.Contains(proto.Evidence, "schema trials: 1 of 2 changes kept through nodes of the other version (evolution run 7)") {
+		t.Errorf("rest+proto evidence %v", proto.Evidence)
+	}
+	if rest.Evolution == nil || rest.Evolution.Kept != 0 || !strings.Contains(strings.Join(rest.Unmet, ""), "field-added over v2,v1,v2: dropped") {
+		t.Errorf("rest: %+v, unmet %v", rest.Evolution, rest.Unmet)
 	}
 }

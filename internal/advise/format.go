@@ -3,6 +3,7 @@ package advise
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -14,12 +15,16 @@ func (a *Advice) Write(w io.Writer) error {
 	if a.Basis != "" {
 		fmt.Fprintf(&b, "Compared on: %s\n", a.Basis)
 	}
+	rest := "fewest unmet first"
+	if a.Requirements.SchemaEvolution && slices.ContainsFunc(a.Ranked, func(s Stack) bool { return s.Evolution != nil }) {
+		rest += " and, among as many, the most schema changes kept in the schema trials"
+	}
 	switch {
 	case len(a.Ranked) > 0 && a.Requirements.atRateAsked():
-		fmt.Fprintf(&b, "Ranked: stacks that meet every requirement first, by headroom (the highest rate an open-loop run held with p%s within %s, over the %.0f req/s asked); then the rest, fewest unmet first. Latency at a rate is read from open-loop runs only.\n",
-			pct(a.Requirements.Percentile), a.Requirements.SLA, a.Requirements.Rate)
+		fmt.Fprintf(&b, "Ranked: stacks that meet every requirement first, by headroom (the highest rate an open-loop run held with p%s within %s, over the %.0f req/s asked); then the rest, %s. Latency at a rate is read from open-loop runs only.\n",
+			pct(a.Requirements.Percentile), a.Requirements.SLA, a.Requirements.Rate, rest)
 	case len(a.Ranked) > 0:
-		fmt.Fprintf(&b, "Ranked: stacks that meet every requirement first, by latency at p%s; then the rest, fewest unmet first.\n", pct(a.Requirements.Percentile))
+		fmt.Fprintf(&b, "Ranked: stacks that meet every requirement first, by latency at p%s; then the rest, %s.\n", pct(a.Requirements.Percentile), rest)
 	}
 	for i, s := range a.Ranked {
 		verdict := "fits"

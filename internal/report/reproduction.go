@@ -27,7 +27,7 @@ var Method = fmt.Sprintf("Each headline finding as the ratio the study published
 	"holds in direction only: significant, the paper's ratio outside (stronger or weaker here); does not hold: the opposite direction, significant; "+
 	"inconclusive: no significant difference; a parity claim holds when the interval (from %d runs a side or more) sits inside ×%.3g to ×%.3g; "+
 	"a superlative must rank first of every stack compared, significantly ahead of the runner-up, with every contender measured; "+
-	"an interaction (a ratio of two ratios) is significant when its bootstrap interval leaves out ×1. "+
+	"an interaction (a ratio of two ratios) is significant when its bootstrap interval leaves out ×1; an outcome finding (schema trials) holds when every trial of its stack, change and path came back as the claim expects. "+
 	"Codec timings are judged over their timed samples, taken back to back in one process, which understates the variation between runs.",
 	reproduce.IntervalMethod, reproduce.Alpha, reproduce.MinRuns, reproduce.Tolerance*100, reproduce.MinRuns, 1/(1+reference.Equivalence), 1+reference.Equivalence)
 

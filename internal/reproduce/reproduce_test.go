@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hopbench/hopbench/internal/codecbench"
+	"github.com/hopbench/hopbench/internal/evolution"
 	"github.com/hopbench/hopbench/internal/nodeapi"
 	"github.com/hopbench/hopbench/internal/results"
 	"github.com/hopbench/hopbench/internal/stats"
@@ -275,6 +276,13 @@ func TestEveryStudyFindingIsMeasurable(t *testing.T) {
 	known := []string{"measure", "part", "stack", "topology", "op", "model", "count", "load", "tls", "cache", "h2", "mtls", "codec", "compress", "generator", "runtime"}
 	for _, s := range studies {
 		for _, f := range s.Findings {
+			if f.Here.Outcome() {
+				_, known := evolution.LookupChange(f.Here.Num["change"])
+				if _, err := evolution.ParsePath(f.Here.Num["path"]); err != nil || !known {
+					t.Errorf("%s/%s: change %q over %q: %v", s.Study, f.ID, f.Here.Num["change"], f.Here.Num["path"], err)
+				}
+				continue
+			}
 			if _, ok := Measures[f.Here.Measure]; !ok {
 				t.Errorf("%s/%s: unknown measure %q", s.Study, f.ID, f.Here.Measure)
 			}
@@ -335,5 +343,29 @@ func TestBinarySizeIsWhatAStackAloneAdds(t *testing.T) {
 	}
 	if r := Check(s, Measured{})[0]; r.Verdict != NotMeasured || !strings.Contains(r.Why, "scripts/binsize.sh") {
 		t.Errorf("without sizes: %s (%s)", r.Verdict, r.Why)
+	}
+}
+
+// An outcome finding holds when every trial of its stack, change and path
+// came back as claimed, does not when any came back otherwise (saying
+// what and how often), and is not measured without trials.
+func TestOutcomeFindingsAreJudgedOnEveryTrial(t *testing.T) {
+	f := reference.Finding{ID: "x", Claim: "c", HoldsWhen: "kept", Stated: &reference.Stated{Quote: "q", Where: "w"},
+		Here: reference.Here{Measure: reference.MeasureEvolution, Num: map[string]string{"stack": "rest+proto", "change": "field-added", "path": "v2,v1,v2"}}}
+	study := &reference.Study{Findings: []reference.Finding{f}}
+	trial := func(o evolution.Outcome) evolution.Trial {
+		return evolution.Trial{Change: "field-added", Path: "v2,v1,v2", Outcome: o, Others: evolution.Kept, Detail: "why"}
+	}
+	rec := results.Record{Stack: "rest+proto", Evolution: []evolution.Trial{trial(evolution.Kept), trial(evolution.Kept)}}
+	if row := Check(study, Measured{Records: []results.Record{rec}})[0]; row.Verdict != Holds || row.Outcome != "kept" || row.Why != "trials: kept 2" {
+		t.Errorf("all kept: %s %q %q", row.Verdict, row.Outcome, row.Why)
+	}
+	rec.Evolution = append(rec.Evolution, trial(evolution.Dropped))
+	if row := Check(study, Measured{Records: []results.Record{rec}})[0]; row.Verdict != DoesNotHold || row.Why != "trials: kept 2; dropped 1 (why)" {
+		t.Errorf("one dropped: %s %q", row.Verdict, row.Why)
+	}
+	rec.Stack = "rest"
+	if row := Check(study, Measured{Records: []results.Record{rec}})[0]; row.Verdict != NotMeasured {
+		t.Errorf("no trial of the stack: %s", row.Verdict)
 	}
 }

@@ -87,6 +87,9 @@ type Row struct {
 	// Why says what is missing when not measured, and what would decide
 	// an inconclusive row.
 	Why string
+	// Outcome is what the trials of an outcome finding came back as
+	// ("kept", or "kept and dropped"); empty for a ratio.
+	Outcome string
 }
 
 // Check computes every finding of study from m.
@@ -96,6 +99,8 @@ func Check(study *reference.Study, m Measured) []Row {
 		row := Row{Finding: f, Paper: paper(study, f)}
 		row.PaperLow, row.PaperHigh, row.HasPaper = study.Published(f)
 		switch {
+		case f.Here.Outcome():
+			m.outcome(&row)
 		case f.Rank != nil:
 			m.rank(&row)
 		case f.Here.Interaction():
@@ -411,6 +416,9 @@ func short(v float64) string {
 }
 
 func paper(s *reference.Study, f reference.Finding) string {
+	if f.Here.Outcome() {
+		return f.HoldsWhen
+	}
 	lo, hi, ok := s.Published(f)
 	text := "direction only"
 	switch {
@@ -457,7 +465,9 @@ func Table(rows []Row) (header []string, cells [][]string) {
 	header = []string{"finding", "claim", "paper", "here", "95 % CI", "measured here", "test", "verdict"}
 	for _, r := range rows {
 		here, ci, from := "–", "–", r.Why
-		if r.Verdict != NotMeasured {
+		if r.Outcome != "" {
+			here, ci = r.Outcome, "exact"
+		} else if r.Verdict != NotMeasured {
 			here = ratioText(r.Ratio)
 			if r.Low != 0 || r.High != 0 {
 				ci = fmt.Sprintf("×%.3g to ×%.3g", r.Low, r.High)
