@@ -29,6 +29,7 @@ func (b *builder) evolution(recs []results.Record) error {
 			paths = append(paths, t.path)
 		}
 	}
+	slices.SortStableFunc(paths, func(a, b string) int { return comparePaths(a, b) })
 	for _, path := range paths {
 		b.addTable(s, "Path "+path+": outcome by stack and change", outcomeCaption(path), outcomeTable(trials, path))
 	}
@@ -36,6 +37,20 @@ func (b *builder) evolution(recs []results.Record) error {
 		b.addTable(s, "Refused and corrupted: what happened", "Where each message was refused and why, or what a corrupted value became: one row for each stack, path, outcome and what happened, with the changes and item counts that met it.", d)
 	}
 	return b.evolutionCost(s)
+}
+
+// comparePaths orders paths mixed first, then by their text, later
+// versions first ("v2,v1,v2" before "v1,v2,v1").
+func comparePaths(a, b string) int {
+	pa, _ := evolution.ParsePath(a)
+	pb, _ := evolution.ParsePath(b)
+	if ma, mb := len(pa) > 0 && pa.Mixed(), len(pb) > 0 && pb.Mixed(); ma != mb {
+		if ma {
+			return -1
+		}
+		return 1
+	}
+	return strings.Compare(b, a)
 }
 
 // outcomeCaption says how to read a path.
@@ -209,7 +224,9 @@ func (b *builder) evolutionCost(s *Section) error {
 	var views []string
 	pairs := map[string]*[2]bars{}
 	stacks := map[string][]string{}
-	for _, c := range b.cases {
+	byStack := slices.Clone(b.cases)
+	slices.SortStableFunc(byStack, func(x, y *measured) int { return strings.Compare(x.Stack, y.Stack) })
+	for _, c := range byStack {
 		p, err := evolution.ParsePath(schemaOf(c.Options))
 		if err != nil || !p.Mixed() {
 			continue

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hopbench/hopbench/internal/network"
+	"github.com/hopbench/hopbench/internal/evolution"
 	"github.com/hopbench/hopbench/internal/results"
 )
 
@@ -301,5 +302,60 @@ func TestNetworksAreShownAsMeasured(t *testing.T) {
 	across := sec.Figures[1].Table
 	if !slices.Equal(across.Header, []string{"stack", "p50 ms lan", "p50 ms loopback"}) || len(across.Rows) == 0 {
 		t.Errorf("a scenario across networks: %v %v", across.Header, across.Rows)
+	}
+}
+
+// Runs with schema trials get a Schema evolution section: per path a
+// table of each stack's outcome per change (both item counts when they
+// differ), the refusals with their words, and each mixed case beside its
+// twin of the sender's version alone; a table alone draws no chart and
+// writes no SVG.
+func TestSchemaTrialsAreTabledAndCosted(t *testing.T) {
+	var recs []results.Record
+	for _, r := range fixture(t) {
+		if r.Stack != "rest" || !r.Completed() {
+			continue
+		}
+		for _, schema := range []string{"v2,v1,v2", "v2"} {
+			x := r
+			x.Options, x.Case, x.Schema = strings.TrimSpace(r.Options+" schema:"+schema), r.Case+" schema:"+schema, schema
+			x.Evolution = []evolution.Trial{
+				{Change: "field-added", Path: "v2,v1,v2", Count: 1, Outcome: evolution.Dropped, Others: evolution.Kept},
+				{Change: "field-added", Path: "v2,v1,v2", Count: 3, Outcome: evolution.Kept, Others: evolution.Kept},
+				{Change: "scalar-widened", Path: "v2,v1,v2", Count: 3, Outcome: evolution.Refused, Others: evolution.Refused, Detail: "age overflows"},
+			}
+			recs = append(recs, x)
+		}
+		break
+	}
+	r, err := Build("evolution", nil, recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sec *Section
+	for _, s := range r.Sections {
+		if s.ID == "evolution" {
+			sec = s
+		}
+	}
+	if sec == nil || len(sec.Figures) != 3 {
+		t.Fatalf("evolution section %+v: want the path's table, the refusals and the cost", sec)
+	}
+	outcomes, refusals, cost := sec.Figures[0], sec.Figures[1], sec.Figures[2]
+	if outcomes.SVG != nil || outcomes.Table.Rows[0][1] != "dropped ×1; kept ×3" || outcomes.Table.Rows[0][4] != "refused" {
+		t.Errorf("outcomes %q (chart %v)", outcomes.Table.Rows, outcomes.SVG != nil)
+	}
+	if len(refusals.Table.Rows) != 1 || refusals.Table.Rows[0][5] != "age overflows" {
+		t.Errorf("refusals %q", refusals.Table.Rows)
+	}
+	if cost.SVG == nil || len(cost.Table.Rows) != 1 || !strings.HasPrefix(cost.Table.Rows[0][3], "×1.00") {
+		t.Errorf("cost %q", cost.Table.Rows)
+	}
+	dir := t.TempDir()
+	if err := r.Write(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ChartsDir, outcomes.ID+".svg")); !os.IsNotExist(err) {
+		t.Errorf("a table alone wrote an SVG: %v", err)
 	}
 }
