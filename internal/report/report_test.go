@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hopbench/hopbench/internal/network"
 	"github.com/hopbench/hopbench/internal/evolution"
+	"github.com/hopbench/hopbench/internal/network"
 	"github.com/hopbench/hopbench/internal/results"
 )
 
