@@ -645,7 +645,7 @@ memory: 512MiB
 // What the JVM node does not serve is refused by name, before anything
 // runs, with where to put it instead.
 func TestTheJVMRuntimeIsRefusedWhatItDoesNotServe(t *testing.T) {
-	for spec, want := range map[string]string{
+	refused(t, map[string]string{
 		"runtimes: [go, dotnet]":                                 `runtimes[1]: runtime "dotnet": want go or jvm`,
 		"runtimes: [jvm]\nstacks: [rest, amqp]":                  "stacks[1]: runtime jvm: stack amqp: the JVM node serves rest",
 		"runtimes: [jvm]\ntopologies: [tree:2]":                  "topologies[0]: runtime jvm: the JVM node calls one downstream node (direct and chain:N); tree:2 fans out",
@@ -654,22 +654,14 @@ func TestTheJVMRuntimeIsRefusedWhatItDoesNotServe(t *testing.T) {
 		"runtimes: [jvm]\nconnections: [per-request]":            "connections: per-request: runtime jvm",
 		"runtimes: [go, jvm]\nstacks: [rest+msgpack]":            "stacks[0]: runtime jvm: stack rest+msgpack",
 		"runtimes: [jvm]\ntransport_options: {amqp.prefetch: 8}": "transport_options: runtime jvm",
-	} {
-		if !strings.Contains(spec, "stacks:") {
-			spec += "\nstacks: [rest]"
-		}
-		_, err := Parse([]byte(spec + "\npayloads: [{model: text, counts: [10]}]\nloads: [{closed: {clients: 1}}]\n"))
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%s: %v, want an error saying %q", spec, err, want)
-		}
-	}
+	})
 }
 
 // What schemas cannot be is refused by name before anything runs: an
 // unknown version, a path whose length does not fit the topology or that
 // meets a fan-out, and v2 where nodes or the generator speak v1 only.
 func TestSchemasAreRefusedWhatTheyCannotBe(t *testing.T) {
-	for spec, want := range map[string]string{
+	refused(t, map[string]string{
 		"schemas: [v3]":         `schemas[0]: schema version "v3": want v1 or v2, or a path such as "v2,v1,v2"`,
 		`schemas: ["v2,v1,v9"]`: `schemas[0]: schema path "v2,v1,v9": schema version "v9"`,
 		`schemas: [v2, v2]`:     `schemas[1]: "v2" is listed twice`,
@@ -678,15 +670,7 @@ func TestSchemasAreRefusedWhatTheyCannotBe(t *testing.T) {
 		`schemas: ["v2,v1,v2"]` + "\nruntimes: [go, jvm]":    "schemas: runtime jvm: the JVM node speaks v1 only",
 		"schemas: [v2]\nstacks: [rest, graphql]":             "stacks[1]: schema v2: graphql decodes into v1's messages itself",
 		"schemas: [v2]\ngenerators: [hopbench, independent]": "schemas: generator independent: the cross-check client sends v1's messages only",
-	} {
-		if !strings.Contains(spec, "stacks:") {
-			spec += "\nstacks: [rest]"
-		}
-		_, err := Parse([]byte(spec + "\npayloads: [{model: text, counts: [10]}]\nloads: [{closed: {clients: 1}}]\n"))
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%s: %v, want an error saying %q", spec, err, want)
-		}
-	}
+	})
 }
 
 // A path fixes the topology when none is given, one version alone gives
@@ -724,5 +708,20 @@ order: listed
 	}
 	if r := (Run{Topology: "direct"}); r.SchemaPath() != nil || r.Options() != "" {
 		t.Errorf("a run of no schema: path %v, options %q", r.SchemaPath(), r.Options())
+	}
+}
+
+// refused parses each spec (with stacks: [rest] unless it gives stacks, a
+// text payload and one client) and wants an error saying its words.
+func refused(t *testing.T, specs map[string]string) {
+	t.Helper()
+	for spec, want := range specs {
+		if !strings.Contains(spec, "stacks:") {
+			spec += "\nstacks: [rest]"
+		}
+		_, err := Parse([]byte(spec + "\npayloads: [{model: text, counts: [10]}]\nloads: [{closed: {clients: 1}}]\n"))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want an error saying %q", spec, err, want)
+		}
 	}
 }

@@ -248,12 +248,7 @@ func TestPerRequestCasesAreSetBesideTheirPooledTwins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sec *Section
-	for _, s := range r.Sections {
-		if s.ID == "connections" {
-			sec = s
-		}
-	}
+	sec := sectionOf(r, "connections")
 	if sec == nil || len(sec.Figures) == 0 {
 		t.Fatal("no connections section")
 	}
@@ -332,12 +327,7 @@ func TestSchemaTrialsAreTabledAndCosted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sec *Section
-	for _, s := range r.Sections {
-		if s.ID == "evolution" {
-			sec = s
-		}
-	}
+	sec := sectionOf(r, "evolution")
 	if sec == nil || len(sec.Figures) != 3 {
 		t.Fatalf("evolution section %+v: want the path's table, the refusals and the cost", sec)
 	}
@@ -358,4 +348,14 @@ func TestSchemaTrialsAreTabledAndCosted(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, ChartsDir, outcomes.ID+".svg")); !os.IsNotExist(err) {
 		t.Errorf("a table alone wrote an SVG: %v", err)
 	}
+}
+
+// sectionOf is r's section id, or nil.
+func sectionOf(r *Report, id string) *Section {
+	for _, s := range r.Sections {
+		if s.ID == id {
+			return s
+		}
+	}
+	return nil
 }
