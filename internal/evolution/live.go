@@ -23,16 +23,9 @@ func Live(ctx context.Context, cl transport.Client, st transport.Stack, p Path, 
 	if err != nil {
 		return nil, err
 	}
-	c, err := codec.Lookup(st.Codec)
+	c, z, err := transport.BodyCodec(tr, st)
 	if err != nil {
 		return nil, err
-	}
-	z, err := codec.LookupCompression(st.Compression)
-	if err != nil {
-		return nil, err
-	}
-	if transport.CompressesItself(tr) {
-		z, _ = codec.LookupCompression("none")
 	}
 	body := codec.Compressed(c, z, codec.DefaultMaxBytes)
 	var out []Trial

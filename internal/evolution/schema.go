@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 
 	"github.com/hopbench/hopbench/internal/payload"
+	"github.com/hopbench/hopbench/internal/transport"
 )
 
 // What a node or a generator of a version decodes into and sends. The zero
@@ -16,6 +17,25 @@ import (
 
 // IsV1 says whether v is v1, the zero Version included.
 func (v Version) IsV1() bool { return v == "" || v == V1 }
+
+// Check says why v is no version (nil for a known one or the zero one).
+func (v Version) Check() error {
+	if v.IsV1() {
+		return nil
+	}
+	_, err := ParseVersion(string(v))
+	return err
+}
+
+// NewReply is an empty message of the kind a reply to op carries, in
+// version v: a post's acknowledgement (the same in every version), else
+// the model's message.
+func (v Version) NewReply(op transport.Op, m payload.Model) proto.Message {
+	if op == transport.OpPost {
+		return transport.NewReply(op, m)
+	}
+	return v.New(m)
+}
 
 // New is an empty message of model m in version v.
 func (v Version) New(m payload.Model) proto.Message {

@@ -1,13 +1,10 @@
 package load
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"sync/atomic"
-
-	"google.golang.org/protobuf/proto"
 
 	"github.com/hopbench/hopbench/internal/codec"
 	"github.com/hopbench/hopbench/internal/evolution"
@@ -70,19 +67,12 @@ func DialTarget(ctx context.Context, cfg TargetConfig) (*Target, error) {
 	if err := m.CheckCount(cfg.Count); err != nil {
 		return nil, err
 	}
-	if _, err := evolution.ParseVersion(string(cmp.Or(cfg.Schema, evolution.V1))); err != nil {
+	if err := cfg.Schema.Check(); err != nil {
 		return nil, err
 	}
-	c, err := codec.Lookup(cfg.Stack.Codec)
+	c, z, err := transport.BodyCodec(tr, cfg.Stack)
 	if err != nil {
 		return nil, err
-	}
-	z, err := codec.LookupCompression(cfg.Stack.Compression)
-	if err != nil {
-		return nil, err
-	}
-	if transport.CompressesItself(tr) {
-		z, _ = codec.LookupCompression("none")
 	}
 	tcfg := cfg.Transport
 	tcfg.Codec, tcfg.Compression = cfg.Stack.Codec, cfg.Stack.Compression
@@ -173,10 +163,7 @@ func (t *Target) callOnNewClient(ctx context.Context) error {
 // check reads a reply as a caller would and makes sure it is the one asked
 // for: a get or echo carries Count items, a post's ack counts them.
 func (t *Target) check(b []byte) error {
-	var reply proto.Message = &pb.Ack{}
-	if t.cfg.Op != transport.OpPost {
-		reply = t.cfg.Schema.New(t.model)
-	}
+	reply := t.cfg.Schema.NewReply(t.cfg.Op, t.model)
 	if err := t.cc.Unmarshal(b, reply); err != nil {
 		return fmt.Errorf("reading the reply: %w", err)
 	}

@@ -99,10 +99,8 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	if cfg.Seed == 0 {
 		cfg.Seed = payload.DefaultSeed
 	}
-	if !cfg.Schema.IsV1() {
-		if _, err := evolution.ParseVersion(string(cfg.Schema)); err != nil {
-			return nil, err
-		}
+	if err := cfg.Schema.Check(); err != nil {
+		return nil, err
 	}
 	tr, err := transport.Lookup(cfg.Stack.Transport)
 	if err != nil {
@@ -114,14 +112,8 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	if tcfg.Dialer == nil {
 		tcfg.Dialer = &wire.Dialer{Counter: &n.wire, Network: cfg.Network}
 	}
-	if n.codec, err = codec.Lookup(cfg.Stack.Codec); err != nil {
+	if n.codec, n.compression, err = transport.BodyCodec(tr, cfg.Stack); err != nil {
 		return nil, err
-	}
-	if n.compression, err = codec.LookupCompression(cfg.Stack.Compression); err != nil {
-		return nil, err
-	}
-	if transport.CompressesItself(tr) {
-		n.compression, _ = codec.LookupCompression("none")
 	}
 	for _, addr := range cfg.Downstream {
 		c, err := transport.Dial(ctx, tr, addr, tcfg)
@@ -380,7 +372,7 @@ func (n *Node) callDownstream(ctx context.Context, req *transport.Request, m pay
 				errs[i] = fmt.Errorf("downstream %s: %w", n.cfg.Downstream[i], err)
 				return
 			}
-			reply := n.newReply(req.Op, m)
+			reply := n.cfg.Schema.NewReply(req.Op, m)
 			if err := cc.Unmarshal(b, reply); err != nil {
 				errs[i] = transport.Errorf(transport.CodeInternal, "downstream %s: decoding its reply: %v", n.cfg.Downstream[i], err)
 				return
@@ -398,15 +390,6 @@ func (n *Node) callDownstream(ctx context.Context, req *transport.Request, m pay
 		}
 	}
 	return replies, nil
-}
-
-// newReply is an empty message of the kind a reply to op carries, in the
-// node's schema version.
-func (n *Node) newReply(op transport.Op, m payload.Model) proto.Message {
-	if op == transport.OpPost {
-		return transport.NewReply(op, m)
-	}
-	return n.cfg.Schema.New(m)
 }
 
 // aggregate combines downstream replies: a get merges them (lists

@@ -406,3 +406,21 @@ func CompressesItself(t Transport) bool {
 	s, ok := t.(SelfCompressing)
 	return ok && s.CompressesItself()
 }
+
+// BodyCodec is the codec a stack's bodies are encoded in and the
+// compression hopbench applies to them on t: the stack's, or none when t
+// compresses bodies itself (its protocol then compresses after).
+func BodyCodec(t Transport, st Stack) (codec.Codec, codec.Compression, error) {
+	c, err := codec.Lookup(st.Codec)
+	if err != nil {
+		return nil, nil, err
+	}
+	z, err := codec.LookupCompression(st.Compression)
+	if err != nil {
+		return nil, nil, err
+	}
+	if CompressesItself(t) {
+		z, _ = codec.LookupCompression("none")
+	}
+	return c, z, nil
+}

@@ -129,14 +129,8 @@ func newEnv(t *testing.T, tr transport.Transport, listen string, cfg transport.C
 		t.Fatal(err)
 	}
 	e := &env{server: srv, client: cl, wire: counter}
-	if e.codec, err = codec.Lookup(cmp.Or(cfg.Codec, tr.Codecs()[0])); err != nil {
+	if e.codec, e.z, err = transport.BodyCodec(tr, transport.Stack{Transport: tr.Name(), Codec: cmp.Or(cfg.Codec, tr.Codecs()[0]), Compression: cfg.Compression}); err != nil {
 		t.Fatal(err)
-	}
-	if e.z, err = codec.LookupCompression(cfg.Compression); err != nil {
-		t.Fatal(err)
-	}
-	if transport.CompressesItself(tr) {
-		e.z, _ = codec.LookupCompression("none")
 	}
 	return e
 }
