@@ -13,25 +13,36 @@ type twinPair struct {
 	without, with *measured
 }
 
-// twinPairs finds, for each case whose options carry word, its twin.
+// twinPairs finds, for each measured case whose options carry word, its
+// twin.
 func twinPairs(cases []*measured, word string) []twinPair {
+	return twinsOf(measuredOnly(cases), cases, func(options string) []string {
+		if !results.HasOption(options, word) {
+			return nil
+		}
+		return []string{results.WithoutOption(options, word)}
+	})
+}
+
+// twinsOf finds, for each case of with, the first measured case of cases
+// of the same stack and scenario with options twinOptions names (the
+// options to try, in order; none for a case without a twin).
+func twinsOf(with, cases []*measured, twinOptions func(options string) []string) []twinPair {
 	byKey := map[string]*measured{}
 	for _, c := range measuredOnly(cases) {
-		if !results.HasOption(c.Options, word) {
-			if k := c.Stack + " " + c.scenario(); byKey[k] == nil {
-				byKey[k] = c
-			}
+		if k := c.Stack + " " + c.scenario(); byKey[k] == nil {
+			byKey[k] = c
 		}
 	}
 	var out []twinPair
-	for _, c := range measuredOnly(cases) {
-		if !results.HasOption(c.Options, word) {
-			continue
-		}
-		twin := *c
-		twin.Options = results.WithoutOption(c.Options, word)
-		if p := byKey[c.Stack+" "+twin.scenario()]; p != nil {
-			out = append(out, twinPair{without: p, with: c})
+	for _, c := range with {
+		for _, o := range twinOptions(c.Options) {
+			twin := *c
+			twin.Options = o
+			if p := byKey[c.Stack+" "+twin.scenario()]; p != nil {
+				out = append(out, twinPair{without: p, with: c})
+				break
+			}
 		}
 	}
 	return out

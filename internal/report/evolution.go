@@ -36,7 +36,7 @@ func (b *builder) evolution(recs []results.Record) error {
 	if d := detailTable(trials); len(d.Rows) > 0 {
 		b.addTable(s, "Refused and corrupted: what happened", "Where each message was refused and why, or what a corrupted value became: one row for each stack, path, outcome and what happened, with the changes and item counts that met it.", d)
 	}
-	return b.evolutionCost(s)
+	return b.evolutionCost(s, recs)
 }
 
 // comparePaths orders paths mixed first, then by their text, later
@@ -208,53 +208,39 @@ func baselineOptions(options string, p evolution.Path) []string {
 // evolutionCost sets each case of a mixed path beside the same case with
 // the sender's version alone: latency (ratio of medians with its interval
 // and the runs behind it), bytes on the wire at the client and the nodes'
-// CPU per request.
-func (b *builder) evolutionCost(s *Section) error {
-	p50s := map[string][]float64{} // case -> p50 µs of each run that ended ok
-	byKey := map[string]*measured{}
-	for _, c := range measuredOnly(b.cases) {
-		byKey[c.Stack+" "+c.scenario()] = c
-	}
-	for _, r := range b.recs {
-		if r.Outcome == results.OutcomeOK {
-			p50s[r.Case] = append(p50s[r.Case], float64(r.P50Us))
-		}
-	}
-	tables := map[string]*Table{}
-	var views []string
-	pairs := map[string]*[2]bars{}
-	stacks := map[string][]string{}
+// CPU per request. A mixed case whose calls all failed is shown too.
+func (b *builder) evolutionCost(s *Section, recs []results.Record) error {
+	p50s := okP50s(recs)
 	byStack := slices.Clone(b.cases)
 	slices.SortStableFunc(byStack, func(x, y *measured) int { return strings.Compare(x.Stack, y.Stack) })
-	for _, c := range byStack {
-		p, err := evolution.ParsePath(schemaOf(c.Options))
+	pairs := twinsOf(byStack, b.cases, func(options string) []string {
+		p, err := evolution.ParsePath(schemaOf(options))
 		if err != nil || !p.Mixed() {
-			continue
+			return nil
 		}
-		var base *measured
-		for _, o := range baselineOptions(c.Options, p) {
-			twin := *c
-			twin.Options = o
-			if base == nil {
-				base = byKey[c.Stack+" "+twin.scenario()]
-			}
-		}
-		if base == nil {
-			continue
-		}
+		return baselineOptions(options, p)
+	})
+	tables := map[string]*Table{}
+	var views []string
+	charts := map[string]*[2]bars{}
+	stacks := map[string][]string{}
+	for _, pair := range pairs {
+		c, base := pair.with, pair.without
 		v := c.scenario()
 		if tables[v] == nil {
+			p, _ := evolution.ParsePath(schemaOf(c.Options)) // a mixed path: twinsOf paired it
+			sender := string(p.Sender())
 			views = append(views, v)
-			tables[v] = &Table{Header: []string{"stack", "p50 ms mixed", "p50 ms " + string(p[0]) + " alone", "mixed/alone p50", "client bytes/req mixed", "alone", "node CPU µs/req mixed", "alone"}}
-			pairs[v] = &[2]bars{{Name: "mixed"}, {Name: string(p[0]) + " alone"}}
+			tables[v] = &Table{Header: []string{"stack", "p50 ms mixed", "p50 ms " + sender + " alone", "mixed/alone p50", "client bytes/req mixed", "alone", "node CPU µs/req mixed", "alone"}}
+			charts[v] = &[2]bars{{Name: "mixed"}, {Name: sender + " alone"}}
 		}
 		mixed, alone := costCells(c, len(p50s[c.Case]) > 0), costCells(base, len(p50s[base.Case]) > 0)
 		tables[v].Rows = append(tables[v].Rows, []string{c.Stack, mixed[0], alone[0], ratioCell(p50s[c.Case], p50s[base.Case]),
 			mixed[1], alone[1], mixed[2], alone[2]})
 		if len(p50s[c.Case]) > 0 && len(p50s[base.Case]) > 0 {
 			stacks[v] = append(stacks[v], c.Stack)
-			pairs[v][0].Values = append(pairs[v][0].Values, c.P50Us.Median/1000)
-			pairs[v][1].Values = append(pairs[v][1].Values, base.P50Us.Median/1000)
+			charts[v][0].Values = append(charts[v][0].Values, c.P50Us.Median/1000)
+			charts[v][1].Values = append(charts[v][1].Values, base.P50Us.Median/1000)
 		}
 	}
 	for _, v := range views {
@@ -263,7 +249,7 @@ func (b *builder) evolutionCost(s *Section) error {
 			b.addTable(s, v+": mixed and alone", caption, *tables[v])
 			continue
 		}
-		if err := b.add(s, caption, *tables[v])(barChart(v+": p50 mixed and alone", "ms", stacks[v], pairs[v][:], colours{})); err != nil {
+		if err := b.add(s, caption, *tables[v])(barChart(v+": p50 mixed and alone", "ms", stacks[v], charts[v][:], colours{})); err != nil {
 			return err
 		}
 	}

@@ -56,7 +56,7 @@ func Build(title string, sources []string, recs []results.Record) (*Report, erro
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	r := &Report{Title: title, Sources: sources, Environment: environmentOf(recs), Summary: summaryTable(recs)}
-	b := &builder{report: r, cases: cases, recs: recs, stacks: colours{}, ids: map[string]int{}}
+	b := &builder{report: r, cases: cases, stacks: colours{}, ids: map[string]int{}}
 	for _, s := range []func() error{b.latency, b.latencyByPayload, b.connections, func() error { return b.networks(recs) }, func() error { return b.runtimes(recs) }, func() error { return b.evolution(recs) }, b.capacity, b.seconds, b.ramps, b.bytes, b.resources, b.boot} {
 		if err := s(); err != nil {
 			return nil, fmt.Errorf("report: %w", err)
@@ -68,7 +68,6 @@ func Build(title string, sources []string, recs []results.Record) (*Report, erro
 type builder struct {
 	report *Report
 	cases  []*measured
-	recs   []results.Record
 	stacks colours // a stack's colour, the same in every chart
 	ids    map[string]int
 }

@@ -16,12 +16,7 @@ func (b *builder) runtimes(recs []results.Record) error {
 	if len(pairs) == 0 {
 		return nil
 	}
-	p50s := map[string][]float64{} // case -> p50 µs of each run that ended ok
-	for _, r := range recs {
-		if r.Outcome == results.OutcomeOK {
-			p50s[r.Case] = append(p50s[r.Case], float64(r.P50Us))
-		}
-	}
+	p50s := okP50s(recs)
 	s := b.section("runtimes", "Runtimes: Go and the JVM side by side",
 		"Each case run on the JVM's nodes (jvm/node: Quarkus in JVM mode, JSON through Jackson on plain classes, Protobuf through protobuf-java) beside the same case on Go's (hopbench node): the same payloads (the JVM's get replies are the Go generator's messages, handed to it), load and machine. p50 is the median over repetitions; JVM/Go is the ratio of those medians with its 95% bootstrap interval over the runs when each side has two or more, and the runs on each side. Node CPU per request sums the services; RSS is the largest service's; boot is from spawn to serving.")
 	views, byView := byScenario(pairs)
@@ -41,6 +36,18 @@ func (b *builder) runtimes(recs []results.Record) error {
 		}
 	}
 	return nil
+}
+
+// okP50s are the p50s, µs, of each case's runs that ended ok, by case:
+// what ratioCell takes.
+func okP50s(recs []results.Record) map[string][]float64 {
+	out := map[string][]float64{}
+	for _, r := range recs {
+		if r.Outcome == results.OutcomeOK {
+			out[r.Case] = append(out[r.Case], float64(r.P50Us))
+		}
+	}
+	return out
 }
 
 // ratioCell is median(num)/median(den) with its interval and the runs
