@@ -443,7 +443,7 @@ func (s *Spec) validateRuntimes(bad func(string, string, ...any)) {
 		}
 	}
 	for i, top := range s.Topologies {
-		if t, err := topology.Parse(top); err == nil && t.Kind != "direct" && t.Kind != "chain" {
+		if t, err := topology.Parse(top); err == nil && !t.Linear() {
 			bad(fmt.Sprintf("topologies[%d]", i), "runtime jvm: the JVM node calls one downstream node (direct and chain:N); %s fans out, which needs the Go node"+why, top)
 		}
 	}
@@ -480,7 +480,7 @@ func (s *Spec) validateSchemas(bad func(string, string, ...any)) {
 			if err != nil || len(p) == 1 {
 				continue
 			}
-			if t.Kind != "direct" && t.Kind != "chain" {
+			if !t.Linear() {
 				bad(at, "the path %q gives each node of a chain its version; %s fans out: use a topology of direct or chain:N, or one version (v1 or v2) for every node", sc, top)
 			} else if _, err := p.For(t.Nodes()); err != nil {
 				bad(at, "%v: give topologies [%s], or a path of %d versions for %s", err, p.Chain(), t.Nodes()+1, top)
@@ -497,8 +497,12 @@ func (s *Spec) validateSchemas(bad func(string, string, ...any)) {
 		bad("schemas", "generator independent: the cross-check client sends v1's messages only; put the runs of v2 in a part of their own with generators [hopbench]")
 	}
 	for i, st := range s.Stacks {
-		if p, err := transport.ParseStack(st); err == nil && p.Transport == "graphql" {
-			bad(fmt.Sprintf("stacks[%d]", i), "schema v2: graphql decodes into v1's messages itself, so its nodes speak v1 only; leave graphql out of a part with v2")
+		p, err := transport.ParseStack(st)
+		if err != nil {
+			continue
+		}
+		if tr, err := transport.Lookup(p.Transport); err == nil && transport.DecodesItself(tr) {
+			bad(fmt.Sprintf("stacks[%d]", i), "schema v2: %[1]s decodes into v1's messages itself, so its nodes speak v1 only; leave %[1]s out of a part with v2", p.Transport)
 		}
 	}
 }

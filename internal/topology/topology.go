@@ -37,6 +37,11 @@ func Parse(s string) (Topology, error) {
 	return Topology{Kind: kind, N: n}, nil
 }
 
+// Linear says whether every node calls at most one other (direct and
+// chain:N): the topologies a node with a single downstream serves and a
+// path of versions describes.
+func (t Topology) Linear() bool { return t.Kind == "direct" || t.Kind == "chain" }
+
 func (t Topology) String() string {
 	if t.Kind == "direct" {
 		return "direct"

@@ -407,6 +407,20 @@ func CompressesItself(t Transport) bool {
 	return ok && s.CompressesItself()
 }
 
+// SelfDecoding is implemented by transports whose servers decode request
+// bodies themselves (GraphQL's resolvers), into the payload schema's v1
+// messages: they serve a Handler's Message, never its Bytes, so a node of
+// another version cannot serve them.
+type SelfDecoding interface {
+	DecodesItself() bool
+}
+
+// DecodesItself reports whether t decodes request bodies itself.
+func DecodesItself(t Transport) bool {
+	s, ok := t.(SelfDecoding)
+	return ok && s.DecodesItself()
+}
+
 // BodyCodec is the codec a stack's bodies are encoded in and the
 // compression hopbench applies to them on t: the stack's, or none when t
 // compresses bodies itself (its protocol then compresses after).

@@ -49,6 +49,9 @@ func (Transport) Traits() transport.Traits {
 
 func (Transport) Codecs() []string { return []string{"json"} }
 
+// DecodesItself: gqlgen's resolvers decode requests into v1's messages.
+func (Transport) DecodesItself() bool { return true }
+
 func check(cfg transport.Config) error {
 	if cfg.Codec != "" && cfg.Codec != "json" {
 		return fmt.Errorf("graphql carries JSON only, not %q", cfg.Codec)
