@@ -2,7 +2,6 @@ package reproduce
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/hopbench/hopbench/internal/evolution"
@@ -43,22 +42,18 @@ func (m Measured) outcome(row *Row) {
 		row.Verdict, row.Why = NotMeasured, fmt.Sprintf("no schema trial of %s in these results (run the evolution preset)", selText(sel))
 		return
 	}
-	var parts []string
+	var parts, names []string
 	for _, o := range order {
 		p := fmt.Sprintf("%s %d", o, seen[o])
 		if o != evolution.Kept && detail[o] != "" && f.Here.Measure == reference.MeasureEvolution {
 			p += " (" + detail[o] + ")"
 		}
-		parts = append(parts, p)
-	}
-	names := make([]string, len(order))
-	for i, o := range order {
-		names[i] = string(o)
+		parts, names = append(parts, p), append(names, string(o))
 	}
 	row.Outcome, row.Test = strings.Join(names, " and "), "every trial"
 	row.Why = "trials: " + strings.Join(parts, "; ")
 	row.Verdict = DoesNotHold
-	if len(order) == 1 && slices.Contains(names, f.HoldsWhen) {
+	if len(order) == 1 && string(order[0]) == f.HoldsWhen {
 		row.Verdict = Holds
 	}
 }
