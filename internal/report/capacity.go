@@ -26,7 +26,7 @@ func (b *builder) capacity() error {
 		return nil
 	}
 	s := b.section("capacity", "Capacity at the SLA: latency against throughput",
-		"Each probe of a capacity search (first repetition), open loop: p50 (dashed) and the SLA's percentile (solid) from the intended send time, against the rate achieved, on a log latency axis. The grey line is the SLA; a ring marks each stack's knee, the highest rate probed that met it. Capacities are medians over repetitions; in the table ≥ marks a lower bound (the generator could not send more, or the search ran out of time or rates before the stack failed), a range a search cut short between a rate that met the SLA and one that did not, < N a search that found no rate meeting it down to N; the bars draw the medians, bounds unmarked, and nothing where no capacity was found.")
+		"Each probe of a capacity search (first repetition), open loop: the SLA's percentile (each stack's line) and p50 (thin, dotted, in the same colour) from the intended send time, against the rate achieved, on a log latency axis. The grey line is the SLA; a ring marks each stack's knee, the highest rate probed that met it. Capacities are medians over repetitions; in the table ≥ marks a lower bound (the generator could not send more, or the search ran out of time or rates before the stack failed), a range a search cut short between a rate that met the SLA and one that did not, < N a search that found no rate meeting it down to N; the bars draw the medians, bounds unmarked, and nothing where no capacity was found.")
 	keys, by := groups(searched, (*measured).scenario)
 	for _, k := range keys {
 		cases := by[k]
@@ -41,10 +41,10 @@ func (b *builder) capacity() error {
 			t.Rows = append(t.Rows, capacityRow(c))
 		}
 		caps.Name = "capacity at the SLA"
-		if err := b.add(s, "", t)(curveChart(k, cases, b.stacks)); err != nil {
+		if err := b.add(s, "", t)(curveChart(k, cases)); err != nil {
 			return err
 		}
-		if err := b.add(s, "", t)(barChart(k+": capacity at the SLA", "req/s", distinct(cases, stackOf), []bars{caps}, colours{})); err != nil {
+		if err := b.add(s, "", t)(stackBarChart(k+": capacity at the SLA", "req/s", distinct(cases, stackOf), []bars{caps})); err != nil {
 			return err
 		}
 	}
@@ -62,30 +62,38 @@ func capacityRow(c *measured) []string {
 }
 
 // curveChart is latency against achieved rate, a stack's probes in its
-// colour, with the SLA and each knee.
-func curveChart(title string, cases []*measured, col colours) (*chart, error) {
+// style: the SLA's percentile as its line, p50 thin and dotted in its
+// colour; with the SLA and each knee.
+func curveChart(title string, cases []*measured) (*chart, error) {
 	se := cases[0].Search
 	p := newPlot(title+": latency against throughput", "achieved rate (req/s)", "latency (ms, log)")
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	pct := "p" + pctLabel(se.Percentile)
 	maxX := 0.0
 	for _, c := range cases {
 		probes := slices.Clone(c.Steps)
 		slices.SortFunc(probes, func(x, y load.Step) int { return cmp.Compare(x.Value, y.Value) })
-		var p50, pq plotter.XYs
+		p50, pq := line{Name: c.Stack}, line{Name: c.Stack}
 		for _, st := range probes {
 			if st.Latency.Count == 0 {
 				continue
 			}
-			p50 = append(p50, plotter.XY{X: st.RPS, Y: posMs(st.Latency.P50Us)})
-			pq = append(pq, plotter.XY{X: st.RPS, Y: posMs(st.PercentileUs)})
+			at := fmt.Sprintf(" at %s req/s achieved (%s asked)", num(st.RPS, 0), num(st.Value, 0))
+			p50.XYs, p50.Hover = append(p50.XYs, plotter.XY{X: st.RPS, Y: posMs(st.Latency.P50Us)}), append(p50.Hover, "p50 "+ms(float64(st.Latency.P50Us))+" ms"+at)
+			pq.XYs, pq.Hover = append(pq.XYs, plotter.XY{X: st.RPS, Y: posMs(st.PercentileUs)}), append(pq.Hover, pct+" "+ms(float64(st.PercentileUs))+" ms"+at)
 			maxX = math.Max(maxX, st.RPS)
 		}
-		colour := col.of(c.Stack)
-		if err := addCurve(p, c.Stack+" p"+pctLabel(se.Percentile), pq, colour, nil); err != nil {
+		st := stackStyle(c.Stack)
+		thumbs, err := addCurve(p, pq, st)
+		if err != nil {
 			return nil, err
 		}
-		if err := addCurve(p, c.Stack+" p50", p50, colour, []vg.Length{vg.Points(4), vg.Points(3)}); err != nil {
+		if thumbs != nil {
+			p.legend.Add(c.Stack, thumbs...)
+		}
+		st.Dashes = []vg.Length{vg.Points(1), vg.Points(2)}
+		if _, err := addCurve(p, p50, st); err != nil {
 			return nil, err
 		}
 		if k := c.Search.Step; k >= 0 {
@@ -93,7 +101,7 @@ func curveChart(title string, cases []*measured, col colours) (*chart, error) {
 			if err != nil {
 				return nil, err
 			}
-			knee.GlyphStyle = draw.GlyphStyle{Color: colour, Radius: vg.Points(5), Shape: draw.RingGlyph{}}
+			knee.GlyphStyle = draw.GlyphStyle{Color: st.Colour, Radius: vg.Points(5), Shape: draw.RingGlyph{}}
 			p.Add(knee)
 		}
 	}
@@ -104,23 +112,8 @@ func curveChart(title string, cases []*measured, col colours) (*chart, error) {
 	}
 	bound.Color, bound.Width, bound.Dashes = color.Gray{Y: 0x80}, vg.Points(1), []vg.Length{vg.Points(2), vg.Points(2)}
 	p.Add(bound)
-	p.legend.Add(fmt.Sprintf("SLA p%s ≤ %s", pctLabel(se.Percentile), time.Duration(se.SLAUs)*time.Microsecond), bound)
+	p.legend.Add(fmt.Sprintf("SLA %s ≤ %s", pct, time.Duration(se.SLAUs)*time.Microsecond), bound)
 	return p, nil
-}
-
-func addCurve(p *chart, name string, xys plotter.XYs, colour color.Color, dashes []vg.Length) error {
-	if len(xys) == 0 {
-		return nil
-	}
-	lp, sp, err := plotter.NewLinePoints(xys)
-	if err != nil {
-		return fmt.Errorf("chart %q, %s: %w", p.Title.Text, name, err)
-	}
-	lp.Color, sp.Color, lp.Dashes = colour, colour, dashes
-	lp.Width, sp.Radius = vg.Points(1.5), vg.Points(1.5)
-	p.Add(lp, sp)
-	p.legend.Add(name, lp)
-	return nil
 }
 
 // posMs is a latency in ms for a log axis, which cannot take zero.

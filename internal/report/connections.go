@@ -69,7 +69,7 @@ func (b *builder) connections() error {
 			stacks = append(stacks, p.with.Stack)
 			pooled.Values, per.Values = append(pooled.Values, a/1000), append(per.Values, z/1000)
 		}
-		if err := b.add(s, "", t)(barChart(v+": p50, pooled and per request", "ms", stacks, []bars{pooled, per}, colours{})); err != nil {
+		if err := b.add(s, "", t)(stackBarChart(v+": p50, pooled and per request", "ms", stacks, []bars{pooled, per})); err != nil {
 			return err
 		}
 	}

@@ -249,7 +249,7 @@ func (b *builder) evolutionCost(s *Section, recs []results.Record) error {
 			b.addTable(s, v+": mixed and alone", caption, *tables[v])
 			continue
 		}
-		if err := b.add(s, caption, *tables[v])(barChart(v+": p50 mixed and alone", "ms", stacks[v], charts[v][:], colours{})); err != nil {
+		if err := b.add(s, caption, *tables[v])(stackBarChart(v+": p50 mixed and alone", "ms", stacks[v], charts[v][:])); err != nil {
 			return err
 		}
 	}

@@ -56,7 +56,7 @@ func (b *builder) networks(recs []results.Record) error {
 		t.Rows = append(t.Rows, []string{n, mechanism[n], num(float64(len(rtt[n])), 0), spread(rtt[n], 1000, 3), spread(mbit[n], 1, 1)})
 		trips.Values = append(trips.Values, results.SpreadOf(rtt[n]).Median/1000)
 	}
-	if err := b.add(s, "", t)(barChart("measured round trip by network", "ms", names, []bars{trips}, colours{})); err != nil {
+	if err := b.add(s, "", t)(barChart("measured round trip by network", "ms", names, []bars{trips}, seriesStyle)); err != nil {
 		return err
 	}
 	return b.acrossNetworks(s)
@@ -121,7 +121,7 @@ func (b *builder) networkFigure(s *Section, view string, p50 map[string]map[stri
 		}
 		t.Rows = append(t.Rows, row)
 	}
-	return b.add(s, "", t)(barChart(view+": p50 by network", "ms", stacks, series, colours{}))
+	return b.add(s, "", t)(stackBarChart(view+": p50 by network", "ms", stacks, series))
 }
 
 func prefixEach(prefix string, ws []string) []string {

@@ -7,6 +7,7 @@ package report
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/hopbench/hopbench/internal/results"
@@ -21,9 +22,12 @@ type Table struct {
 // Figure is one chart and its table.
 type Figure struct {
 	ID, Title, Caption string
-	SVG                []byte // standalone, for charts/ID.svg
-	InlineSVG          []byte // for the page
-	Table              Table
+	// Finding is what to read in the chart, in one line computed from its
+	// figures.
+	Finding   string
+	SVG       []byte // standalone, for charts/ID.svg
+	InlineSVG []byte // for the page
+	Table     Table
 }
 
 // Section groups figures of one kind.
@@ -34,8 +38,10 @@ type Section struct {
 
 // Report is everything rendered, built from records.
 type Report struct {
-	Title       string
-	Sources     []string
+	Title   string
+	Sources []string
+	// Verdict is what the run says, ranked: the report's first section.
+	Verdict     Verdict
 	Environment [][2]string
 	Summary     Table
 	// Reproductions are paper-vs-here tables, for runs of a study's preset.
@@ -56,7 +62,9 @@ func Build(title string, sources []string, recs []results.Record) (*Report, erro
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	r := &Report{Title: title, Sources: sources, Environment: environmentOf(recs), Summary: summaryTable(recs)}
-	b := &builder{report: r, cases: cases, stacks: colours{}, ids: map[string]int{}}
+	slices.SortStableFunc(cases, func(a, b *measured) int { return compareStacks(a.Stack, b.Stack) })
+	b := &builder{report: r, cases: cases, ids: map[string]int{}}
+	b.verdict(recs)
 	for _, s := range []func() error{b.latency, b.latencyByPayload, b.connections, func() error { return b.networks(recs) }, func() error { return b.runtimes(recs) }, func() error { return b.evolution(recs) }, b.capacity, b.seconds, b.ramps, b.bytes, b.resources, b.boot} {
 		if err := s(); err != nil {
 			return nil, fmt.Errorf("report: %w", err)
@@ -68,7 +76,6 @@ func Build(title string, sources []string, recs []results.Record) (*Report, erro
 type builder struct {
 	report *Report
 	cases  []*measured
-	stacks colours // a stack's colour, the same in every chart
 	ids    map[string]int
 }
 

@@ -213,7 +213,7 @@ func TestCapacitySearchesAreDrawnAsCurvesWithTheirKnees(t *testing.T) {
 		t.Fatalf("capacity section %+v, want a curve and a bar chart", sec)
 	}
 	curve := string(sec.Figures[0].InlineSVG)
-	for _, want := range []string{"SLA p99 ≤ 20ms", "rest p99", "grpc p50", "achieved rate"} {
+	for _, want := range []string{"SLA p99 ≤ 20ms", ">rest</text>", ">grpc</text>", "<title>grpc — p50 ", "<title>rest — p99 ", "achieved rate"} {
 		if !strings.Contains(curve, want) {
 			t.Errorf("curve lacks %q", want)
 		}

@@ -31,7 +31,7 @@ func (b *builder) runtimes(recs []results.Record) error {
 			stacks = append(stacks, j.Stack)
 			goBars.Values, jvmBars.Values = append(goBars.Values, g.P50Us.Median/1000), append(jvmBars.Values, j.P50Us.Median/1000)
 		}
-		if err := b.add(s, "", t)(barChart(v+": p50 on Go and on the JVM", "ms", stacks, []bars{goBars, jvmBars}, colours{})); err != nil {
+		if err := b.add(s, "", t)(stackBarChart(v+": p50 on Go and on the JVM", "ms", stacks, []bars{goBars, jvmBars})); err != nil {
 			return err
 		}
 	}

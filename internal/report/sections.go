@@ -35,7 +35,7 @@ func (b *builder) latency() error {
 			b.missing("%s: no latency histogram in the records", k)
 			continue
 		}
-		if err := b.add(s, "", t)(spectrumChart(k, lines, b.stacks)); err != nil {
+		if err := b.add(s, "", t)(spectrumChart(k, lines)); err != nil {
 			return err
 		}
 	}
@@ -80,14 +80,14 @@ func (b *builder) latencyByPayload() error {
 			}
 			lat, floors = append(lat, p50, p99), append(floors, fl)
 		}
-		if err := b.add(s, "", t)(barChart(k+": p50 and p99", "latency (ms)", stacks, lat, colours{})); err != nil {
+		if err := b.add(s, "", t)(stackBarChart(k+": p50 and p99", "latency (ms)", stacks, lat)); err != nil {
 			return err
 		}
 		if !haveFloor {
 			b.missing("%s: no floor to compare with (the runs were not calibrated: drop --no-calibrate)", k)
 			continue
 		}
-		if err := b.add(s, "", t)(barChart(k+": median as a multiple of the floor", "× HTTP round trip", stacks, floors, colours{})); err != nil {
+		if err := b.add(s, "", t)(stackBarChart(k+": median as a multiple of the floor", "× HTTP round trip", stacks, floors)); err != nil {
 			return err
 		}
 	}
@@ -130,7 +130,7 @@ func (b *builder) seconds() error {
 		if len(lines) == 0 {
 			continue
 		}
-		if err := b.add(s, "", t)(linesChart(k, "second", "requests", lines, b.stacks)); err != nil {
+		if err := b.add(s, "", t)(linesChart(k, "second", "requests", lines)); err != nil {
 			return err
 		}
 	}
@@ -158,10 +158,10 @@ func (b *builder) ramps() error {
 			}
 			rps, ok = append(rps, line{Name: c.Stack, XYs: a}), append(ok, line{Name: c.Stack, XYs: w})
 		}
-		if err := b.add(s, "", t)(linesChart(k+": throughput", "load in force", "req/s", rps, b.stacks)); err != nil {
+		if err := b.add(s, "", t)(linesChart(k+": throughput", "load in force", "req/s", rps)); err != nil {
 			return err
 		}
-		if err := b.add(s, "", t)(linesChart(k+": success within the SLA", "load in force", "% of requests", ok, b.stacks)); err != nil {
+		if err := b.add(s, "", t)(linesChart(k+": success within the SLA", "load in force", "% of requests", ok)); err != nil {
 			return err
 		}
 	}
@@ -189,7 +189,7 @@ func (b *builder) bytes() error {
 			t.Rows = append(t.Rows, []string{c.Stack, num(c.RawBodyBytes, 0), num(c.BodyBytes, 0), num(out, 0), num(framing, 0), num(in, 0)})
 		}
 		caption := "Figures from the " + cases[0].Topology + " · " + cases[0].Load + " runs; a client's bytes do not depend on what lies behind the service."
-		if err := b.add(s, caption, t)(barChart(k+": bytes per request", "bytes", cats, []bars{body, sent, wireOut, wireIn}, colours{})); err != nil {
+		if err := b.add(s, caption, t)(stackBarChart(k+": bytes per request", "bytes", cats, []bars{body, sent, wireOut, wireIn})); err != nil {
 			return err
 		}
 	}
@@ -231,10 +231,10 @@ func (b *builder) resources() error {
 			nodeRSS.Values, nodeAnon.Values, brokerRSS.Values = append(nodeRSS.Values, c.NodesRSS/(1<<20)), append(nodeAnon.Values, c.NodesAnonRSS/(1<<20)), append(brokerRSS.Values, br/(1<<20))
 			t.Rows = append(t.Rows, []string{c.Stack, num(c.RPS.Median, 0), num(c.ClientCPU, 1), num(c.NodesCPU, 1), num(bc, 1), mib(c.NodesRSS), mib(c.NodesAnonRSS), mib(br)})
 		}
-		if err := b.add(s, "", t)(barChart(k+": CPU per request", "µs of CPU per request", stacks, []bars{client, nodes, broker}, colours{})); err != nil {
+		if err := b.add(s, "", t)(stackBarChart(k+": CPU per request", "µs of CPU per request", stacks, []bars{client, nodes, broker})); err != nil {
 			return err
 		}
-		if err := b.add(s, "", t)(barChart(k+": memory", "RSS (MiB)", stacks, []bars{nodeRSS, nodeAnon, brokerRSS}, colours{})); err != nil {
+		if err := b.add(s, "", t)(stackBarChart(k+": memory", "RSS (MiB)", stacks, []bars{nodeRSS, nodeAnon, brokerRSS})); err != nil {
 			return err
 		}
 	}
@@ -266,5 +266,5 @@ func (b *builder) boot() error {
 		med.Values = append(med.Values, sp.Median)
 		t.Rows = append(t.Rows, []string{st, strconv.Itoa(len(byStack[st])), num(sp.Min, 1), num(sp.Median, 1), num(sp.Max, 1)})
 	}
-	return b.add(s, "", t)(barChart("Boot time by stack", "ms", stacks, []bars{med}, colours{}))
+	return b.add(s, "", t)(stackBarChart("Boot time by stack", "ms", stacks, []bars{med}))
 }

@@ -488,3 +488,14 @@ func Table(rows []Row) (header []string, cells [][]string) {
 	}
 	return header, cells
 }
+
+// Significant says whether num's and den's runs differ by the test the
+// verdicts use (Mann–Whitney U at Alpha), and the test's words; tested is
+// false, and nothing is decided, when a side has fewer than MinRuns runs.
+func Significant(num, den []float64) (differs, tested bool, test string) {
+	if len(num) < MinRuns || len(den) < MinRuns {
+		return false, false, ""
+	}
+	differs, test, _ = significant(num, den)
+	return differs, true, test
+}

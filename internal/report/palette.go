@@ -1,0 +1,131 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"image/color"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/hopbench/hopbench/internal/codec"
+)
+
+// A stack's look is fixed by its name, not by where it falls in a chart:
+// its technology picks a hue from Okabe and Ito's colour-blind-safe set,
+// its codec and compression a shade of that hue, a marker and a line
+// style. So rest+proto is a lighter rest blue in every chart of every
+// report, and gRPC's vermillion is never near it.
+type style struct {
+	Colour color.RGBA
+	Dashes []vg.Length // nil: a solid line
+	Glyph  draw.GlyphDrawer
+}
+
+// families are the technologies in legend order, each with its hue.
+var families = []struct {
+	name string
+	hue  color.RGBA
+}{
+	{"rest", color.RGBA{0x00, 0x72, 0xB2, 0xff}},    // blue
+	{"grpc", color.RGBA{0xD5, 0x5E, 0x00, 0xff}},    // vermillion
+	{"graphql", color.RGBA{0xCC, 0x79, 0xA7, 0xff}}, // reddish purple
+	{"amqp", color.RGBA{0xE6, 0x9F, 0x00, 0xff}},    // orange
+	{"kafka", color.RGBA{0x00, 0x9E, 0x73, 0xff}},   // bluish green
+	{"nats", color.RGBA{0x4D, 0x4D, 0x4D, 0xff}},    // grey
+}
+
+// unknownHue is a technology hopbench's report does not know yet.
+var unknownHue = color.RGBA{0x88, 0x77, 0x55, 0xff}
+
+// codecShade is how far a codec moves its technology's hue toward white
+// (+) or black (−), by the codec's place in codec.Names() after the
+// technology's default (place 0); compressionShade is what compression
+// adds. They keep the variants studies run together apart: rest,
+// rest+gzip, rest+proto, rest+proto+gzip, and the evolution preset's seven
+// codecs over REST.
+var (
+	codecShade       = []float64{0, -0.45, +0.3, +0.6, -0.3, +0.75, -0.55, -0.15}
+	compressionShade = []float64{0, -0.4, -0.6}
+	glyphs           = []draw.GlyphDrawer{draw.CircleGlyph{}, draw.CircleGlyph{}, draw.TriangleGlyph{}, draw.SquareGlyph{}, draw.PyramidGlyph{}, draw.CrossGlyph{}, draw.PlusGlyph{}, draw.BoxGlyph{}}
+	compressionDash  = [][]vg.Length{nil, {vg.Points(6), vg.Points(3)}, {vg.Points(2), vg.Points(2)}}
+)
+
+// variant is a stack name read as technology, codec and compression
+// places: the codec's place in codec.Names() plus one (0: the
+// technology's default, named by no word), the compression's in
+// codec.CompressionNames() (0: none).
+type variant struct {
+	family            int // place in families; len(families) when unknown
+	tech              string
+	codec, compressed int
+}
+
+func variantOf(stack string) variant {
+	parts := strings.Split(stack, "+")
+	v := variant{family: len(families), tech: parts[0]}
+	for i, f := range families {
+		if f.name == parts[0] {
+			v.family = i
+		}
+	}
+	for _, p := range parts[1:] {
+		if i := slices.Index(codec.Names(), p); i >= 0 {
+			v.codec = min(i+1, len(codecShade)-1)
+		}
+		if i := slices.Index(codec.CompressionNames(), p); i >= 0 {
+			v.compressed = min(i, len(compressionShade)-1)
+		}
+	}
+	return v
+}
+
+// stackStyle is the look of the stack called name, the same in every chart.
+func stackStyle(name string) style {
+	v := variantOf(name)
+	hue := unknownHue
+	if v.family < len(families) {
+		hue = families[v.family].hue
+	}
+	return style{
+		Colour: shade(hue, max(-0.75, min(0.8, codecShade[v.codec]+compressionShade[v.compressed]))),
+		Dashes: compressionDash[v.compressed],
+		Glyph:  glyphs[v.codec],
+	}
+}
+
+// shade moves c toward white by f (> 0) or toward black by −f (< 0).
+func shade(c color.RGBA, f float64) color.RGBA {
+	mix := func(x uint8) uint8 {
+		if f >= 0 {
+			return uint8(float64(x) + (255-float64(x))*f + 0.5)
+		}
+		return uint8(float64(x)*(1+f) + 0.5)
+	}
+	return color.RGBA{mix(c.R), mix(c.G), mix(c.B), 0xff}
+}
+
+// compareStacks orders stacks as every legend and table lists them: by
+// technology (in families' order, unknown ones after, by name), then
+// default codec before the others in codec.Names() order, then
+// uncompressed first.
+func compareStacks(a, b string) int {
+	va, vb := variantOf(a), variantOf(b)
+	return cmp.Or(cmp.Compare(va.family, vb.family), cmp.Compare(va.tech, vb.tech),
+		cmp.Compare(va.codec, vb.codec), cmp.Compare(va.compressed, vb.compressed), cmp.Compare(a, b))
+}
+
+// seriesStyle is the look of the i-th series of a chart whose series are
+// not stacks (networks, say): Okabe and Ito's colours in their order.
+func seriesStyle(i int, _ string) style {
+	set := []color.RGBA{{0x56, 0xB4, 0xE9, 0xff}, {0x99, 0x99, 0x99, 0xff}, {0xF0, 0xE4, 0x42, 0xff}, {0x00, 0x00, 0x00, 0xff}}
+	return style{Colour: set[i%len(set)], Glyph: draw.CircleGlyph{}}
+}
+
+// byStack is the style of a series named after a stack.
+func byStack(_ int, name string) style { return stackStyle(name) }
+
+// hex is c as CSS writes it.
+func hex(c color.RGBA) string { return fmt.Sprintf("#%02x%02x%02x", c.R, c.G, c.B) }

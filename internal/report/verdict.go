@@ -1,0 +1,478 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"html/template"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/hopbench/hopbench/internal/reproduce"
+	"github.com/hopbench/hopbench/internal/results"
+)
+
+// Verdict is what a run says, the first thing a report shows: each case's
+// stacks ranked by the case's headline figure, each against the best, and
+// heat maps of stacks × cases for that figure and for what the stacks cost.
+type Verdict struct {
+	Method   string
+	Rankings []Ranking
+	Maps     []HeatMap
+	// Unranked names the cases no single figure ranks, and why.
+	Unranked []string
+}
+
+// Ranking is one case's stacks, best first.
+type Ranking struct {
+	Case, Figure string
+	Entries      []Ranked
+	// Without are the stacks the case has no figure of, each with why.
+	Without []string
+}
+
+// Ranked is a stack's place in a case.
+type Ranked struct {
+	Rank  int
+	Stack string
+	Value string // the stack's median: "0.213 ms"
+	// Factor is the median against the best's ("×1.12 [1.05–1.20]"), with
+	// its interval when both have two runs or more; empty for the best.
+	Factor string
+	// Versus is "≈" when the stack's runs do not differ significantly from
+	// the best's, "≠" when they do, empty when too few runs to test.
+	Versus string
+	Title  string // every word of it, shown on hover
+	Style  template.CSS
+	Swatch template.CSS
+}
+
+// HeatMap is a figure for stacks × cases, each cell its factor against
+// the column's best.
+type HeatMap struct {
+	Title, Note string
+	Columns     []string
+	Rows        []HeatRow
+}
+
+// HeatRow is a stack's cells, one per column.
+type HeatRow struct {
+	Stack  string
+	Swatch template.CSS
+	Cells  []HeatCell
+}
+
+// HeatCell is a stack's figure in a case: its factor, or its value where
+// it is the best; empty where not measured.
+type HeatCell struct {
+	Text, Title string
+	Best        bool
+	Style       template.CSS
+}
+
+// figure is a number read from each run that ended ok.
+type figure struct {
+	name         string
+	higherBetter bool
+	of           func(*results.Record) (float64, bool)
+	format       func(float64) string
+	// bound says a run's figure is only a lower bound.
+	bound func(*results.Record) bool
+}
+
+var (
+	p50Figure = figure{name: "p50", of: func(r *results.Record) (float64, bool) { return float64(r.P50Us), r.Requests > 0 },
+		format: func(v float64) string { return ms(v) + " ms" }}
+	rpsFigure = figure{name: "throughput", higherBetter: true, of: func(r *results.Record) (float64, bool) { return r.RPS, r.Requests > 0 },
+		format: func(v float64) string { return num(v, 0) + " req/s" }}
+	capacityFigure = figure{name: "capacity at the SLA", higherBetter: true,
+		of: func(r *results.Record) (float64, bool) {
+			return r.CapacityRPS, r.Capacity != nil && r.Capacity.Step >= 0 && r.CapacityRPS > 0
+		},
+		format: func(v float64) string { return num(v, 0) + " req/s" },
+		bound:  func(r *results.Record) bool { return r.Capacity != nil && r.Capacity.LowerBound }}
+	cpuFigure = figure{name: "CPU per request, services and brokers", of: func(r *results.Record) (float64, bool) {
+		cpu, _, _ := r.Services()
+		for _, b := range r.Brokers {
+			cpu += b.CPUUsPerReq
+		}
+		return cpu, cpu > 0
+	}, format: func(v float64) string { return num(v, 1) + " µs" }}
+	memoryFigure = figure{name: "memory, largest service and brokers", of: func(r *results.Record) (float64, bool) {
+		_, rss, _ := r.Services()
+		for _, b := range r.Brokers {
+			rss += b.RSSBytes
+		}
+		return float64(rss), rss > 0
+	}, format: func(v float64) string { return mib(v) + " MiB" }}
+)
+
+// headline is the figure a case's stacks are ranked by: p50 with one
+// client or at a fixed rate, throughput with more clients, capacity for
+// a capacity search. A ramp has none: it is read as a curve.
+func headline(load string) (figure, bool) {
+	kind, rest, _ := strings.Cut(load, ":")
+	switch kind {
+	case "capacity":
+		return capacityFigure, true
+	case "rate":
+		return p50Figure, true
+	case "closed":
+		if n, err := strconv.Atoi(strings.SplitN(rest, "/", 2)[0]); err == nil && n == 1 {
+			return p50Figure, true
+		}
+		return rpsFigure, true
+	}
+	return figure{}, false
+}
+
+func (f figure) words() string {
+	if f.higherBetter {
+		return f.name + ", higher is better"
+	}
+	return f.name + ", lower is better"
+}
+
+// perCase is each case's runs that ended ok. A run with failed calls
+// gives no figure.
+func perCase(recs []results.Record) map[string][]*results.Record {
+	out := map[string][]*results.Record{}
+	for i := range recs {
+		if r := &recs[i]; r.Outcome == results.OutcomeOK {
+			out[r.Case] = append(out[r.Case], r)
+		}
+	}
+	return out
+}
+
+// values are f of runs, and whether any was only a lower bound.
+func (f figure) values(runs []*results.Record) (vs []float64, bound bool) {
+	for _, r := range runs {
+		if v, ok := f.of(r); ok {
+			vs = append(vs, v)
+			bound = bound || (f.bound != nil && f.bound(r))
+		}
+	}
+	return vs, bound
+}
+
+// standing is a stack's figure in one case.
+type standing struct {
+	c      *measured
+	vs     []float64
+	median float64
+	bound  bool
+}
+
+// standings are the cases' stacks with a figure, best first, and the
+// stacks without one with why.
+func standings(cases []*measured, runs map[string][]*results.Record, f figure) (ranked []standing, without []string) {
+	for _, c := range cases {
+		vs, bound := f.values(runs[c.Case])
+		if len(vs) == 0 {
+			without = append(without, c.Stack+": "+noFigure(c, len(runs[c.Case]), f))
+			continue
+		}
+		ranked = append(ranked, standing{c: c, vs: vs, median: results.SpreadOf(vs).Median, bound: bound})
+	}
+	slices.SortStableFunc(ranked, func(a, b standing) int {
+		if f.higherBetter {
+			a, b = b, a
+		}
+		return cmp.Or(cmp.Compare(a.median, b.median), compareStacks(a.c.Stack, b.c.Stack))
+	})
+	return ranked, without
+}
+
+func noFigure(c *measured, ok int, f figure) string {
+	switch {
+	case ok > 0 && f.bound != nil:
+		return "no rate met the SLA"
+	case ok > 0:
+		return "not measured"
+	case slices.Contains(c.Outcomes, results.OutcomeErrors):
+		return "calls failed, so no figure"
+	}
+	return "no run ended ok (" + strings.Join(c.Outcomes, ", ") + ")"
+}
+
+// against is s's figure against the best's: the ratio of medians with
+// its interval and runs, and the test between them.
+type against struct {
+	factor, interval, runs string
+	versus, test           string
+	heat                   float64
+}
+
+func compare(s, best standing, higherBetter bool) against {
+	r := s.median / best.median
+	a := against{factor: fmt.Sprintf("×%.2f", r), runs: fmt.Sprintf("%d, %d runs", len(s.vs), len(best.vs))}
+	if lo, hi := reproduce.RatioInterval(s.vs, best.vs); lo > 0 {
+		a.interval = fmt.Sprintf("[%.2f–%.2f]", lo, hi)
+	}
+	if differs, tested, test := reproduce.Significant(s.vs, best.vs); tested {
+		a.versus, a.test = "≈", test
+		if differs {
+			a.versus = "≠"
+		}
+	}
+	worse := r
+	if higherBetter && r > 0 {
+		worse = 1 / r
+	}
+	a.heat = math.Max(0, math.Min(1, math.Log(worse)/math.Log(8)))
+	return a
+}
+
+// heatStyle is a cell's background by how far from the best it is, on a
+// colour-blind-safe yellow-to-brown ramp; the best has none.
+func heatStyle(heat float64) template.CSS {
+	if heat < 0.01 {
+		return ""
+	}
+	from, to := [3]float64{255, 244, 190}, [3]float64{204, 90, 20}
+	var c [3]uint8
+	for i := range c {
+		c[i] = uint8(from[i] + (to[i]-from[i])*heat + 0.5)
+	}
+	return template.CSS(fmt.Sprintf("background-color:#%02x%02x%02x;color:#111", c[0], c[1], c[2]))
+}
+
+func swatch(stack string) template.CSS {
+	return template.CSS("background-color:" + hex(stackStyle(stack).Colour))
+}
+
+// verdict fills the report's first section from the cases and their runs.
+func (b *builder) verdict(recs []results.Record) {
+	runs := perCase(recs)
+	v := &b.report.Verdict
+	keys, by := groups(b.cases, (*measured).scenario)
+	var ranked []string
+	for _, k := range keys {
+		if _, ok := headline(by[k][0].Load); !ok {
+			v.Unranked = append(v.Unranked, k+": a ramp has no one figure to rank by; its curves are under Ramps")
+			continue
+		}
+		ranked = append(ranked, k)
+	}
+	slices.SortStableFunc(ranked, func(a, b string) int { return compareCases(by[a][0], by[b][0]) })
+	labels := caseLabels(ranked, by)
+	for i, k := range ranked {
+		f, _ := headline(by[k][0].Load)
+		v.Rankings = append(v.Rankings, ranking(labels[i], by[k], runs, f))
+	}
+	cols := columns{keys: ranked, labels: labels, by: by, runs: runs}
+	for _, m := range []HeatMap{
+		cols.heatMap("Each case's headline figure against its best", "The figure each case is ranked by, as above: a cell is the stack's median against the column's best, whose own value it shows.",
+			func(k string) figure { f, _ := headline(by[k][0].Load); return f }),
+		cols.heatMap("CPU per request, against each case's least", "The services' CPU time and the brokers', over the measured window, per request completed. At one client it carries each process's idle work too.",
+			func(string) figure { return cpuFigure }),
+		cols.heatMap("Memory, against each case's least", "The largest service's resident set and the brokers', at the end of the measured window.",
+			func(string) figure { return memoryFigure }),
+	} {
+		if len(m.Columns) > 0 {
+			v.Maps = append(v.Maps, m)
+		}
+	}
+	v.Method = verdictMethod(ranked, by, runs)
+}
+
+func ranking(label string, cases []*measured, runs map[string][]*results.Record, f figure) Ranking {
+	ranked, without := standings(cases, runs, f)
+	rk := Ranking{Case: label, Figure: f.words(), Without: without}
+	for i, s := range ranked {
+		e := Ranked{Rank: i + 1, Stack: s.c.Stack, Value: valueText(s, f), Swatch: swatch(s.c.Stack)}
+		e.Title = fmt.Sprintf("%s: %s %s, the median of %d runs", s.c.Stack, f.name, e.Value, len(s.vs))
+		if i > 0 {
+			a := compare(s, ranked[0], f.higherBetter)
+			e.Factor, e.Versus, e.Style = strings.TrimSpace(a.factor+" "+a.interval), a.versus, heatStyle(a.heat)
+			e.Title += a.words(ranked[0].c.Stack)
+		}
+		rk.Entries = append(rk.Entries, e)
+	}
+	return rk
+}
+
+// words are a's figures as a sentence's end: "; ×1.12 [1.05–1.20] of
+// grpc's (4, 4 runs), no significant difference: Mann–Whitney U …".
+func (a against) words(best string) string {
+	w := fmt.Sprintf("; %s of %s's (%s", strings.TrimSpace(a.factor+" "+a.interval), best, a.runs)
+	switch a.versus {
+	case "≈":
+		return w + "), no significant difference: " + a.test
+	case "≠":
+		return w + "), a significant difference: " + a.test
+	}
+	return w + ": too few to test a difference)"
+}
+
+func valueText(s standing, f figure) string {
+	if s.bound {
+		return "≥ " + f.format(s.median)
+	}
+	return f.format(s.median)
+}
+
+// columns are the ranked cases as a heat map's columns.
+type columns struct {
+	keys, labels []string
+	by           map[string][]*measured
+	runs         map[string][]*results.Record
+}
+
+func (cs columns) heatMap(title, note string, figureOf func(key string) figure) HeatMap {
+	m := HeatMap{Title: title, Note: note}
+	cells := map[string]map[int]HeatCell{}
+	for i, k := range cs.keys {
+		f := figureOf(k)
+		ranked, _ := standings(cs.by[k], cs.runs, f)
+		if len(ranked) == 0 {
+			continue
+		}
+		col := len(m.Columns)
+		m.Columns = append(m.Columns, cs.labels[i]+" ("+f.name+")")
+		for j, s := range ranked {
+			c := HeatCell{Best: j == 0, Text: valueText(s, f), Title: fmt.Sprintf("%s: %s, the median of %d runs", s.c.Stack, valueText(s, f), len(s.vs))}
+			if j > 0 {
+				a := compare(s, ranked[0], f.higherBetter)
+				c.Text, c.Style = a.factor, heatStyle(a.heat)
+				c.Title += a.words(ranked[0].c.Stack)
+			}
+			if cells[s.c.Stack] == nil {
+				cells[s.c.Stack] = map[int]HeatCell{}
+			}
+			cells[s.c.Stack][col] = c
+		}
+	}
+	stacks := slices.SortedFunc(maps.Keys(cells), compareStacks)
+	for _, st := range stacks {
+		row := HeatRow{Stack: st, Swatch: swatch(st)}
+		for col := range m.Columns {
+			c, ok := cells[st][col]
+			if !ok {
+				c = HeatCell{Text: "–", Title: st + ": not measured in this case"}
+			}
+			row.Cells = append(row.Cells, c)
+		}
+		m.Rows = append(m.Rows, row)
+	}
+	return m
+}
+
+// caseLabels name the cases in a few words: topology, payload and load,
+// and the operation and options where the cases differ in them.
+func caseLabels(keys []string, by map[string][]*measured) []string {
+	parts := func(c *measured) []string {
+		return []string{c.Topology, c.Op, c.payload(), loadWords(c.Load), c.Options}
+	}
+	varies := make([]bool, 5)
+	for _, k := range keys {
+		for i, p := range parts(by[k][0]) {
+			varies[i] = varies[i] || p != parts(by[keys[0]][0])[i]
+		}
+	}
+	varies[0], varies[2], varies[3] = true, true, true
+	labels := make([]string, len(keys))
+	for j, k := range keys {
+		var kept []string
+		for i, p := range parts(by[k][0]) {
+			if varies[i] {
+				kept = append(kept, p)
+			}
+		}
+		labels[j] = joinNonEmpty(kept...)
+	}
+	return labels
+}
+
+// loadWords is a load as a reader says it: "32 clients", "500 req/s open",
+// "capacity at p99<=10ms".
+func loadWords(load string) string {
+	kind, rest, _ := strings.Cut(load, ":")
+	first := strings.SplitN(rest, "/", 2)[0]
+	switch kind {
+	case "closed":
+		if first == "1" {
+			return "1 client"
+		}
+		return first + " clients"
+	case "rate":
+		return first + " req/s open"
+	case "capacity":
+		return "capacity at " + first
+	}
+	return load
+}
+
+// verdictMethod says how the verdict was reached, and what the runs
+// behind it allow.
+func verdictMethod(keys []string, by map[string][]*measured, runs map[string][]*results.Record) string {
+	var counts []float64
+	for _, k := range keys {
+		for _, c := range by[k] {
+			counts = append(counts, float64(len(runs[c.Case])))
+		}
+	}
+	sp := results.SpreadOf(counts)
+	m := "Each case's stacks are ranked by its headline figure: p50 with one client or at a fixed rate, throughput with more clients, capacity at the SLA for a capacity search. " +
+		"A figure is the median over the stack's runs that ended ok: a run whose calls failed gives none. " +
+		fmt.Sprintf("×N is a stack's median against the best's, with its 95 %% bootstrap interval where both have 2 runs or more; ≈ marks a stack whose runs do not differ significantly from the best's, ≠ one whose do (Mann–Whitney U, α=%g, %d runs or more each). ", reproduce.Alpha, reproduce.MinRuns)
+	switch {
+	case len(counts) == 0:
+		return m
+	case sp.Min == sp.Max:
+		m += fmt.Sprintf("Here every stack has %.0f run%s in each case", sp.Max, plural(int(sp.Max)))
+	default:
+		m += fmt.Sprintf("Here a stack has %.0f to %.0f runs in a case", sp.Min, sp.Max)
+	}
+	if int(sp.Max) < reproduce.MinRuns {
+		return m + fmt.Sprintf(": too few to test any difference, so the factors are measurements, not verdicts of significance (repetitions: %d or more in the spec test them).", reproduce.MinRuns+1)
+	}
+	return m + "."
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// compareCases orders cases as a reader scans them: a direct call first,
+// then shorter topologies; a payload's cases together; one client, then
+// more, then open rates and capacity.
+func compareCases(a, b *measured) int {
+	return cmp.Or(cmp.Compare(topologyRank(a.Topology), topologyRank(b.Topology)), cmp.Compare(a.Topology, b.Topology),
+		cmp.Compare(a.payload(), b.payload()), cmp.Compare(loadRank(a.Load), loadRank(b.Load)), cmp.Compare(a.Load, b.Load),
+		cmp.Compare(a.Op, b.Op), cmp.Compare(a.Options, b.Options))
+}
+
+func topologyRank(t string) int {
+	if t == "direct" {
+		return 0
+	}
+	_, n, _ := strings.Cut(t, ":")
+	if v, err := strconv.Atoi(n); err == nil {
+		return v
+	}
+	return math.MaxInt
+}
+
+// loadRank is a load's place: closed loads by clients, then open rates by
+// rate, then capacity searches.
+func loadRank(load string) float64 {
+	kind, rest, _ := strings.Cut(load, ":")
+	v, err := strconv.ParseFloat(strings.SplitN(rest, "/", 2)[0], 64)
+	if err != nil {
+		v = 0
+	}
+	switch kind {
+	case "closed":
+		return v
+	case "rate":
+		return 1e9 + v
+	}
+	return 2e9
+}
