@@ -218,9 +218,12 @@ func TestCapacitySearchesAreDrawnAsCurvesWithTheirKnees(t *testing.T) {
 			t.Errorf("curve lacks %q", want)
 		}
 	}
-	rows := sec.Figures[0].Table.Rows
-	for i, rec := range recs {
-		if got := rows[i][1]; got != fmt.Sprintf("%.0f", rec.CapacityRPS) {
+	cells := map[string]string{}
+	for _, row := range sec.Figures[0].Table.Rows {
+		cells[row[0]] = row[1]
+	}
+	for _, rec := range recs {
+		if got := cells[rec.Stack]; got != fmt.Sprintf("%.0f", rec.CapacityRPS) {
 			t.Errorf("%s: capacity cell %q, record %v", rec.Stack, got, rec.CapacityRPS)
 		}
 	}
