@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/hopbench/hopbench/internal/load"
+	"github.com/hopbench/hopbench/internal/results"
 )
 
 // capacity draws, for each scenario searched, every stack's latency
@@ -32,7 +33,13 @@ func (b *builder) capacity() error {
 		cases := by[k]
 		t := Table{Header: []string{"stack", "capacity req/s", "p50 ms there (1st run)", "percentile ms there (1st run)", "probes (1st run)", "search ended (1st run)"}}
 		var caps bars
+		var pts []point
+		bounded := false
 		for _, c := range cases {
+			vs, bound := capacityFigure.values(b.runs[c.Case])
+			if len(vs) > 0 {
+				pts, bounded = append(pts, point{stack: c.Stack, v: results.SpreadOf(vs).Median, runs: vs}), bounded || bound
+			}
 			v := c.Capacity.Median
 			if v == 0 {
 				v = math.NaN() // no capacity found: no bar, the table says why
@@ -41,10 +48,14 @@ func (b *builder) capacity() error {
 			t.Rows = append(t.Rows, capacityRow(c))
 		}
 		caps.Name = "capacity at the SLA"
-		if err := b.add(s, "", t)(curveChart(k, cases)); err != nil {
+		found := finding("capacity at the SLA", true, pts, rpsWords)
+		if bounded {
+			found += " Some of these are lower bounds (≥ in the table): a search that stopped before its stack failed the SLA."
+		}
+		if err := b.add(s, found, "", t)(curveChart(k, cases)); err != nil {
 			return err
 		}
-		if err := b.add(s, "", t)(stackBarChart(k+": capacity at the SLA", "req/s", distinct(cases, stackOf), []bars{caps})); err != nil {
+		if err := b.add(s, found, "", t)(stackBarChart(k+": capacity at the SLA", "req/s", distinct(cases, stackOf), []bars{caps})); err != nil {
 			return err
 		}
 	}

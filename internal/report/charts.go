@@ -86,8 +86,7 @@ func addLines(p *chart, lines []line) error {
 // spectrumPoints are a histogram's latency (ms) against -log10(1-q): the
 // HdrHistogram percentile spectrum, where each step right is another 9.
 // Points stop where the count gives no finer quantile.
-func spectrumPoints(h *hdrhistogram.Histogram) plotter.XYs {
-	var xys plotter.XYs
+func spectrumPoints(h *hdrhistogram.Histogram) (xys plotter.XYs, hover []string) {
 	limit := math.Log10(float64(h.TotalCount()))
 	for k := 0; k <= 50; k++ {
 		x := float64(k) / 10
@@ -95,9 +94,10 @@ func spectrumPoints(h *hdrhistogram.Histogram) plotter.XYs {
 			break
 		}
 		q := 100 * (1 - math.Pow(10, -x))
-		xys = append(xys, plotter.XY{X: x, Y: float64(h.ValueAtQuantile(q)) / 1000})
+		v := float64(h.ValueAtQuantile(q))
+		xys, hover = append(xys, plotter.XY{X: x, Y: v / 1000}), append(hover, "p"+strconv.FormatFloat(q, 'f', -1, 64)+": "+ms(v)+" ms")
 	}
-	return xys
+	return xys, hover
 }
 
 func spectrumChart(title string, lines []line) (*chart, error) {

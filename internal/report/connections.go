@@ -63,13 +63,15 @@ func (b *builder) connections() error {
 		t := Table{Header: []string{"stack", "p50 ms pooled", "p50 ms per request", "added per call ms", "share of the per-request p50"}}
 		pooled, per := bars{Name: "pooled"}, bars{Name: "per request"}
 		var stacks []string
+		var added []point
 		for _, p := range byView[v] {
 			a, z := p.without.P50Us.Median, p.with.P50Us.Median
+			added = append(added, point{stack: p.with.Stack, v: z - a})
 			t.Rows = append(t.Rows, []string{p.with.Stack, ms(a), ms(z), ms(z - a), num(100*(z-a)/z, 0) + " %"})
 			stacks = append(stacks, p.with.Stack)
 			pooled.Values, per.Values = append(pooled.Values, a/1000), append(per.Values, z/1000)
 		}
-		if err := b.add(s, "", t)(stackBarChart(v+": p50, pooled and per request", "ms", stacks, []bars{pooled, per})); err != nil {
+		if err := b.add(s, finding("p50 added by a connection per call", false, added, msWords), "", t)(stackBarChart(v+": p50, pooled and per request", "ms", stacks, []bars{pooled, per})); err != nil {
 			return err
 		}
 	}

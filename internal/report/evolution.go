@@ -223,6 +223,7 @@ func (b *builder) evolutionCost(s *Section, recs []results.Record) error {
 	tables := map[string]*Table{}
 	var views []string
 	charts := map[string]*[2]bars{}
+	ratios := map[string][]point{}
 	stacks := map[string][]string{}
 	for _, pair := range pairs {
 		c, base := pair.with, pair.without
@@ -239,6 +240,7 @@ func (b *builder) evolutionCost(s *Section, recs []results.Record) error {
 			mixed[1], alone[1], mixed[2], alone[2]})
 		if len(p50s[c.Case]) > 0 && len(p50s[base.Case]) > 0 {
 			stacks[v] = append(stacks[v], c.Stack)
+			ratios[v] = append(ratios[v], point{stack: c.Stack, v: c.P50Us.Median / base.P50Us.Median})
 			charts[v][0].Values = append(charts[v][0].Values, c.P50Us.Median/1000)
 			charts[v][1].Values = append(charts[v][1].Values, base.P50Us.Median/1000)
 		}
@@ -249,7 +251,7 @@ func (b *builder) evolutionCost(s *Section, recs []results.Record) error {
 			b.addTable(s, v+": mixed and alone", caption, *tables[v])
 			continue
 		}
-		if err := b.add(s, caption, *tables[v])(stackBarChart(v+": p50 mixed and alone", "ms", stacks[v], charts[v][:])); err != nil {
+		if err := b.add(s, finding("p50 mixed against alone", false, ratios[v], func(v float64) string { return "×" + num(v, 2) }), caption, *tables[v])(stackBarChart(v+": p50 mixed and alone", "ms", stacks[v], charts[v][:])); err != nil {
 			return err
 		}
 	}

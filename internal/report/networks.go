@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -56,7 +57,17 @@ func (b *builder) networks(recs []results.Record) error {
 		t.Rows = append(t.Rows, []string{n, mechanism[n], num(float64(len(rtt[n])), 0), spread(rtt[n], 1000, 3), spread(mbit[n], 1, 1)})
 		trips.Values = append(trips.Values, results.SpreadOf(rtt[n]).Median/1000)
 	}
-	if err := b.add(s, "", t)(barChart("measured round trip by network", "ms", names, []bars{trips}, seriesStyle)); err != nil {
+	slowest, fastest := names[0], names[0]
+	for _, n := range names {
+		if results.SpreadOf(rtt[n]).Median > results.SpreadOf(rtt[slowest]).Median {
+			slowest = n
+		}
+		if results.SpreadOf(rtt[n]).Median < results.SpreadOf(rtt[fastest]).Median {
+			fastest = n
+		}
+	}
+	found := fmt.Sprintf("The measured round trip runs from %s ms on %s to %s ms on %s (medians of runs).", ms(results.SpreadOf(rtt[fastest]).Median), fastest, ms(results.SpreadOf(rtt[slowest]).Median), slowest)
+	if err := b.add(s, found, "", t)(barChart("measured round trip by network", "ms", names, []bars{trips}, seriesStyle)); err != nil {
 		return err
 	}
 	return b.acrossNetworks(s)
@@ -121,7 +132,21 @@ func (b *builder) networkFigure(s *Section, view string, p50 map[string]map[stri
 		}
 		t.Rows = append(t.Rows, row)
 	}
-	return b.add(s, "", t)(stackBarChart(view+": p50 by network", "ms", stacks, series))
+	slowest, worst := "", -1.0
+	for _, n := range nets {
+		var vs []float64
+		for _, v := range p50[n] {
+			vs = append(vs, v)
+		}
+		if m := results.SpreadOf(vs).Median; m > worst {
+			slowest, worst = n, m
+		}
+	}
+	var pts []point
+	for st, v := range p50[slowest] {
+		pts = append(pts, point{stack: st, v: v})
+	}
+	return b.add(s, "On "+slowest+", the slowest network here: "+finding("p50", false, pts, msWords), "", t)(stackBarChart(view+": p50 by network", "ms", stacks, series))
 }
 
 func prefixEach(prefix string, ws []string) []string {

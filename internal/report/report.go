@@ -63,8 +63,8 @@ func Build(title string, sources []string, recs []results.Record) (*Report, erro
 	}
 	r := &Report{Title: title, Sources: sources, Environment: environmentOf(recs), Summary: summaryTable(recs)}
 	slices.SortStableFunc(cases, func(a, b *measured) int { return compareStacks(a.Stack, b.Stack) })
-	b := &builder{report: r, cases: cases, ids: map[string]int{}}
-	b.verdict(recs)
+	b := &builder{report: r, cases: cases, ids: map[string]int{}, runs: perCase(recs)}
+	b.verdict()
 	for _, s := range []func() error{b.latency, b.latencyByPayload, b.connections, func() error { return b.networks(recs) }, func() error { return b.runtimes(recs) }, func() error { return b.evolution(recs) }, b.capacity, b.seconds, b.ramps, b.bytes, b.resources, b.boot} {
 		if err := s(); err != nil {
 			return nil, fmt.Errorf("report: %w", err)
@@ -77,6 +77,7 @@ type builder struct {
 	report *Report
 	cases  []*measured
 	ids    map[string]int
+	runs   map[string][]*results.Record // each case's runs that ended ok
 }
 
 func (b *builder) section(id, title, intro string) *Section {
@@ -86,24 +87,20 @@ func (b *builder) section(id, title, intro string) *Section {
 }
 
 // add returns what adds a chart, as a chart constructor returns it, to s
-// as a figure with its table: b.add(s, caption, t)(barChart(...)).
-func (b *builder) add(s *Section, caption string, t Table) func(*chart, error) error {
+// as a figure with its finding and table: b.add(s, finding, caption,
+// t)(barChart(...)).
+func (b *builder) add(s *Section, finding, caption string, t Table) func(*chart, error) error {
 	return func(p *chart, err error) error {
 		if err != nil {
 			return err
 		}
-		return b.addFigure(s, p, caption, t)
+		f := &Figure{ID: b.id(s.ID + "-" + p.Title.Text), Title: p.Title.Text, Finding: finding, Caption: caption, Table: t}
+		if f.SVG, f.InlineSVG, err = svgOf(p); err != nil {
+			return err
+		}
+		s.Figures = append(s.Figures, f)
+		return nil
 	}
-}
-
-func (b *builder) addFigure(s *Section, p *chart, caption string, t Table) error {
-	f := &Figure{ID: b.id(s.ID + "-" + p.Title.Text), Title: p.Title.Text, Caption: caption, Table: t}
-	var err error
-	if f.SVG, f.InlineSVG, err = svgOf(p); err != nil {
-		return err
-	}
-	s.Figures = append(s.Figures, f)
-	return nil
 }
 
 // addTable adds a figure that is a table alone, without a chart.

@@ -24,14 +24,16 @@ func (b *builder) runtimes(recs []results.Record) error {
 		t := Table{Header: []string{"stack", "p50 ms Go", "p50 ms JVM", "JVM/Go p50", "node CPU µs/req Go", "JVM", "RSS MiB Go", "JVM", "boot ms Go", "JVM"}}
 		goBars, jvmBars := bars{Name: "Go"}, bars{Name: "JVM"}
 		var stacks []string
+		var ratios []point
 		for _, p := range byView[v] {
 			g, j := p.without, p.with
+			ratios = append(ratios, point{stack: j.Stack, v: j.P50Us.Median / g.P50Us.Median})
 			t.Rows = append(t.Rows, []string{j.Stack, ms(g.P50Us.Median), ms(j.P50Us.Median), ratioCell(p50s[j.Case], p50s[g.Case]),
 				num(g.NodesCPU, 1), num(j.NodesCPU, 1), mib(g.NodesRSS), mib(j.NodesRSS), bootCell(g.NodeBootMs), bootCell(j.NodeBootMs)})
 			stacks = append(stacks, j.Stack)
 			goBars.Values, jvmBars.Values = append(goBars.Values, g.P50Us.Median/1000), append(jvmBars.Values, j.P50Us.Median/1000)
 		}
-		if err := b.add(s, "", t)(stackBarChart(v+": p50 on Go and on the JVM", "ms", stacks, []bars{goBars, jvmBars})); err != nil {
+		if err := b.add(s, finding("JVM/Go p50", false, ratios, func(v float64) string { return "×" + num(v, 2) }), "", t)(stackBarChart(v+": p50 on Go and on the JVM", "ms", stacks, []bars{goBars, jvmBars})); err != nil {
 			return err
 		}
 	}

@@ -3,6 +3,7 @@ package report
 import (
 	"math"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot/plotter"
 
@@ -18,12 +19,15 @@ func (b *builder) latency() error {
 	keys, by := groups(measuredOnly(b.cases), (*measured).scenario)
 	for _, k := range keys {
 		var lines []line
+		var p99s []point
 		t := Table{Header: []string{"stack", "requests", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "p99.99 ms", "max ms", "× floor"}}
 		for _, c := range by[k] {
 			if c.Hist == nil {
 				continue
 			}
-			lines = append(lines, line{Name: c.Stack, XYs: spectrumPoints(c.Hist)})
+			xys, hover := spectrumPoints(c.Hist)
+			lines = append(lines, line{Name: c.Stack, XYs: xys, Hover: hover})
+			p99s = append(p99s, b.medianOf(c, func(r *results.Record) float64 { return float64(r.P99Us) }))
 			row := []string{c.Stack, strconv.FormatInt(c.Hist.TotalCount(), 10)}
 			for _, q := range spectrumQuantiles {
 				row = append(row, ms(float64(c.Hist.ValueAtQuantile(q))))
@@ -35,7 +39,7 @@ func (b *builder) latency() error {
 			b.missing("%s: no latency histogram in the records", k)
 			continue
 		}
-		if err := b.add(s, "", t)(spectrumChart(k, lines)); err != nil {
+		if err := b.add(s, finding("p99 (median of runs)", false, p99s, msWords), "", t)(spectrumChart(k, lines)); err != nil {
 			return err
 		}
 	}
@@ -60,10 +64,12 @@ func (b *builder) latencyByPayload() error {
 		stacks, payloads := distinct(cases, stackOf), distinct(cases, (*measured).payload)
 		find := index(cases)
 		var lat, floors []bars
+		var p50s, multiples []string
 		t := Table{Header: []string{"stack", "payload", "p50 ms", "p99 ms", "× floor"}}
 		haveFloor := false
 		for _, pl := range payloads {
 			p50, p99, fl := bars{Name: pl + " p50"}, bars{Name: pl + " p99"}, bars{Name: pl}
+			var pts, fls []point
 			for _, st := range stacks {
 				c := find[st+"\x00"+pl]
 				if c == nil {
@@ -76,18 +82,21 @@ func (b *builder) latencyByPayload() error {
 					f, haveFloor = c.P50Us.Median/c.Floor, true
 				}
 				fl.Values = append(fl.Values, f)
+				pts, fls = append(pts, b.medianOf(c, func(r *results.Record) float64 { return float64(r.P50Us) })), append(fls, point{stack: st, v: f})
 				t.Rows = append(t.Rows, []string{st, pl, ms(c.P50Us.Median), ms(c.P99Us.Median), floorMultiple(c.P50Us.Median, c.Floor)})
 			}
 			lat, floors = append(lat, p50, p99), append(floors, fl)
+			p50s = append(p50s, at(pl, finding("p50", false, pts, msWords)))
+			multiples = append(multiples, at(pl, finding("median as a multiple of the floor", false, fls, func(v float64) string { return "×" + num(v, 1) })))
 		}
-		if err := b.add(s, "", t)(stackBarChart(k+": p50 and p99", "latency (ms)", stacks, lat)); err != nil {
+		if err := b.add(s, strings.Join(p50s, " "), "", t)(stackBarChart(k+": p50 and p99", "latency (ms)", stacks, lat)); err != nil {
 			return err
 		}
 		if !haveFloor {
 			b.missing("%s: no floor to compare with (the runs were not calibrated: drop --no-calibrate)", k)
 			continue
 		}
-		if err := b.add(s, "", t)(stackBarChart(k+": median as a multiple of the floor", "× HTTP round trip", stacks, floors)); err != nil {
+		if err := b.add(s, strings.Join(multiples, " "), "", t)(stackBarChart(k+": median as a multiple of the floor", "× HTTP round trip", stacks, floors)); err != nil {
 			return err
 		}
 	}
@@ -110,6 +119,7 @@ func (b *builder) seconds() error {
 	keys, by := groups(measuredOnly(b.cases), (*measured).scenario)
 	for _, k := range keys {
 		var lines []line
+		var steadiness []point
 		t := Table{Header: []string{"stack", "seconds", "req/s min", "req/s median", "req/s max", "p99 ms worst second"}}
 		for _, c := range by[k] {
 			if len(c.Series) == 0 {
@@ -125,12 +135,13 @@ func (b *builder) seconds() error {
 			}
 			lines = append(lines, line{Name: c.Stack, XYs: xys})
 			sp := results.SpreadOf(rps)
+			steadiness = append(steadiness, point{stack: c.Stack, v: sp.Median})
 			t.Rows = append(t.Rows, []string{c.Stack, strconv.Itoa(len(c.Series)), num(sp.Min, 0), num(sp.Median, 0), num(sp.Max, 0), ms(float64(worst))})
 		}
 		if len(lines) == 0 {
 			continue
 		}
-		if err := b.add(s, "", t)(linesChart(k, "second", "requests", lines)); err != nil {
+		if err := b.add(s, finding("requests in the median second", true, steadiness, func(v float64) string { return num(v, 0) }), "", t)(linesChart(k, "second", "requests", lines)); err != nil {
 			return err
 		}
 	}
@@ -149,19 +160,25 @@ func (b *builder) ramps() error {
 	keys, by := groups(ramped, (*measured).scenario)
 	for _, k := range keys {
 		var rps, ok []line
+		var peaks, lastOK []point
 		t := Table{Header: []string{"stack", "step", "req/s", "within SLA %", "p99 ms"}}
 		for _, c := range by[k] {
+			peak := point{stack: c.Stack}
 			var a, w plotter.XYs
 			for _, st := range c.Steps {
 				a, w = append(a, plotter.XY{X: st.Value, Y: st.RPS}), append(w, plotter.XY{X: st.Value, Y: 100 * st.WithinSLA})
 				t.Rows = append(t.Rows, []string{c.Stack, num(st.Value, 0), num(st.RPS, 0), num(100*st.WithinSLA, 1), ms(float64(st.Latency.P99Us))})
+				peak.v = math.Max(peak.v, st.RPS)
+			}
+			if n := len(c.Steps); n > 0 {
+				peaks, lastOK = append(peaks, peak), append(lastOK, point{stack: c.Stack, v: 100 * c.Steps[n-1].WithinSLA})
 			}
 			rps, ok = append(rps, line{Name: c.Stack, XYs: a}), append(ok, line{Name: c.Stack, XYs: w})
 		}
-		if err := b.add(s, "", t)(linesChart(k+": throughput", "load in force", "req/s", rps)); err != nil {
+		if err := b.add(s, finding("peak throughput", true, peaks, rpsWords), "", t)(linesChart(k+": throughput", "load in force", "req/s", rps)); err != nil {
 			return err
 		}
-		if err := b.add(s, "", t)(linesChart(k+": success within the SLA", "load in force", "% of requests", ok)); err != nil {
+		if err := b.add(s, finding("share within the SLA at the last step", true, lastOK, func(v float64) string { return num(v, 1) + " %" }), "", t)(linesChart(k+": success within the SLA", "load in force", "% of requests", ok)); err != nil {
 			return err
 		}
 	}
@@ -179,6 +196,7 @@ func (b *builder) bytes() error {
 		cats := distinct(cases, stackOf)
 		body, sent, wireOut, wireIn := bars{Name: "body"}, bars{Name: "body as sent"}, bars{Name: "request on the wire"}, bars{Name: "reply on the wire"}
 		t := Table{Header: []string{"stack", "body B", "as sent B", "request wire B", "headers & framing B", "reply wire B"}}
+		var wire []point
 		for _, c := range cases {
 			body.Values, sent.Values = append(body.Values, c.RawBodyBytes), append(sent.Values, c.BodyBytes)
 			out, in, framing := math.NaN(), math.NaN(), math.NaN()
@@ -186,10 +204,11 @@ func (b *builder) bytes() error {
 				out, in, framing = c.WireSent, c.WireReceived, c.WireSent-c.BodyBytes
 			}
 			wireOut.Values, wireIn.Values = append(wireOut.Values, out), append(wireIn.Values, in)
+			wire = append(wire, point{stack: c.Stack, v: out + in})
 			t.Rows = append(t.Rows, []string{c.Stack, num(c.RawBodyBytes, 0), num(c.BodyBytes, 0), num(out, 0), num(framing, 0), num(in, 0)})
 		}
 		caption := "Figures from the " + cases[0].Topology + " · " + cases[0].Load + " runs; a client's bytes do not depend on what lies behind the service."
-		if err := b.add(s, caption, t)(stackBarChart(k+": bytes per request", "bytes", cats, []bars{body, sent, wireOut, wireIn})); err != nil {
+		if err := b.add(s, finding("bytes on the wire per request, both ways", false, wire, bytesWords), caption, t)(stackBarChart(k+": bytes per request", "bytes", cats, []bars{body, sent, wireOut, wireIn})); err != nil {
 			return err
 		}
 	}
@@ -222,6 +241,7 @@ func (b *builder) resources() error {
 		client, nodes, broker := bars{Name: "load generator"}, bars{Name: "services"}, bars{Name: "broker"}
 		nodeRSS, nodeAnon, brokerRSS := bars{Name: "largest service"}, bars{Name: "largest service, anonymous"}, bars{Name: "broker"}
 		t := Table{Header: []string{"stack", "req/s", "client µs/req", "services µs/req", "broker µs/req", "largest service MiB", "its anonymous MiB", "broker MiB"}}
+		var cpu, mem []point
 		for _, c := range cases {
 			bc, br := math.NaN(), math.NaN()
 			for _, x := range c.Brokers {
@@ -229,12 +249,13 @@ func (b *builder) resources() error {
 			}
 			client.Values, nodes.Values, broker.Values = append(client.Values, c.ClientCPU), append(nodes.Values, c.NodesCPU), append(broker.Values, bc)
 			nodeRSS.Values, nodeAnon.Values, brokerRSS.Values = append(nodeRSS.Values, c.NodesRSS/(1<<20)), append(nodeAnon.Values, c.NodesAnonRSS/(1<<20)), append(brokerRSS.Values, br/(1<<20))
+			cpu, mem = append(cpu, b.medianOf(c, cpuOf)), append(mem, b.medianOf(c, memoryOf))
 			t.Rows = append(t.Rows, []string{c.Stack, num(c.RPS.Median, 0), num(c.ClientCPU, 1), num(c.NodesCPU, 1), num(bc, 1), mib(c.NodesRSS), mib(c.NodesAnonRSS), mib(br)})
 		}
-		if err := b.add(s, "", t)(stackBarChart(k+": CPU per request", "µs of CPU per request", stacks, []bars{client, nodes, broker})); err != nil {
+		if err := b.add(s, finding("CPU per request of services and broker", false, cpu, usWords), "", t)(stackBarChart(k+": CPU per request", "µs of CPU per request", stacks, []bars{client, nodes, broker})); err != nil {
 			return err
 		}
-		if err := b.add(s, "", t)(stackBarChart(k+": memory", "RSS (MiB)", stacks, []bars{nodeRSS, nodeAnon, brokerRSS})); err != nil {
+		if err := b.add(s, finding("memory, largest service and broker", false, mem, mibWords), "", t)(stackBarChart(k+": memory", "RSS (MiB)", stacks, []bars{nodeRSS, nodeAnon, brokerRSS})); err != nil {
 			return err
 		}
 	}
@@ -261,10 +282,12 @@ func (b *builder) boot() error {
 	s := b.section("boot", "Boot time", "From spawning a service's process to its first good reply, over every service of every run.")
 	med := bars{Name: "median"}
 	t := Table{Header: []string{"stack", "services booted", "min ms", "median ms", "max ms"}}
+	var boots []point
 	for _, st := range stacks {
 		sp := results.SpreadOf(byStack[st])
+		boots = append(boots, point{stack: st, v: sp.Median})
 		med.Values = append(med.Values, sp.Median)
 		t.Rows = append(t.Rows, []string{st, strconv.Itoa(len(byStack[st])), num(sp.Min, 1), num(sp.Median, 1), num(sp.Max, 1)})
 	}
-	return b.add(s, "", t)(stackBarChart("Boot time by stack", "ms", stacks, []bars{med}))
+	return b.add(s, finding("median boot time", false, boots, func(v float64) string { return num(v, 1) + " ms" }), "", t)(stackBarChart("Boot time by stack", "ms", stacks, []bars{med}))
 }

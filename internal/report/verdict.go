@@ -93,21 +93,29 @@ var (
 		},
 		format: func(v float64) string { return num(v, 0) + " req/s" },
 		bound:  func(r *results.Record) bool { return r.Capacity != nil && r.Capacity.LowerBound }}
-	cpuFigure = figure{name: "CPU per request, services and brokers", of: func(r *results.Record) (float64, bool) {
-		cpu, _, _ := r.Services()
-		for _, b := range r.Brokers {
-			cpu += b.CPUUsPerReq
-		}
-		return cpu, cpu > 0
-	}, format: func(v float64) string { return num(v, 1) + " µs" }}
-	memoryFigure = figure{name: "memory, largest service and brokers", of: func(r *results.Record) (float64, bool) {
-		_, rss, _ := r.Services()
-		for _, b := range r.Brokers {
-			rss += b.RSSBytes
-		}
-		return float64(rss), rss > 0
-	}, format: func(v float64) string { return mib(v) + " MiB" }}
+	cpuFigure = figure{name: "CPU per request, services and brokers", of: func(r *results.Record) (float64, bool) { v := cpuOf(r); return v, v > 0 },
+		format: usWords}
+	memoryFigure = figure{name: "memory, largest service and brokers", of: func(r *results.Record) (float64, bool) { v := memoryOf(r); return v, v > 0 },
+		format: mibWords}
 )
+
+// cpuOf is a run's CPU per request in its services and brokers, µs.
+func cpuOf(r *results.Record) float64 {
+	cpu, _, _ := r.Services()
+	for _, b := range r.Brokers {
+		cpu += b.CPUUsPerReq
+	}
+	return cpu
+}
+
+// memoryOf is a run's largest service's RSS and its brokers', bytes.
+func memoryOf(r *results.Record) float64 {
+	_, rss, _ := r.Services()
+	for _, b := range r.Brokers {
+		rss += b.RSSBytes
+	}
+	return float64(rss)
+}
 
 // headline is the figure a case's stacks are ranked by: p50 with one
 // client or at a fixed rate, throughput with more clients, capacity for
@@ -245,8 +253,8 @@ func swatch(stack string) template.CSS {
 }
 
 // verdict fills the report's first section from the cases and their runs.
-func (b *builder) verdict(recs []results.Record) {
-	runs := perCase(recs)
+func (b *builder) verdict() {
+	runs := b.runs
 	v := &b.report.Verdict
 	keys, by := groups(b.cases, (*measured).scenario)
 	var ranked []string
@@ -322,6 +330,16 @@ type columns struct {
 	runs         map[string][]*results.Record
 }
 
+// oneFigure says whether every column has the same figure.
+func (cs columns) oneFigure(figureOf func(key string) figure) bool {
+	for _, k := range cs.keys {
+		if figureOf(k).name != figureOf(cs.keys[0]).name {
+			return false
+		}
+	}
+	return true
+}
+
 func (cs columns) heatMap(title, note string, figureOf func(key string) figure) HeatMap {
 	m := HeatMap{Title: title, Note: note}
 	cells := map[string]map[int]HeatCell{}
@@ -332,7 +350,10 @@ func (cs columns) heatMap(title, note string, figureOf func(key string) figure) 
 			continue
 		}
 		col := len(m.Columns)
-		m.Columns = append(m.Columns, cs.labels[i]+" ("+f.name+")")
+		m.Columns = append(m.Columns, cs.labels[i])
+		if !cs.oneFigure(figureOf) {
+			m.Columns[col] += " (" + f.name + ")"
+		}
 		for j, s := range ranked {
 			c := HeatCell{Best: j == 0, Text: valueText(s, f), Title: fmt.Sprintf("%s: %s, the median of %d runs", s.c.Stack, valueText(s, f), len(s.vs))}
 			if j > 0 {

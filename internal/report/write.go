@@ -44,6 +44,8 @@ func (r *Report) Markdown(w io.Writer) error {
 	if len(r.Sources) > 0 {
 		fmt.Fprintf(&b, "From %s.\n\n", "`"+strings.Join(r.Sources, "`, `")+"`")
 	}
+	r.Verdict.markdown(&b)
+	b.WriteString("\n## About this run\n\n")
 	for _, e := range r.Environment {
 		fmt.Fprintf(&b, "- **%s**: %s\n", e[0], e[1])
 	}
@@ -66,6 +68,9 @@ func (r *Report) Markdown(w io.Writer) error {
 			if f.SVG != nil {
 				fmt.Fprintf(&b, "![%s](%s/%s.svg)\n\n", f.Title, ChartsDir, f.ID)
 			}
+			if f.Finding != "" {
+				fmt.Fprintf(&b, "%s\n\n", f.Finding)
+			}
 			writeMarkdownTable(&b, f.Table)
 			if f.Caption != "" {
 				fmt.Fprintf(&b, "\n%s\n", f.Caption)
@@ -74,6 +79,49 @@ func (r *Report) Markdown(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// markdown writes the verdict as plain text reads it: a line per case,
+// its stacks best first, then the heat maps as tables.
+func (v Verdict) markdown(b *strings.Builder) {
+	b.WriteString("## What this run says\n\n")
+	if len(v.Rankings) > 0 {
+		b.WriteString("Per case, the stacks best first: the best's median, then each other's × the best's; ≈ no significant difference from the best, ≠ a significant one.\n\n")
+	}
+	for _, rk := range v.Rankings {
+		var parts []string
+		for _, e := range rk.Entries {
+			what := e.Value
+			if e.Factor != "" {
+				what = e.Factor + e.Versus
+			}
+			parts = append(parts, fmt.Sprintf("%d. %s %s", e.Rank, e.Stack, what))
+		}
+		parts = append(parts, rk.Without...)
+		fmt.Fprintf(b, "- **%s** (%s): %s\n", rk.Case, rk.Figure, strings.Join(parts, " · "))
+	}
+	fmt.Fprintf(b, "\n%s\n", v.Method)
+	for _, m := range v.Maps {
+		fmt.Fprintf(b, "\n### %s\n\n%s\n\n", m.Title, m.Note)
+		t := Table{Header: append([]string{"stack"}, m.Columns...)}
+		for _, row := range m.Rows {
+			cells := []string{row.Stack}
+			for _, c := range row.Cells {
+				if c.Best {
+					c.Text = "**" + c.Text + "**"
+				}
+				cells = append(cells, c.Text)
+			}
+			t.Rows = append(t.Rows, cells)
+		}
+		writeMarkdownTable(b, t)
+	}
+	for _, u := range v.Unranked {
+		fmt.Fprintf(b, "\n- Not ranked: %s", u)
+	}
+	if len(v.Unranked) > 0 {
+		b.WriteString("\n")
+	}
 }
 
 func writeMarkdownTable(b *strings.Builder, t Table) {
