@@ -1,11 +1,14 @@
 package report
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -24,8 +27,15 @@ type chartState struct {
 }
 
 // The report is opened in headless Chromium (Debian's chromium, which
-// make test installs) from a file: every chart must be laid out with a
-// size and drawn paths, and the console must stay silent.
+// make test installs) from a file, in a 1400×900 window: every chart must
+// be laid out with a size and drawn paths, the verdict must be the first
+// thing in view with its direct cases, no table may overflow its box,
+// every stack must have one colour in every chart's legend, and the
+// console must stay silent. The first screen is saved as a PNG.
+//
+// HOPBENCH_REPORT=DIR checks the report in DIR instead of the fixture's,
+// and HOPBENCH_SCREENSHOT=FILE keeps the first screen (how the README's
+// screenshot of make run's report is made).
 func TestReportRendersInChromium(t *testing.T) {
 	bin, err := exec.LookPath("chromium")
 	if err != nil && testing.Short() {
@@ -34,34 +44,51 @@ func TestReportRendersInChromium(t *testing.T) {
 	if err != nil {
 		t.Fatal("chromium is not installed: scripts/setup.sh chromium installs it (make test does)")
 	}
-	r, dir := writtenFixture(t)
-	var figures []string
-	for _, s := range r.Sections {
-		for _, f := range s.Figures {
-			figures = append(figures, f.ID)
+	dir := os.Getenv("HOPBENCH_REPORT")
+	if dir == "" {
+		_, dir = writtenFixture(t)
+	}
+	bctx, console := openInChromium(t, bin, filepath.Join(dir, HTMLFile))
+	checkCharts(t, bctx)
+	checkFirstScreen(t, bctx)
+	checkTablesFit(t, bctx)
+	checkLegendColours(t, bctx)
+	png := screenshot(t, bctx)
+	if out := os.Getenv("HOPBENCH_SCREENSHOT"); out != "" {
+		if err := os.WriteFile(out, png, 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
+	for _, m := range console() {
+		t.Error(m)
+	}
+}
 
+// openInChromium opens page in a headless Chromium of its own, 1400×900,
+// and returns its context and what the console said so far. Everything
+// it starts is gone when the test ends.
+func openInChromium(t *testing.T, bin, page string) (context.Context, func() []string) {
+	t.Helper()
 	profile := filepath.Join(t.TempDir(), "profile")
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	t.Cleanup(cancel)
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.Flag("disable-background-networking", true), chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
-		chromedp.UserDataDir(profile),
+		chromedp.UserDataDir(profile), chromedp.WindowSize(1400, 900),
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	defer cancelAlloc()
 	bctx, cancelBrowser := chromedp.NewContext(actx)
-	defer cancelBrowser()
 	// Chromium's helpers (zygote, renderer) outlive a killed browser for a
 	// moment; the test closes it properly and waits for every one.
 	t.Cleanup(func() { waitGone(t, profile) })
-	defer chromedp.Cancel(bctx)
+	t.Cleanup(cancelAlloc)
+	t.Cleanup(cancelBrowser)
+	t.Cleanup(func() { _ = chromedp.Cancel(bctx) })
 
 	var mu sync.Mutex
 	var console []string
-	err = chromedp.Listen(bctx, func(ev any) {
+	if err := chromedp.Listen(bctx, func(ev any) {
 		mu.Lock()
 		defer mu.Unlock()
 		switch e := ev.(type) {
@@ -72,35 +99,126 @@ func TestReportRendersInChromium(t *testing.T) {
 		case *runtime.EventExceptionThrown:
 			console = append(console, "exception: "+e.ExceptionDetails.Text)
 		}
-	})
-	if err != nil {
+	}); err != nil {
 		t.Fatalf("chromium: %v", err)
 	}
+	if err := chromedp.Do(bctx, chromedp.EmulateViewport(1400, 900), chromedp.Navigate("file://"+page)); err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	return bctx, func() []string { mu.Lock(); defer mu.Unlock(); return slices.Clone(console) }
+}
 
-	if err := chromedp.Do(bctx, chromedp.Navigate("file://"+filepath.Join(dir, HTMLFile))); err != nil {
-		t.Fatalf("chromium: %v", err)
-	}
-	charts, err := chromedp.Run(bctx, chromedp.Evaluate[[]chartState](`[...document.querySelectorAll('.figure')].map(f => {
-			const svg = f.querySelector('svg.chart');
-			const box = svg ? svg.getBoundingClientRect() : {width: 0, height: 0};
-			return {id: f.dataset.chart, width: box.width, height: box.height, paths: svg ? svg.querySelectorAll('path').length : 0};
-		})`))
+func evaluate[T any](t *testing.T, bctx context.Context, js string) T {
+	t.Helper()
+	v, err := chromedp.Run(bctx, chromedp.Evaluate[T](js))
 	if err != nil {
 		t.Fatalf("chromium: %v", err)
 	}
-	if len(charts) != len(figures) {
-		t.Fatalf("the page has %d charts, the report %d", len(charts), len(figures))
+	return v
+}
+
+// checkCharts: every figure with a chart has it laid out and drawn.
+func checkCharts(t *testing.T, bctx context.Context) {
+	charts := evaluate[[]chartState](t, bctx, `[...document.querySelectorAll('.figure')].filter(f => f.querySelector('svg.chart')).map(f => {
+			const svg = f.querySelector('svg.chart');
+			const box = svg.getBoundingClientRect();
+			return {id: f.dataset.chart, width: box.width, height: box.height, paths: svg.querySelectorAll('path').length};
+		})`)
+	if len(charts) == 0 {
+		t.Fatal("the page has no charts")
 	}
-	for i, c := range charts {
-		if c.ID != figures[i] || c.Width < 100 || c.Height < 50 || c.Paths < 5 {
-			t.Errorf("chart %d: %+v, want %s laid out and drawn", i, c, figures[i])
+	for _, c := range charts {
+		if c.Width < 100 || c.Height < 50 || c.Paths < 5 {
+			t.Errorf("chart %+v, want it laid out and drawn", c)
 		}
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	for _, m := range console {
-		t.Error(m)
+}
+
+// checkFirstScreen: the verdict is the first section, it starts near the
+// top, and every direct case's ranking is within the first 900 pixels.
+func checkFirstScreen(t *testing.T, bctx context.Context) {
+	type screen struct {
+		FirstH2    string    `json:"firstH2"`
+		VerdictTop float64   `json:"verdictTop"`
+		Direct     []float64 `json:"direct"`
+		Rows       int       `json:"rows"`
 	}
+	s := evaluate[screen](t, bctx, `(() => {
+			const h2 = document.querySelector('main h2');
+			const rows = [...document.querySelectorAll('#verdict table.ranking tbody tr')];
+			return {firstH2: h2 ? h2.textContent : '', verdictTop: document.getElementById('verdict').getBoundingClientRect().top,
+				direct: rows.filter(r => r.querySelector('th').textContent.startsWith('direct')).map(r => r.getBoundingClientRect().bottom),
+				rows: rows.length};
+		})()`)
+	if s.FirstH2 != "What this run says" || s.VerdictTop > 150 {
+		t.Errorf("the first section is %q at %.0f px, want the verdict at the top", s.FirstH2, s.VerdictTop)
+	}
+	if s.Rows == 0 || len(s.Direct) == 0 {
+		t.Errorf("the verdict ranks %d cases, %d of them direct", s.Rows, len(s.Direct))
+	}
+	for i, bottom := range s.Direct {
+		if bottom > 900 {
+			t.Errorf("direct case %d of the verdict ends at %.0f px, below the first screen", i+1, bottom)
+		}
+	}
+}
+
+// checkTablesFit: no table is wider than its box, and the page does not
+// scroll sideways.
+func checkTablesFit(t *testing.T, bctx context.Context) {
+	over := evaluate[[]string](t, bctx, `(() => {
+			const out = [];
+			for (const tb of document.querySelectorAll('main table')) {
+				const box = tb.parentElement.getBoundingClientRect(), r = tb.getBoundingClientRect();
+				if (r.right > box.right + 1 || tb.scrollWidth > tb.clientWidth + 1) out.push((tb.closest('[data-chart]')?.dataset.chart || tb.className || 'table') + ': ' + Math.round(r.width) + ' px in ' + Math.round(box.width));
+			}
+			if (document.documentElement.scrollWidth > window.innerWidth) out.push('the page scrolls sideways: ' + document.documentElement.scrollWidth + ' px');
+			return out;
+		})()`)
+	for _, o := range over {
+		t.Errorf("overflows: %s", o)
+	}
+}
+
+// checkLegendColours reads each chart's legend in the page: a stack (a
+// name the verdict lists) has one swatch colour in all of them.
+func checkLegendColours(t *testing.T, bctx context.Context) {
+	colours := evaluate[map[string][]string](t, bctx, `(() => {
+			const stacks = new Set([...document.querySelectorAll('#verdict table.heat tbody th')].map(th => th.textContent.trim()));
+			const seen = {};
+			for (const g of document.querySelectorAll('svg.chart g.legend')) {
+				let swatch = '';
+				for (const el of g.children) {
+					const m = /(?:stroke|fill):(#[0-9A-Fa-f]{6})/.exec(el.getAttribute('style') || '');
+					if (el.tagName === 'text') {
+						const name = el.textContent.trim();
+						if (stacks.has(name)) (seen[name] ||= new Set()).add(swatch.toLowerCase());
+					} else if (m) swatch = (/stroke:(#[0-9A-Fa-f]{6})/.exec(el.getAttribute('style')) || m)[1];
+				}
+			}
+			return Object.fromEntries(Object.entries(seen).map(([k, v]) => [k, [...v]]));
+		})()`)
+	if len(colours) == 0 {
+		t.Error("no stack found in any chart's legend")
+	}
+	for st, cs := range colours {
+		if len(cs) != 1 {
+			t.Errorf("%s has %d colours across the charts: %v", st, len(cs), cs)
+		}
+	}
+}
+
+// screenshot is the first screen as a PNG, 1400×900.
+func screenshot(t *testing.T, bctx context.Context) []byte {
+	buf, err := chromedp.Run(bctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	cfg, err := png.DecodeConfig(bytes.NewReader(buf))
+	if err != nil || cfg.Width != 1400 || cfg.Height != 900 {
+		t.Errorf("screenshot %dx%d (%v), want 1400x900", cfg.Width, cfg.Height, err)
+	}
+	return buf
 }
 
 // waitGone waits until no process has marker in its command line.
