@@ -49,19 +49,26 @@ type Ranked struct {
 	Swatch template.CSS
 }
 
-// HeatMap is a figure for stacks × cases, each cell its factor against
-// the column's best.
+// HeatMap is a figure for stacks × cases, each cell a stack's factor
+// against its case's best. Columns are cases and rows stacks, or the other
+// way round when there are more cases than stacks (Corner says which rows
+// are: "stack" or "case").
 type HeatMap struct {
-	Title, Note string
-	Columns     []string
-	Rows        []HeatRow
+	Title, Note, Corner string
+	Columns             []HeatLabel
+	Rows                []HeatRow
 }
 
-// HeatRow is a stack's cells, one per column.
-type HeatRow struct {
-	Stack  string
+// HeatLabel names a row or column: a case, or a stack with its swatch.
+type HeatLabel struct {
+	Text   string
 	Swatch template.CSS
-	Cells  []HeatCell
+}
+
+// HeatRow is a row's cells, one per column.
+type HeatRow struct {
+	HeatLabel
+	Cells []HeatCell
 }
 
 // HeatCell is a stack's figure in a case: its factor, or its value where
@@ -273,7 +280,7 @@ func (b *builder) verdict() {
 	}
 	cols := columns{keys: ranked, labels: labels, by: by, runs: runs}
 	for _, m := range []HeatMap{
-		cols.heatMap("Each case's headline figure against its best", "The figure each case is ranked by, as above: a cell is the stack's median against the column's best, whose own value it shows.",
+		cols.heatMap("Each case's headline figure against its best", "The figure each case is ranked by, as above: a cell is the stack's median against its case's best, whose own value it shows.",
 			func(k string) figure { f, _ := headline(by[k][0].Load); return f }),
 		cols.heatMap("CPU per request, against each case's least", "The services' CPU time and the brokers', over the measured window, per request completed. At one client it carries each process's idle work too.",
 			func(string) figure { return cpuFigure }),
@@ -340,46 +347,64 @@ func (cs columns) oneFigure(figureOf func(key string) figure) bool {
 	return true
 }
 
+// heatMap is figureOf's cells for stacks × cases, a case a column; laid
+// out with cases as rows instead when there are more cases than stacks, so
+// the table stays as wide as the fewer.
 func (cs columns) heatMap(title, note string, figureOf func(key string) figure) HeatMap {
-	m := HeatMap{Title: title, Note: note}
-	cells := map[string]map[int]HeatCell{}
+	var cases []HeatLabel
+	cells := map[string]map[int]HeatCell{} // stack -> case -> cell
 	for i, k := range cs.keys {
 		f := figureOf(k)
 		ranked, _ := standings(cs.by[k], cs.runs, f)
 		if len(ranked) == 0 {
 			continue
 		}
-		col := len(m.Columns)
-		m.Columns = append(m.Columns, cs.labels[i])
+		label := cs.labels[i]
 		if !cs.oneFigure(figureOf) {
-			m.Columns[col] += " (" + f.name + ")"
+			label += " (" + f.name + ")"
 		}
 		for j, s := range ranked {
-			c := HeatCell{Best: j == 0, Text: valueText(s, f), Title: fmt.Sprintf("%s: %s, the median of %d runs", s.c.Stack, valueText(s, f), len(s.vs))}
-			if j > 0 {
-				a := compare(s, ranked[0], f.higherBetter)
-				c.Text, c.Style = a.factor, heatStyle(a.heat)
-				c.Title += a.words(ranked[0].c.Stack)
-			}
 			if cells[s.c.Stack] == nil {
 				cells[s.c.Stack] = map[int]HeatCell{}
 			}
-			cells[s.c.Stack][col] = c
+			cells[s.c.Stack][len(cases)] = heatCell(s, ranked[0], j == 0, f)
 		}
+		cases = append(cases, HeatLabel{Text: label})
 	}
-	stacks := slices.SortedFunc(maps.Keys(cells), compareStacks)
-	for _, st := range stacks {
-		row := HeatRow{Stack: st, Swatch: swatch(st)}
-		for col := range m.Columns {
-			c, ok := cells[st][col]
-			if !ok {
-				c = HeatCell{Text: "–", Title: st + ": not measured in this case"}
-			}
-			row.Cells = append(row.Cells, c)
+	var stacks []HeatLabel
+	for _, st := range slices.SortedFunc(maps.Keys(cells), compareStacks) {
+		stacks = append(stacks, HeatLabel{Text: st, Swatch: swatch(st)})
+	}
+	cell := func(stack, c int) HeatCell {
+		if v, ok := cells[stacks[stack].Text][c]; ok {
+			return v
+		}
+		return HeatCell{Text: "–", Title: stacks[stack].Text + ": not measured in this case"}
+	}
+	m := HeatMap{Title: title, Note: note, Corner: "stack", Columns: cases}
+	rows, at := stacks, cell
+	if len(cases) > len(stacks) {
+		m.Corner, m.Columns, rows = "case", stacks, cases
+		at = func(r, c int) HeatCell { return cell(c, r) }
+	}
+	for r, label := range rows {
+		row := HeatRow{HeatLabel: label}
+		for c := range m.Columns {
+			row.Cells = append(row.Cells, at(r, c))
 		}
 		m.Rows = append(m.Rows, row)
 	}
 	return m
+}
+
+func heatCell(s, best standing, isBest bool, f figure) HeatCell {
+	c := HeatCell{Best: isBest, Text: valueText(s, f), Title: fmt.Sprintf("%s: %s, the median of %d runs", s.c.Stack, valueText(s, f), len(s.vs))}
+	if !isBest {
+		a := compare(s, best, f.higherBetter)
+		c.Text, c.Style = a.factor, heatStyle(a.heat)
+		c.Title += a.words(best.c.Stack)
+	}
+	return c
 }
 
 // caseLabels name the cases in a few words: topology, payload and load,

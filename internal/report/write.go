@@ -103,9 +103,12 @@ func (v Verdict) markdown(b *strings.Builder) {
 	fmt.Fprintf(b, "\n%s\n", v.Method)
 	for _, m := range v.Maps {
 		fmt.Fprintf(b, "\n### %s\n\n%s\n\n", m.Title, m.Note)
-		t := Table{Header: append([]string{"stack"}, m.Columns...)}
+		t := Table{Header: []string{m.Corner}}
+		for _, c := range m.Columns {
+			t.Header = append(t.Header, c.Text)
+		}
 		for _, row := range m.Rows {
-			cells := []string{row.Stack}
+			cells := []string{row.Text}
 			for _, c := range row.Cells {
 				if c.Best {
 					c.Text = "**" + c.Text + "**"
