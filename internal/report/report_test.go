@@ -90,6 +90,12 @@ func TestReportDrawsEveryKindOfChart(t *testing.T) {
 			if !bytes.Contains(f.InlineSVG, []byte("<path")) || len(f.Table.Rows) == 0 {
 				t.Errorf("%s: a chart without drawing or a table without rows", f.ID)
 			}
+			if !bytes.Contains(f.InlineSVG, []byte(`<g class="hover">`+"\n<")) || !bytes.Contains(f.InlineSVG, []byte("</title>")) {
+				t.Errorf("%s: no figure to hover over", f.ID)
+			}
+			if f.Finding == "" {
+				t.Errorf("%s: a chart that says nothing of what it shows", f.ID)
+			}
 		}
 	}
 	for id, n := range want {
