@@ -34,6 +34,11 @@ func TestEveryStudyPresetRunsEndToEndWithItsPaperVsHereTable(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stdout)
 			}
+			// The terminal's last words are the ranked verdict, then where
+			// the report is.
+			if i := strings.LastIndex(stdout, "What this run says."); i < 0 || !strings.Contains(stdout[i:], "(p50, lower is better): 1. ") || !strings.Contains(stdout[i:], "\nreport: ") {
+				t.Errorf("stdout does not end with the ranked verdict and the report's path:\n%s", stdout)
+			}
 			for _, r := range readRecords(t, out) {
 				if o := r["outcome"]; o != "ok" && o != "errors" {
 					t.Errorf("%s: %s (%v)", r["case"], o, r["reason"])

@@ -43,7 +43,7 @@ writes one into its results directory at the end of every experiment.`,
 			if title == "" {
 				title = experimentNames(recs)
 			}
-			if err := writeReport(out, title, sources, recs); err != nil {
+			if _, err := writeReport(out, title, sources, recs); err != nil {
 				return err
 			}
 			fmt.Fprintf(a.stdout, "report: %s\n", filepath.Join(out, report.HTMLFile))
@@ -59,22 +59,22 @@ writes one into its results directory at the end of every experiment.`,
 // this one place: the summaries (summary.md, summary.csv) and the report;
 // runs of a study's preset get its paper-vs-here table, with the codec
 // timings kept beside their results.
-func writeReport(dir, title string, sources []string, recs []results.Record) error {
+func writeReport(dir, title string, sources []string, recs []results.Record) (*report.Report, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+		return nil, err
 	}
 	if err := results.WriteSummaries(dir, recs); err != nil {
-		return err
+		return nil, err
 	}
 	r, err := report.Build(title, sources, recs)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	m := reproduce.Measured{Records: recs}
 	for _, src := range sources {
 		file, err := resultsFile(src)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		beside := filepath.Dir(file)
 		err = readIfPresent(filepath.Join(beside, experiment.CodecFile), func(r io.Reader) error {
@@ -89,13 +89,13 @@ func writeReport(dir, title string, sources []string, recs []results.Record) err
 			})
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if err := r.Reproduce(m); err != nil {
-		return err
+		return nil, err
 	}
-	return r.Write(dir)
+	return r, r.Write(dir)
 }
 
 // readIfPresent reads the file at path with read, if there is one: the

@@ -200,11 +200,16 @@ func runExperiment(cmd *cobra.Command, a *app, spec *experiment.Spec, data []byt
 		// Summaries and report are written whatever ended the experiment:
 		// what was measured is shown, and one that fails never hides the
 		// experiment's own error.
-		if rerr := writeReport(dir, spec.Name, []string{dir}, recs); rerr != nil {
+		r, rerr := writeReport(dir, spec.Name, []string{dir}, recs)
+		if rerr != nil {
 			fmt.Fprintf(a.stderr, "hopbench run: writing the summaries and report: %v (hopbench report %s retries)\n", rerr, dir)
 			err = cmp.Or(err, rerr)
 		} else {
-			fmt.Fprintf(a.stdout, "report: %s\n", filepath.Join(dir, report.HTMLFile))
+			// What the run says comes last, where the terminal shows it.
+			fmt.Fprintln(a.stdout)
+			rerr = r.Verdict.Text(a.stdout)
+			fmt.Fprintf(a.stdout, "\nreport: %s\n", filepath.Join(dir, report.HTMLFile))
+			err = cmp.Or(err, rerr)
 		}
 	}
 	return recs, err

@@ -81,13 +81,13 @@ func (r *Report) Markdown(w io.Writer) error {
 	return err
 }
 
-// markdown writes the verdict as plain text reads it: a line per case,
-// its stacks best first, then the heat maps as tables.
-func (v Verdict) markdown(b *strings.Builder) {
-	b.WriteString("## What this run says\n\n")
-	if len(v.Rankings) > 0 {
-		b.WriteString("Per case, the stacks best first: the best's median, then each other's × the best's; ≈ no significant difference from the best, ≠ a significant one.\n\n")
-	}
+// verdictKey says how to read a ranking's line.
+const verdictKey = "Per case, the stacks best first: the best's median, then each other's × the best's; ≈ no significant difference from the best, ≠ a significant one."
+
+// Lines are the rankings as plain text, a line per case: "- **case**
+// (figure): 1. grpc 0.312 ms · 2. rest ×1.43 [1.28–1.61] · …".
+func (v Verdict) Lines() []string {
+	var lines []string
 	for _, rk := range v.Rankings {
 		var parts []string
 		for _, e := range rk.Entries {
@@ -98,7 +98,27 @@ func (v Verdict) markdown(b *strings.Builder) {
 			parts = append(parts, fmt.Sprintf("%d. %s %s", e.Rank, e.Stack, what))
 		}
 		parts = append(parts, rk.Without...)
-		fmt.Fprintf(b, "- **%s** (%s): %s\n", rk.Case, rk.Figure, strings.Join(parts, " · "))
+		lines = append(lines, fmt.Sprintf("- **%s** (%s): %s", rk.Case, rk.Figure, strings.Join(parts, " · ")))
+	}
+	return lines
+}
+
+// Text writes what the run says for a terminal: the key, the rankings and
+// how they were reached; nothing when no case was ranked.
+func (v Verdict) Text(w io.Writer) error {
+	if len(v.Rankings) == 0 {
+		return nil
+	}
+	_, err := fmt.Fprintf(w, "What this run says. %s\n%s\n%s\n", verdictKey, strings.Join(v.Lines(), "\n"), v.Method)
+	return err
+}
+
+// markdown writes the verdict as plain text reads it: a line per case,
+// its stacks best first, then the heat maps as tables.
+func (v Verdict) markdown(b *strings.Builder) {
+	b.WriteString("## What this run says\n\n")
+	if len(v.Rankings) > 0 {
+		b.WriteString(verdictKey + "\n\n" + strings.Join(v.Lines(), "\n") + "\n")
 	}
 	fmt.Fprintf(b, "\n%s\n", v.Method)
 	for _, m := range v.Maps {
