@@ -200,19 +200,23 @@ func runExperiment(cmd *cobra.Command, a *app, spec *experiment.Spec, data []byt
 		// Summaries and report are written whatever ended the experiment:
 		// what was measured is shown, and one that fails never hides the
 		// experiment's own error.
-		r, rerr := writeReport(dir, spec.Name, []string{dir}, recs)
-		if rerr != nil {
-			fmt.Fprintf(a.stderr, "hopbench run: writing the summaries and report: %v (hopbench report %s retries)\n", rerr, dir)
-			err = cmp.Or(err, rerr)
-		} else {
-			// What the run says comes last, where the terminal shows it.
-			fmt.Fprintln(a.stdout)
-			rerr = r.Verdict.Text(a.stdout)
-			fmt.Fprintf(a.stdout, "\nreport: %s\n", filepath.Join(dir, report.HTMLFile))
-			err = cmp.Or(err, rerr)
-		}
+		err = cmp.Or(err, a.report(dir, spec.Name, recs))
 	}
 	return recs, err
+}
+
+// report writes an experiment's summaries and report into dir, and ends
+// the terminal's output with what the run says and where the report is.
+func (a *app) report(dir, name string, recs []results.Record) error {
+	r, err := writeReport(dir, name, []string{dir}, recs)
+	if err != nil {
+		fmt.Fprintf(a.stderr, "hopbench run: writing the summaries and report: %v (hopbench report %s retries)\n", err, dir)
+		return err
+	}
+	fmt.Fprintln(a.stdout)
+	err = r.Verdict.Text(a.stdout)
+	fmt.Fprintf(a.stdout, "\nreport: %s\n", filepath.Join(dir, report.HTMLFile))
+	return err
 }
 
 // warnShared warns, once for each, of other hopbench processes measuring
