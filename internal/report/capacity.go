@@ -15,7 +15,6 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/hopbench/hopbench/internal/load"
-	"github.com/hopbench/hopbench/internal/results"
 )
 
 // capacity draws, for each scenario searched, every stack's latency
@@ -33,13 +32,9 @@ func (b *builder) capacity() error {
 		cases := by[k]
 		t := Table{Header: []string{"stack", "capacity req/s", "p50 ms there (1st run)", "percentile ms there (1st run)", "probes (1st run)", "search ended (1st run)"}}
 		var caps bars
-		var pts []point
-		bounded := false
+		pts := b.pointsOf(cases, capacityFigure)
+		bounded := slices.ContainsFunc(pts, func(p point) bool { return p.bound })
 		for _, c := range cases {
-			vs, bound := capacityFigure.values(b.runs[c.Case])
-			if len(vs) > 0 {
-				pts, bounded = append(pts, point{stack: c.Stack, v: results.SpreadOf(vs).Median, runs: vs}), bounded || bound
-			}
 			v := c.Capacity.Median
 			if v == 0 {
 				v = math.NaN() // no capacity found: no bar, the table says why

@@ -176,10 +176,11 @@ var (
 // the inline form drops the XML preamble and fixed size so the page can
 // scale it.
 func svgOf(c *chart) (file, inline []byte, err error) {
-	height := max(chartHeight, c.legend.Rectangle(draw.New(vgsvg.New(chartWidth, chartHeight))).Size().Y+vg.Points(40))
+	legendSize := c.legend.Rectangle(draw.New(vgsvg.New(chartWidth, chartHeight))).Size()
+	height := max(chartHeight, legendSize.Y+vg.Points(40))
 	plotCanvas, legendCanvas := vgsvg.New(chartWidth, height), vgsvg.New(chartWidth, height)
 	dc, lc := draw.New(plotCanvas), draw.New(legendCanvas)
-	legendWidth := c.legend.Rectangle(dc).Size().X + vg.Points(16)
+	legendWidth := legendSize.X + vg.Points(16)
 	c.spots = c.spots[:0]
 	c.Draw(draw.Crop(dc, 0, -legendWidth, 0, 0))
 	c.legend.Draw(draw.Crop(lc, chartWidth-legendWidth+vg.Points(8), 0, 0, -vg.Points(24)))
@@ -190,13 +191,12 @@ func svgOf(c *chart) (file, inline []byte, err error) {
 	if _, err := legendCanvas.WriteTo(&legendSVG); err != nil {
 		return nil, nil, fmt.Errorf("drawing %q's legend: %w", c.Title.Text, err)
 	}
-	body := svgBody.FindSubmatch(plotSVG.Bytes())
 	legend := svgBody.FindSubmatch(legendSVG.Bytes())
-	if body == nil || legend == nil {
+	end := bytes.LastIndex(plotSVG.Bytes(), []byte("</g>"))
+	if legend == nil || end < 0 {
 		return nil, nil, fmt.Errorf("drawing %q: the SVG writer's output is not the shape hopbench reads", c.Title.Text)
 	}
 	var b bytes.Buffer
-	end := bytes.LastIndex(plotSVG.Bytes(), []byte("</g>"))
 	b.Write(plotSVG.Bytes()[:end])
 	b.WriteString("<g class=\"legend\">\n")
 	b.Write(legend[1])

@@ -251,7 +251,7 @@ func (b *builder) evolutionCost(s *Section, recs []results.Record) error {
 			b.addTable(s, v+": mixed and alone", caption, *tables[v])
 			continue
 		}
-		if err := b.add(s, finding("p50 mixed against alone", false, ratios[v], func(v float64) string { return "×" + num(v, 2) }), caption, *tables[v])(stackBarChart(v+": p50 mixed and alone", "ms", stacks[v], charts[v][:])); err != nil {
+		if err := b.add(s, finding("p50 mixed against alone", false, ratios[v], timesWords), caption, *tables[v])(stackBarChart(v+": p50 mixed and alone", "ms", stacks[v], charts[v][:])); err != nil {
 			return err
 		}
 	}

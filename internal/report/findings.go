@@ -1,13 +1,11 @@
 package report
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
 
-	"github.com/hopbench/hopbench/internal/reproduce"
 	"github.com/hopbench/hopbench/internal/results"
 )
 
@@ -19,6 +17,7 @@ type point struct {
 	stack string
 	v     float64
 	runs  []float64 // the runs' values v is the median of; nil when it is not one
+	bound bool      // some run's figure was only a lower bound
 }
 
 // finding says which of pts is first of all on what, and where the last
@@ -29,12 +28,7 @@ func finding(what string, higherBetter bool, pts []point, format func(float64) s
 	if len(pts) == 0 {
 		return ""
 	}
-	slices.SortStableFunc(pts, func(a, b point) int {
-		if higherBetter {
-			a, b = b, a
-		}
-		return cmp.Or(cmp.Compare(a.v, b.v), compareStacks(a.stack, b.stack))
-	})
+	bestFirst(pts, higherBetter)
 	first, last := "lowest", "highest"
 	if higherBetter {
 		first, last = last, first
@@ -64,28 +58,42 @@ func at(where, finding string) string {
 // ratioWords is a's figure against b's: "×1.42 of it [1.30–1.61] (3, 3
 // runs)", the interval where both sides have two runs or more.
 func ratioWords(a, b point) string {
-	w := fmt.Sprintf("×%.2f of it", a.v/b.v)
+	c := compare(a, b, false)
 	if a.runs == nil || b.runs == nil {
-		return w
+		return c.factor + " of it"
 	}
-	if lo, hi := reproduce.RatioInterval(a.runs, b.runs); lo > 0 {
-		w += fmt.Sprintf(" [%.2f–%.2f]", lo, hi)
-	}
-	return w + fmt.Sprintf(" (%d, %d runs)", len(a.runs), len(b.runs))
+	return strings.TrimSpace(c.factor+" of it "+c.interval) + " (" + c.runs + ")"
 }
 
-// medianOf is the point of a case for a figure read from each of its runs
-// that ended ok: their median, and the runs.
-func (b *builder) medianOf(c *measured, f func(*results.Record) float64) point {
-	var vs []float64
-	for _, r := range b.runs[c.Case] {
-		vs = append(vs, f(r))
-	}
+// runsPoint is the median of a side's runs, with them.
+func runsPoint(vs []float64) point { return point{v: results.SpreadOf(vs).Median, runs: vs} }
+
+// pointOf is a case's figure f: the median over its runs that ended ok
+// and gave one, with them; false when none did.
+func pointOf(c *measured, runs map[string][]*results.Record, f figure) (point, bool) {
+	vs, bound := f.values(runs[c.Case])
 	if len(vs) == 0 {
-		return point{stack: c.Stack, v: math.NaN()}
+		return point{stack: c.Stack}, false
 	}
-	return point{stack: c.Stack, v: results.SpreadOf(vs).Median, runs: vs}
+	p := runsPoint(vs)
+	p.stack, p.bound = c.Stack, bound
+	return p, true
 }
+
+// pointsOf are the cases' figures f, leaving out a case none of whose runs
+// gave one.
+func (b *builder) pointsOf(cases []*measured, f figure) []point {
+	var out []point
+	for _, c := range cases {
+		if p, ok := pointOf(c, b.runs, f); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// timesWords is a ratio as findings write it.
+func timesWords(v float64) string { return "×" + num(v, 2) }
 
 func msWords(us float64) string   { return ms(us) + " ms" }
 func rpsWords(v float64) string   { return num(v, 0) + " req/s" }

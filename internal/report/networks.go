@@ -57,16 +57,16 @@ func (b *builder) networks(recs []results.Record) error {
 		t.Rows = append(t.Rows, []string{n, mechanism[n], num(float64(len(rtt[n])), 0), spread(rtt[n], 1000, 3), spread(mbit[n], 1, 1)})
 		trips.Values = append(trips.Values, results.SpreadOf(rtt[n]).Median/1000)
 	}
-	slowest, fastest := names[0], names[0]
-	for _, n := range names {
-		if results.SpreadOf(rtt[n]).Median > results.SpreadOf(rtt[slowest]).Median {
-			slowest = n
+	lo, hi := 0, 0 // the networks with the shortest and the longest round trip
+	for i, v := range trips.Values {
+		if v > trips.Values[hi] {
+			hi = i
 		}
-		if results.SpreadOf(rtt[n]).Median < results.SpreadOf(rtt[fastest]).Median {
-			fastest = n
+		if v < trips.Values[lo] {
+			lo = i
 		}
 	}
-	found := fmt.Sprintf("The measured round trip runs from %s ms on %s to %s ms on %s (medians of runs).", ms(results.SpreadOf(rtt[fastest]).Median), fastest, ms(results.SpreadOf(rtt[slowest]).Median), slowest)
+	found := fmt.Sprintf("The measured round trip runs from %s ms on %s to %s ms on %s (medians of runs).", num(trips.Values[lo], 3), names[lo], num(trips.Values[hi], 3), names[hi])
 	if err := b.add(s, found, "", t)(barChart("measured round trip by network", "ms", names, []bars{trips}, seriesStyle)); err != nil {
 		return err
 	}

@@ -1,10 +1,7 @@
 package report
 
 import (
-	"fmt"
-
 	"github.com/hopbench/hopbench/internal/jvm"
-	"github.com/hopbench/hopbench/internal/reproduce"
 	"github.com/hopbench/hopbench/internal/results"
 )
 
@@ -33,7 +30,7 @@ func (b *builder) runtimes(recs []results.Record) error {
 			stacks = append(stacks, j.Stack)
 			goBars.Values, jvmBars.Values = append(goBars.Values, g.P50Us.Median/1000), append(jvmBars.Values, j.P50Us.Median/1000)
 		}
-		if err := b.add(s, finding("JVM/Go p50", false, ratios, func(v float64) string { return "×" + num(v, 2) }), "", t)(stackBarChart(v+": p50 on Go and on the JVM", "ms", stacks, []bars{goBars, jvmBars})); err != nil {
+		if err := b.add(s, finding("JVM/Go p50", false, ratios, timesWords), "", t)(stackBarChart(v+": p50 on Go and on the JVM", "ms", stacks, []bars{goBars, jvmBars})); err != nil {
 			return err
 		}
 	}
@@ -58,12 +55,11 @@ func ratioCell(num, den []float64) string {
 	if len(num) == 0 || len(den) == 0 {
 		return "–"
 	}
-	r := results.SpreadOf(num).Median / results.SpreadOf(den).Median
-	runs := fmt.Sprintf("%d, %d runs", len(num), len(den))
-	if lo, hi := reproduce.RatioInterval(num, den); lo > 0 {
-		return fmt.Sprintf("×%.2f [%.2f–%.2f] (%s)", r, lo, hi, runs)
+	c := compare(runsPoint(num), runsPoint(den), false)
+	if c.interval != "" {
+		return c.factor + " " + c.interval + " (" + c.runs + ")"
 	}
-	return fmt.Sprintf("×%.2f, no interval (%s)", r, runs)
+	return c.factor + ", no interval (" + c.runs + ")"
 }
 
 func bootCell(ms []float64) string {

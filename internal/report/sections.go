@@ -27,7 +27,9 @@ func (b *builder) latency() error {
 			}
 			xys, hover := spectrumPoints(c.Hist)
 			lines = append(lines, line{Name: c.Stack, XYs: xys, Hover: hover})
-			p99s = append(p99s, b.medianOf(c, func(r *results.Record) float64 { return float64(r.P99Us) }))
+			if p, ok := pointOf(c, b.runs, p99Figure); ok {
+				p99s = append(p99s, p)
+			}
 			row := []string{c.Stack, strconv.FormatInt(c.Hist.TotalCount(), 10)}
 			for _, q := range spectrumQuantiles {
 				row = append(row, ms(float64(c.Hist.ValueAtQuantile(q))))
@@ -82,7 +84,10 @@ func (b *builder) latencyByPayload() error {
 					f, haveFloor = c.P50Us.Median/c.Floor, true
 				}
 				fl.Values = append(fl.Values, f)
-				pts, fls = append(pts, b.medianOf(c, func(r *results.Record) float64 { return float64(r.P50Us) })), append(fls, point{stack: st, v: f})
+				fls = append(fls, point{stack: st, v: f})
+				if p, ok := pointOf(c, b.runs, p50Figure); ok {
+					pts = append(pts, p)
+				}
 				t.Rows = append(t.Rows, []string{st, pl, ms(c.P50Us.Median), ms(c.P99Us.Median), floorMultiple(c.P50Us.Median, c.Floor)})
 			}
 			lat, floors = append(lat, p50, p99), append(floors, fl)
@@ -241,7 +246,6 @@ func (b *builder) resources() error {
 		client, nodes, broker := bars{Name: "load generator"}, bars{Name: "services"}, bars{Name: "broker"}
 		nodeRSS, nodeAnon, brokerRSS := bars{Name: "largest service"}, bars{Name: "largest service, anonymous"}, bars{Name: "broker"}
 		t := Table{Header: []string{"stack", "req/s", "client µs/req", "services µs/req", "broker µs/req", "largest service MiB", "its anonymous MiB", "broker MiB"}}
-		var cpu, mem []point
 		for _, c := range cases {
 			bc, br := math.NaN(), math.NaN()
 			for _, x := range c.Brokers {
@@ -249,13 +253,12 @@ func (b *builder) resources() error {
 			}
 			client.Values, nodes.Values, broker.Values = append(client.Values, c.ClientCPU), append(nodes.Values, c.NodesCPU), append(broker.Values, bc)
 			nodeRSS.Values, nodeAnon.Values, brokerRSS.Values = append(nodeRSS.Values, c.NodesRSS/(1<<20)), append(nodeAnon.Values, c.NodesAnonRSS/(1<<20)), append(brokerRSS.Values, br/(1<<20))
-			cpu, mem = append(cpu, b.medianOf(c, cpuOf)), append(mem, b.medianOf(c, memoryOf))
 			t.Rows = append(t.Rows, []string{c.Stack, num(c.RPS.Median, 0), num(c.ClientCPU, 1), num(c.NodesCPU, 1), num(bc, 1), mib(c.NodesRSS), mib(c.NodesAnonRSS), mib(br)})
 		}
-		if err := b.add(s, finding("CPU per request of services and broker", false, cpu, usWords), "", t)(stackBarChart(k+": CPU per request", "µs of CPU per request", stacks, []bars{client, nodes, broker})); err != nil {
+		if err := b.add(s, finding("CPU per request of services and broker", false, b.pointsOf(cases, cpuFigure), usWords), "", t)(stackBarChart(k+": CPU per request", "µs of CPU per request", stacks, []bars{client, nodes, broker})); err != nil {
 			return err
 		}
-		if err := b.add(s, finding("memory, largest service and broker", false, mem, mibWords), "", t)(stackBarChart(k+": memory", "RSS (MiB)", stacks, []bars{nodeRSS, nodeAnon, brokerRSS})); err != nil {
+		if err := b.add(s, finding("memory, largest service and broker", false, b.pointsOf(cases, memoryFigure), mibWords), "", t)(stackBarChart(k+": memory", "RSS (MiB)", stacks, []bars{nodeRSS, nodeAnon, brokerRSS})); err != nil {
 			return err
 		}
 	}

@@ -91,14 +91,16 @@ type figure struct {
 
 var (
 	p50Figure = figure{name: "p50", of: func(r *results.Record) (float64, bool) { return float64(r.P50Us), r.Requests > 0 },
-		format: func(v float64) string { return ms(v) + " ms" }}
+		format: msWords}
+	p99Figure = figure{name: "p99", of: func(r *results.Record) (float64, bool) { return float64(r.P99Us), r.Requests > 0 },
+		format: msWords}
 	rpsFigure = figure{name: "throughput", higherBetter: true, of: func(r *results.Record) (float64, bool) { return r.RPS, r.Requests > 0 },
-		format: func(v float64) string { return num(v, 0) + " req/s" }}
+		format: rpsWords}
 	capacityFigure = figure{name: "capacity at the SLA", higherBetter: true,
 		of: func(r *results.Record) (float64, bool) {
 			return r.CapacityRPS, r.Capacity != nil && r.Capacity.Step >= 0 && r.CapacityRPS > 0
 		},
-		format: func(v float64) string { return num(v, 0) + " req/s" },
+		format: rpsWords,
 		bound:  func(r *results.Record) bool { return r.Capacity != nil && r.Capacity.LowerBound }}
 	cpuFigure = figure{name: "CPU per request, services and brokers", of: func(r *results.Record) (float64, bool) { v := cpuOf(r); return v, v > 0 },
 		format: usWords}
@@ -128,19 +130,26 @@ func memoryOf(r *results.Record) float64 {
 // client or at a fixed rate, throughput with more clients, capacity for
 // a capacity search. A ramp has none: it is read as a curve.
 func headline(load string) (figure, bool) {
-	kind, rest, _ := strings.Cut(load, ":")
-	switch kind {
+	switch kind, first := loadKind(load); kind {
 	case "capacity":
 		return capacityFigure, true
 	case "rate":
 		return p50Figure, true
 	case "closed":
-		if n, err := strconv.Atoi(strings.SplitN(rest, "/", 2)[0]); err == nil && n == 1 {
+		if first == "1" {
 			return p50Figure, true
 		}
 		return rpsFigure, true
 	}
 	return figure{}, false
+}
+
+// loadKind reads a load as load.Config's String writes it: its kind
+// (closed, rate, ramp, capacity) and the word after, up to a "/": the
+// clients, the rate, or the SLA.
+func loadKind(load string) (kind, first string) {
+	kind, rest, _ := strings.Cut(load, ":")
+	return kind, strings.SplitN(rest, "/", 2)[0]
 }
 
 func (f figure) words() string {
@@ -173,32 +182,29 @@ func (f figure) values(runs []*results.Record) (vs []float64, bound bool) {
 	return vs, bound
 }
 
-// standing is a stack's figure in one case.
-type standing struct {
-	c      *measured
-	vs     []float64
-	median float64
-	bound  bool
-}
-
 // standings are the cases' stacks with a figure, best first, and the
 // stacks without one with why.
-func standings(cases []*measured, runs map[string][]*results.Record, f figure) (ranked []standing, without []string) {
+func standings(cases []*measured, runs map[string][]*results.Record, f figure) (ranked []point, without []string) {
 	for _, c := range cases {
-		vs, bound := f.values(runs[c.Case])
-		if len(vs) == 0 {
+		p, ok := pointOf(c, runs, f)
+		if !ok {
 			without = append(without, c.Stack+": "+noFigure(c, len(runs[c.Case]), f))
 			continue
 		}
-		ranked = append(ranked, standing{c: c, vs: vs, median: results.SpreadOf(vs).Median, bound: bound})
+		ranked = append(ranked, p)
 	}
-	slices.SortStableFunc(ranked, func(a, b standing) int {
-		if f.higherBetter {
+	return bestFirst(ranked, f.higherBetter), without
+}
+
+// bestFirst sorts pts best first, ties in legend order.
+func bestFirst(pts []point, higherBetter bool) []point {
+	slices.SortStableFunc(pts, func(a, b point) int {
+		if higherBetter {
 			a, b = b, a
 		}
-		return cmp.Or(cmp.Compare(a.median, b.median), compareStacks(a.c.Stack, b.c.Stack))
+		return cmp.Or(cmp.Compare(a.v, b.v), compareStacks(a.stack, b.stack))
 	})
-	return ranked, without
+	return pts
 }
 
 func noFigure(c *measured, ok int, f figure) string {
@@ -221,13 +227,13 @@ type against struct {
 	heat                   float64
 }
 
-func compare(s, best standing, higherBetter bool) against {
-	r := s.median / best.median
-	a := against{factor: fmt.Sprintf("×%.2f", r), runs: fmt.Sprintf("%d, %d runs", len(s.vs), len(best.vs))}
-	if lo, hi := reproduce.RatioInterval(s.vs, best.vs); lo > 0 {
+func compare(s, best point, higherBetter bool) against {
+	r := s.v / best.v
+	a := against{factor: fmt.Sprintf("×%.2f", r), runs: fmt.Sprintf("%d, %d runs", len(s.runs), len(best.runs))}
+	if lo, hi := reproduce.RatioInterval(s.runs, best.runs); lo > 0 {
 		a.interval = fmt.Sprintf("[%.2f–%.2f]", lo, hi)
 	}
-	if differs, tested, test := reproduce.Significant(s.vs, best.vs); tested {
+	if differs, tested, test := reproduce.Significant(s.runs, best.runs); tested {
 		a.versus, a.test = "≈", test
 		if differs {
 			a.versus = "≠"
@@ -261,27 +267,27 @@ func swatch(stack string) template.CSS {
 
 // verdict fills the report's first section from the cases and their runs.
 func (b *builder) verdict() {
-	runs := b.runs
 	v := &b.report.Verdict
 	keys, by := groups(b.cases, (*measured).scenario)
 	var ranked []string
+	heads := map[string]figure{}
 	for _, k := range keys {
-		if _, ok := headline(by[k][0].Load); !ok {
+		f, ok := headline(by[k][0].Load)
+		if !ok {
 			v.Unranked = append(v.Unranked, k+": a ramp has no one figure to rank by; its curves are under Ramps")
 			continue
 		}
-		ranked = append(ranked, k)
+		ranked, heads[k] = append(ranked, k), f
 	}
 	slices.SortStableFunc(ranked, func(a, b string) int { return compareCases(by[a][0], by[b][0]) })
 	labels := caseLabels(ranked, by)
 	for i, k := range ranked {
-		f, _ := headline(by[k][0].Load)
-		v.Rankings = append(v.Rankings, ranking(labels[i], by[k], runs, f))
+		v.Rankings = append(v.Rankings, ranking(labels[i], by[k], b.runs, heads[k]))
 	}
-	cols := columns{keys: ranked, labels: labels, by: by, runs: runs}
+	cols := columns{keys: ranked, labels: labels, by: by, runs: b.runs}
 	for _, m := range []HeatMap{
 		cols.heatMap("Each case's headline figure against its best", "The figure each case is ranked by, as above: a cell is the stack's median against its case's best, whose own value it shows.",
-			func(k string) figure { f, _ := headline(by[k][0].Load); return f }),
+			func(k string) figure { return heads[k] }),
 		cols.heatMap("CPU per request, against each case's least", "The services' CPU time and the brokers', over the measured window, per request completed. At one client it carries each process's idle work too.",
 			func(string) figure { return cpuFigure }),
 		cols.heatMap("Memory, against each case's least", "The largest service's resident set and the brokers', at the end of the measured window.",
@@ -291,19 +297,19 @@ func (b *builder) verdict() {
 			v.Maps = append(v.Maps, m)
 		}
 	}
-	v.Method = verdictMethod(ranked, by, runs)
+	v.Method = verdictMethod(ranked, by, b.runs)
 }
 
 func ranking(label string, cases []*measured, runs map[string][]*results.Record, f figure) Ranking {
 	ranked, without := standings(cases, runs, f)
 	rk := Ranking{Case: label, Figure: f.words(), Without: without}
 	for i, s := range ranked {
-		e := Ranked{Rank: i + 1, Stack: s.c.Stack, Value: valueText(s, f), Swatch: swatch(s.c.Stack)}
-		e.Title = fmt.Sprintf("%s: %s %s, the median of %d runs", s.c.Stack, f.name, e.Value, len(s.vs))
+		e := Ranked{Rank: i + 1, Stack: s.stack, Value: valueText(s, f), Swatch: swatch(s.stack)}
+		e.Title = fmt.Sprintf("%s: %s %s, the median of %d runs", s.stack, f.name, e.Value, len(s.runs))
 		if i > 0 {
 			a := compare(s, ranked[0], f.higherBetter)
 			e.Factor, e.Versus, e.Style = strings.TrimSpace(a.factor+" "+a.interval), a.versus, heatStyle(a.heat)
-			e.Title += a.words(ranked[0].c.Stack)
+			e.Title += a.words(ranked[0].stack)
 		}
 		rk.Entries = append(rk.Entries, e)
 	}
@@ -323,11 +329,11 @@ func (a against) words(best string) string {
 	return w + ": too few to test a difference)"
 }
 
-func valueText(s standing, f figure) string {
+func valueText(s point, f figure) string {
 	if s.bound {
-		return "≥ " + f.format(s.median)
+		return "≥ " + f.format(s.v)
 	}
-	return f.format(s.median)
+	return f.format(s.v)
 }
 
 // columns are the ranked cases as a heat map's columns.
@@ -353,6 +359,7 @@ func (cs columns) oneFigure(figureOf func(key string) figure) bool {
 func (cs columns) heatMap(title, note string, figureOf func(key string) figure) HeatMap {
 	var cases []HeatLabel
 	cells := map[string]map[int]HeatCell{} // stack -> case -> cell
+	oneFigure := cs.oneFigure(figureOf)
 	for i, k := range cs.keys {
 		f := figureOf(k)
 		ranked, _ := standings(cs.by[k], cs.runs, f)
@@ -360,14 +367,14 @@ func (cs columns) heatMap(title, note string, figureOf func(key string) figure) 
 			continue
 		}
 		label := cs.labels[i]
-		if !cs.oneFigure(figureOf) {
+		if !oneFigure {
 			label += " (" + f.name + ")"
 		}
 		for j, s := range ranked {
-			if cells[s.c.Stack] == nil {
-				cells[s.c.Stack] = map[int]HeatCell{}
+			if cells[s.stack] == nil {
+				cells[s.stack] = map[int]HeatCell{}
 			}
-			cells[s.c.Stack][len(cases)] = heatCell(s, ranked[0], j == 0, f)
+			cells[s.stack][len(cases)] = heatCell(s, ranked[0], j == 0, f)
 		}
 		cases = append(cases, HeatLabel{Text: label})
 	}
@@ -397,12 +404,12 @@ func (cs columns) heatMap(title, note string, figureOf func(key string) figure) 
 	return m
 }
 
-func heatCell(s, best standing, isBest bool, f figure) HeatCell {
-	c := HeatCell{Best: isBest, Text: valueText(s, f), Title: fmt.Sprintf("%s: %s, the median of %d runs", s.c.Stack, valueText(s, f), len(s.vs))}
+func heatCell(s, best point, isBest bool, f figure) HeatCell {
+	c := HeatCell{Best: isBest, Text: valueText(s, f), Title: fmt.Sprintf("%s: %s, the median of %d runs", s.stack, valueText(s, f), len(s.runs))}
 	if !isBest {
 		a := compare(s, best, f.higherBetter)
 		c.Text, c.Style = a.factor, heatStyle(a.heat)
-		c.Title += a.words(best.c.Stack)
+		c.Title += a.words(best.stack)
 	}
 	return c
 }
@@ -415,8 +422,9 @@ func caseLabels(keys []string, by map[string][]*measured) []string {
 	}
 	varies := make([]bool, 5)
 	for _, k := range keys {
+		first := parts(by[keys[0]][0])
 		for i, p := range parts(by[k][0]) {
-			varies[i] = varies[i] || p != parts(by[keys[0]][0])[i]
+			varies[i] = varies[i] || p != first[i]
 		}
 	}
 	varies[0], varies[2], varies[3] = true, true, true
@@ -436,9 +444,7 @@ func caseLabels(keys []string, by map[string][]*measured) []string {
 // loadWords is a load as a reader says it: "32 clients", "500 req/s open",
 // "capacity at p99<=10ms".
 func loadWords(load string) string {
-	kind, rest, _ := strings.Cut(load, ":")
-	first := strings.SplitN(rest, "/", 2)[0]
-	switch kind {
+	switch kind, first := loadKind(load); kind {
 	case "closed":
 		if first == "1" {
 			return "1 client"
@@ -509,8 +515,8 @@ func topologyRank(t string) int {
 // loadRank is a load's place: closed loads by clients, then open rates by
 // rate, then capacity searches.
 func loadRank(load string) float64 {
-	kind, rest, _ := strings.Cut(load, ":")
-	v, err := strconv.ParseFloat(strings.SplitN(rest, "/", 2)[0], 64)
+	kind, first := loadKind(load)
+	v, err := strconv.ParseFloat(first, 64)
 	if err != nil {
 		v = 0
 	}
