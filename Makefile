@@ -70,6 +70,8 @@ generate:
 		--go-grpc_out=schema --go-grpc_opt=paths=source_relative schema/hopbench/v1/*.proto \
 		--java_out=jvm/node/src/main/java
 	PATH=$(TOOLS):$$PATH protoc -I schema --go_out=schema --go_opt=paths=source_relative schema/hopbench/v2/*.proto
+	PATH=$(TOOLS):$$PATH protoc -I schema --go_out=schema --go_opt=paths=source_relative \
+		--go-grpc_out=schema --go-grpc_opt=paths=source_relative schema/hopbench/agent/v1/*.proto
 	cd internal/transport/graphql && $(GO) run github.com/99designs/gqlgen@$(GQLGEN_VERSION) generate
 
 clean:

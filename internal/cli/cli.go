@@ -24,6 +24,7 @@ var commands = []func(*app) *cobra.Command{
 	newCalibrateCommand,
 	newBrokersCommand,
 	newBrokerProcessCommand,
+	newAgentCommand,
 }
 
 // app carries what every subcommand needs: the output streams.

@@ -191,6 +191,15 @@ func (p *Process) ExitState() *os.ProcessState {
 	}
 }
 
+// Exit says how the process ended, as os.ProcessState prints it; ""
+// while it runs.
+func (p *Process) Exit() string {
+	if st := p.ExitState(); st != nil {
+		return st.String()
+	}
+	return ""
+}
+
 // PID is the node process's id.
 func (p *Process) PID() int { return p.cmd.Process.Pid }
 

@@ -1,0 +1,206 @@
+package agent_test
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+
+	"github.com/hopbench/hopbench/internal/agent"
+	"github.com/hopbench/hopbench/internal/certs"
+	"github.com/hopbench/hopbench/internal/load"
+	"github.com/hopbench/hopbench/internal/node"
+	"github.com/hopbench/hopbench/internal/transport"
+	_ "github.com/hopbench/hopbench/internal/transport/all"
+	agentv1 "github.com/hopbench/hopbench/schema/hopbench/agent/v1"
+)
+
+// serve runs an agent on a free loopback port for the test's length.
+func serve(t *testing.T, name string, auth agent.Auth) (string, *agent.Server) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &agent.Server{Host: name, Advertise: "127.0.0.1"}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- agent.Serve(ctx, s, l, auth) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("agent %s: %v", name, err)
+		}
+	})
+	return l.Addr().String(), s
+}
+
+func bundle(t *testing.T) *certs.Bundle {
+	t.Helper()
+	b, err := certs.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func TestAnAgentRefusesACoordinatorWithoutTheRunsCertificate(t *testing.T) {
+	run := bundle(t)
+	addr, srv := serve(t, "a", agent.Auth{TLS: run})
+	ctx := context.Background()
+	trustsTheAgent := x509.NewCertPool()
+	trustsTheAgent.AppendCertsFromPEM(run.CAPEM)
+	another := bundle(t).Client(true)
+	another.RootCAs = trustsTheAgent // it would take the agent, but its own certificate is another run's
+	for name, tc := range map[string]*tls.Config{
+		"another run's client certificate": another,
+		"no client certificate":            {RootCAs: trustsTheAgent},
+	} {
+		t.Run(name, func(t *testing.T) {
+			conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(credentials.NewTLS(tc)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			_, err = agentv1.NewAgentClient(conn).StartNode(ctx, &agentv1.StartNodeRequest{Session: "x", Args: []string{"--stack", "rest"}})
+			if err == nil {
+				t.Fatal("the agent took a call from a coordinator without the run's certificate")
+			}
+			if srv.Sessions() != 0 {
+				t.Errorf("the agent holds %d sessions after refusing", srv.Sessions())
+			}
+		})
+	}
+	for name, auth := range map[string]agent.Auth{"a coordinator of another run": {TLS: bundle(t)}, "a token instead": {Token: strings.Repeat("x", 32)}} {
+		t.Run(name, func(t *testing.T) {
+			c, err := agent.Dial(ctx, "a", addr, auth)
+			if err == nil {
+				c.Close()
+				t.Fatal("the agent took a coordinator without the run's certificate")
+			}
+			if !strings.Contains(err.Error(), "host a: agent "+addr) {
+				t.Errorf("the error does not name the host and its agent: %v", err)
+			}
+		})
+	}
+	c, err := agent.Dial(ctx, "a", addr, agent.Auth{TLS: run})
+	if err != nil {
+		t.Fatalf("the run's own certificates: %v", err)
+	}
+	defer c.Close()
+	if c.Held.Host != "a" || c.Held.Advertise != "127.0.0.1" || srv.Sessions() != 1 {
+		t.Errorf("held %+v, %d sessions", c.Held, srv.Sessions())
+	}
+}
+
+func TestAnAgentWithATokenRefusesAnyOther(t *testing.T) {
+	token := strings.Repeat("s", 24)
+	addr, _ := serve(t, "a", agent.Auth{Token: token})
+	ctx := context.Background()
+	if c, err := agent.Dial(ctx, "a", addr, agent.Auth{Token: strings.Repeat("t", 24)}); err == nil {
+		c.Close()
+		t.Fatal("the agent took a wrong token")
+	} else if !strings.Contains(err.Error(), "token") {
+		t.Errorf("the refusal does not say why: %v", err)
+	}
+	c, err := agent.Dial(ctx, "a", addr, agent.Auth{Token: token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+}
+
+func TestAnAgentNeedsAWayToAuthenticate(t *testing.T) {
+	if _, err := agent.LoadAuth("", ""); err == nil || !strings.Contains(err.Error(), "--tls-dir") {
+		t.Errorf("no auth: %v", err)
+	}
+	short := filepath.Join(t.TempDir(), "token")
+	os.WriteFile(short, []byte("abc\n"), 0o600)
+	if _, err := agent.LoadAuth("", short); err == nil || !strings.Contains(err.Error(), "at least 16") {
+		t.Errorf("a 3-byte token: %v", err)
+	}
+	if _, err := agent.LoadAuth(filepath.Join(t.TempDir(), "none"), ""); err == nil || !strings.Contains(err.Error(), "hopbench hosts certs") {
+		t.Errorf("a missing bundle: %v", err)
+	}
+}
+
+// A load split across two generator hosts merges into one histogram
+// holding every request of both.
+func TestALoadSplitAcrossTwoHostsMergesTheirHistograms(t *testing.T) {
+	st, _ := transport.ParseStack("rest")
+	n, err := node.Start(context.Background(), node.Config{Stack: st, Admin: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	run := bundle(t)
+	var gens []*agent.Client
+	for _, name := range []string{"a", "b"} {
+		addr, _ := serve(t, name, agent.Auth{TLS: run})
+		c, err := agent.Dial(context.Background(), name, addr, agent.Auth{TLS: run})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		gens = append(gens, c)
+	}
+	cfgs, err := agent.Split(load.Config{Kind: load.Closed, Clients: 3, Warmup: 100 * time.Millisecond, Duration: 400 * time.Millisecond}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfgs[0].Clients != 2 || cfgs[1].Clients != 1 {
+		t.Errorf("3 clients split as %d and %d, want 2 and 1", cfgs[0].Clients, cfgs[1].Clients)
+	}
+	var shares []agent.Share
+	for _, c := range cfgs {
+		shares = append(shares, agent.Share{Load: c, Target: load.TargetConfig{Stack: st, Addr: n.Addr(), Op: transport.OpEcho, Model: "user", Count: 10}})
+	}
+	opened := 0
+	merged, each, err := agent.RunShares(context.Background(), gens, shares, func() { opened++ })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opened != 1 {
+		t.Errorf("the window opened %d times, want once when both shares' had", opened)
+	}
+	a, b := each[0].Result, each[1].Result
+	if a.Requests == 0 || b.Requests == 0 {
+		t.Fatalf("a share measured nothing: %d and %d requests", a.Requests, b.Requests)
+	}
+	if got, want := merged.Result.Latency.TotalCount(), a.Latency.TotalCount()+b.Latency.TotalCount(); got != want {
+		t.Errorf("merged histogram holds %d requests, want %d + %d = %d", got, a.Latency.TotalCount(), b.Latency.TotalCount(), want)
+	}
+	if merged.Result.Requests != a.Requests+b.Requests || merged.Result.Errors != 0 {
+		t.Errorf("merged %d requests, %d errors; shares %d and %d", merged.Result.Requests, merged.Result.Errors, a.Requests, b.Requests)
+	}
+	if merged.Result.Latency.Max() < max(a.Latency.Max(), b.Latency.Max()) {
+		t.Error("the merged maximum is below a share's")
+	}
+	if merged.Wire.Written != each[0].Wire.Written+each[1].Wire.Written || merged.Wire.Written == 0 {
+		t.Errorf("wire bytes %d, shares %d and %d", merged.Wire.Written, each[0].Wire.Written, each[1].Wire.Written)
+	}
+}
+
+func TestSplitRefusesWhatCannotBeShared(t *testing.T) {
+	for _, c := range []load.Config{
+		{Kind: load.Closed, Clients: 1, Duration: time.Second},
+		{Kind: load.Closed, Clients: 4, Requests: 100},
+		{Kind: load.Ramp},
+	} {
+		if _, err := agent.Split(c, 2); err == nil {
+			t.Errorf("split %+v in two", c)
+		}
+	}
+	cfgs, err := agent.Split(load.Config{Kind: load.Rate, Rate: 300, Duration: time.Second}, 3)
+	if err != nil || cfgs[2].Rate != 100 {
+		t.Errorf("a rate of 300 in 3: %v %v", cfgs, err)
+	}
+}

@@ -1,0 +1,106 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	agentv1 "github.com/hopbench/hopbench/schema/hopbench/agent/v1"
+)
+
+// NodeSpec is how a coordinator starts node Index on an agent: as
+// topology.ProcessConfig says it for a child process here.
+type NodeSpec struct {
+	Index      int
+	Command    []string
+	Listen     string
+	Downstream []string
+	Args, Env  []string
+}
+
+// Node is a node an agent runs on its host, as a run sees it.
+type Node struct {
+	c       *Client
+	id      string
+	addr    string
+	admin   string
+	pid     int
+	spawned time.Time
+	done    chan struct{}
+	once    sync.Once
+	how     string
+}
+
+// StartNode starts a node on the agent's host and returns once it serves.
+// Its spawn time is when the agent spawned it, on this machine's clock:
+// the start of the call less the node's own time to ready is not known,
+// so Spawned is when the call was made (boot times include one call).
+func (c *Client) StartNode(ctx context.Context, s NodeSpec) (*Node, error) {
+	called := time.Now()
+	r, err := c.api.StartNode(ctx, &agentv1.StartNodeRequest{Session: c.session, Index: int32(s.Index), Command: s.Command, Listen: s.Listen,
+		Downstream: s.Downstream, Args: s.Args, Env: s.Env})
+	if err != nil {
+		return nil, fmt.Errorf("host %s: %w", c.Name, explain(err))
+	}
+	n := &Node{c: c, id: r.Node, addr: r.Addr, admin: r.AdminAddr, pid: int(r.Pid), spawned: called, done: make(chan struct{})}
+	c.mu.Lock()
+	lost := c.lost
+	if lost == nil {
+		c.nodes[n.id] = n
+	}
+	c.mu.Unlock()
+	if lost != nil {
+		n.exited("its agent's session ended")
+	}
+	return n, nil
+}
+
+func (n *Node) exited(how string) {
+	n.once.Do(func() { n.how = how; close(n.done) })
+}
+
+// Host is the name of the node's host.
+func (n *Node) Host() string { return n.c.Name }
+
+// Addr is where the node serves; AdminAddr its admin endpoint.
+func (n *Node) Addr() string      { return n.addr }
+func (n *Node) AdminAddr() string { return n.admin }
+
+// PID is the node's process id on its host.
+func (n *Node) PID() int { return n.pid }
+
+// Spawned is when the coordinator asked for the node.
+func (n *Node) Spawned() time.Time { return n.spawned }
+
+// Done is closed when the node has ended on its own.
+func (n *Node) Done() <-chan struct{} { return n.done }
+
+// Exit says how the node ended; "" while it runs.
+func (n *Node) Exit() string {
+	select {
+	case <-n.done:
+		return n.how
+	default:
+		return ""
+	}
+}
+
+// Close stops the node.
+func (n *Node) Close() error {
+	n.c.mu.Lock()
+	_, live := n.c.nodes[n.id]
+	delete(n.c.nodes, n.id)
+	n.c.mu.Unlock()
+	if !live {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	r, err := n.c.api.StopNode(ctx, &agentv1.StopNodeRequest{Session: n.c.session, Node: n.id})
+	if err != nil {
+		return fmt.Errorf("host %s: stopping node %s: %w", n.c.Name, n.id, explain(err))
+	}
+	n.exited(r.How)
+	return nil
+}
