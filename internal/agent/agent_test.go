@@ -70,7 +70,10 @@ func TestAnAgentRefusesACoordinatorWithoutTheRunsCertificate(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer conn.Close()
-			_, err = agentv1.NewAgentClient(conn).StartNode(ctx, &agentv1.StartNodeRequest{Session: "x", Args: []string{"--stack", "rest"}})
+			hold, err := agentv1.NewAgentClient(conn).Hold(ctx, &agentv1.HoldRequest{Session: "x"})
+			if err == nil {
+				_, err = hold.Recv()
+			}
 			if err == nil {
 				t.Fatal("the agent took a call from a coordinator without the run's certificate")
 			}
