@@ -29,7 +29,42 @@ type Bundle struct {
 // and the addresses also given (an emulated network's hosts on this
 // machine), valid for a day. ECDSA P-256 keeps handshakes cheap and
 // typical.
-func New(also ...net.IP) (*Bundle, error) {
+func New(also ...net.IP) (*Bundle, error) { return newBundle(Names{IPs: also}, 24*time.Hour) }
+
+// Names are what a bundle's certificates name beyond loopback: hosts'
+// addresses and DNS names.
+type Names struct {
+	IPs []net.IP
+	DNS []string
+}
+
+// ParseNames sorts hosts into addresses and DNS names.
+func ParseNames(hosts []string) Names {
+	var n Names
+	for _, h := range hosts {
+		if ip := net.ParseIP(h); ip != nil {
+			n.IPs = append(n.IPs, ip)
+		} else {
+			n.DNS = append(n.DNS, h)
+		}
+	}
+	return n
+}
+
+// MaxValid bounds how long a bundle made by NewFor is valid.
+const MaxValid = 366 * 24 * time.Hour
+
+// NewFor makes a fresh CA and certificates for loopback and names, valid
+// for valid (at most MaxValid): a bundle for hosts of their own, such as
+// agents on a cluster.
+func NewFor(names Names, valid time.Duration) (*Bundle, error) {
+	if valid <= 0 || valid > MaxValid {
+		return nil, fmt.Errorf("certs: validity %s: want more than 0 and at most %s", valid, MaxValid)
+	}
+	return newBundle(names, valid)
+}
+
+func newBundle(names Names, valid time.Duration) (*Bundle, error) {
 	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, fmt.Errorf("certs: CA key: %w", err)
@@ -39,7 +74,7 @@ func New(also ...net.IP) (*Bundle, error) {
 		SerialNumber:          big.NewInt(1),
 		Subject:               pkix.Name{CommonName: "hopbench throwaway CA"},
 		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(24 * time.Hour),
+		NotAfter:              now.Add(valid),
 		IsCA:                  true,
 		KeyUsage:              x509.KeyUsageCertSign,
 		BasicConstraintsValid: true,
@@ -51,16 +86,16 @@ func New(also ...net.IP) (*Bundle, error) {
 	ca, _ := x509.ParseCertificate(caDER)
 	b := &Bundle{CAPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), pool: x509.NewCertPool()}
 	b.pool.AddCert(ca)
-	if b.server, err = leaf(ca, caKey, 2, "hopbench server", x509.ExtKeyUsageServerAuth, also); err != nil {
+	if b.server, err = leaf(ca, caKey, 2, "hopbench server", x509.ExtKeyUsageServerAuth, names); err != nil {
 		return nil, err
 	}
-	if b.client, err = leaf(ca, caKey, 3, "hopbench client", x509.ExtKeyUsageClientAuth, also); err != nil {
+	if b.client, err = leaf(ca, caKey, 3, "hopbench client", x509.ExtKeyUsageClientAuth, names); err != nil {
 		return nil, err
 	}
 	return b, nil
 }
 
-func leaf(ca *x509.Certificate, caKey *ecdsa.PrivateKey, serial int64, name string, usage x509.ExtKeyUsage, also []net.IP) (tls.Certificate, error) {
+func leaf(ca *x509.Certificate, caKey *ecdsa.PrivateKey, serial int64, name string, usage x509.ExtKeyUsage, names Names) (tls.Certificate, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return tls.Certificate{}, fmt.Errorf("certs: %s key: %w", name, err)
@@ -72,8 +107,8 @@ func leaf(ca *x509.Certificate, caKey *ecdsa.PrivateKey, serial int64, name stri
 		NotAfter:     ca.NotAfter,
 		KeyUsage:     x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:  []x509.ExtKeyUsage{usage},
-		IPAddresses:  append([]net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback}, also...),
-		DNSNames:     []string{"localhost"},
+		IPAddresses:  append([]net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback}, names.IPs...),
+		DNSNames:     append([]string{"localhost"}, names.DNS...),
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
 	if err != nil {

@@ -34,24 +34,33 @@ func LoadOrCreate(dir string, also ...net.IP) (*Bundle, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		return nil, fmt.Errorf("certs: %w", err)
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), ".certs-*")
-	if err != nil {
-		return nil, fmt.Errorf("certs: %w", err)
-	}
-	defer os.RemoveAll(tmp) // gone after a successful rename
-	if err := b.save(tmp); err != nil {
-		return nil, err
-	}
-	if err := os.Rename(tmp, dir); err != nil {
+	if err := b.Store(dir); err != nil {
 		if _, statErr := os.Stat(dir); statErr == nil {
 			return Load(dir) // another process made it first
 		}
-		return nil, fmt.Errorf("certs: %w", err)
+		return nil, err
 	}
 	return b, nil
+}
+
+// Store writes the bundle to dir, which must not exist: to a temporary
+// directory renamed into place, so a reader never sees half a bundle.
+func (b *Bundle) Store(dir string) error {
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return fmt.Errorf("certs: %w", err)
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), ".certs-*")
+	if err != nil {
+		return fmt.Errorf("certs: %w", err)
+	}
+	defer os.RemoveAll(tmp) // gone after a successful rename
+	if err := b.save(tmp); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		return fmt.Errorf("certs: %w", err)
+	}
+	return nil
 }
 
 func (b *Bundle) save(dir string) error {

@@ -25,6 +25,7 @@ var commands = []func(*app) *cobra.Command{
 	newBrokersCommand,
 	newBrokerProcessCommand,
 	newAgentCommand,
+	newHostsCommand,
 }
 
 // app carries what every subcommand needs: the output streams.

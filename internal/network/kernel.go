@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -105,10 +106,69 @@ const labPrefix = "hb"
 // NewLab makes n hosts, unshaped (Shape shapes them). Its names carry this
 // process's PID, so that CleanStale can remove a lab whose process died.
 func NewLab(n int) (*Lab, error) {
+	return newLab(labPrefix+strconv.FormatInt(int64(os.Getpid()), 36), n)
+}
+
+// HostsID names the lab of hopbench hosts up. It outlives the process
+// that made it, so its names carry no PID: CleanStale leaves it, and
+// RemoveHosts (hopbench hosts down) removes it.
+const HostsID = labPrefix + "hosts"
+
+// MaxHosts bounds hopbench hosts up.
+const MaxHosts = 26
+
+// NewHosts makes the lab of hopbench hosts up: n hosts, unshaped. It
+// refuses when that lab exists already.
+func NewHosts(n int) (*Lab, error) {
+	if n < 1 || n > MaxHosts {
+		return nil, fmt.Errorf("%d hosts: want 1 to %d", n, MaxHosts)
+	}
+	if slices.Contains(namespaces(), HostsID+"_sw") {
+		return nil, errors.New("hosts are up already: take them down first with hopbench hosts down")
+	}
+	return newLab(HostsID, n)
+}
+
+// RemoveHosts removes the lab of hopbench hosts up, also one whose
+// process died half-way: it kills every process left in its namespaces
+// (agents, and the nodes and brokers they started), then removes the
+// namespaces and links. It returns how many namespaces it removed.
+func RemoveHosts() (int, error) {
+	var errs []error
+	removed := 0
+	for _, ns := range namespaces() {
+		if !strings.HasPrefix(ns, HostsID+"_") {
+			continue
+		}
+		removed++
+		for _, pid := range column(0, "netns", "pids", ns) {
+			if n, err := strconv.Atoi(pid); err == nil && n > 1 {
+				syscall.Kill(n, syscall.SIGKILL)
+			}
+		}
+	}
+	errs = append(errs, removeLab(HostsID))
+	return removed, errors.Join(errs...)
+}
+
+// Namespaces are the names of the lab's namespaces: the switch's and each
+// host's.
+func (l *Lab) Namespaces() []string {
+	out := []string{l.switchNS()}
+	for _, h := range l.hosts {
+		out = append(out, h.NS)
+	}
+	return out
+}
+
+// Subnet is the lab's /24.
+func (l *Lab) Subnet() string { return fmt.Sprintf("10.231.%d.0/24", l.subnet) }
+
+func newLab(id string, n int) (*Lab, error) {
 	if n < 1 || n > 200 {
 		return nil, fmt.Errorf("network: %d hosts: want 1 to 200", n)
 	}
-	l := &Lab{id: labPrefix + strconv.FormatInt(int64(os.Getpid()), 36)}
+	l := &Lab{id: id}
 	var err error
 	if l.subnet, err = freeSubnet(); err != nil {
 		return nil, err
@@ -284,7 +344,7 @@ func CleanStale() error {
 	seen := map[string]bool{}
 	for _, name := range append(namespaces(), links()...) {
 		id, _, ok := strings.Cut(name, "_")
-		if !ok || seen[id] || !strings.HasPrefix(id, labPrefix) {
+		if !ok || seen[id] || !strings.HasPrefix(id, labPrefix) || id == HostsID {
 			continue
 		}
 		seen[id] = true
