@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hopbench/hopbench/internal/agent"
 	"github.com/hopbench/hopbench/internal/broker"
 	"github.com/hopbench/hopbench/internal/calibrate"
 	"github.com/hopbench/hopbench/internal/codecbench"
@@ -25,8 +26,9 @@ import (
 )
 
 type runFlags struct {
-	out, scale       string
-	noCalibrate, yes bool
+	out, scale        string
+	noCalibrate, yes  bool
+	tlsDir, tokenFile string
 }
 
 func newRunCommand(a *app) *cobra.Command {
@@ -65,6 +67,8 @@ charts/) are written at the end, also when interrupted.`,
 	cmd.Flags().StringVar(&f.scale, "scale", "", "run the spec at one of its scales, e.g. quick (default: as written, the study's own scale)")
 	cmd.Flags().BoolVar(&f.noCalibrate, "no-calibrate", false, "skip measuring the machine's floor before the runs")
 	cmd.Flags().BoolVar(&f.yes, "yes", false, "run an experiment estimated to take more than an hour (or set max_duration: in the spec)")
+	cmd.Flags().StringVar(&f.tlsDir, "tls-dir", "", "a spec with hosts: the certificate bundle `DIR` its agents take (hopbench hosts certs); default: hopbench hosts up's")
+	cmd.Flags().StringVar(&f.tokenFile, "token-file", "", "a spec with hosts: a `FILE` holding the token its agents take")
 	return cmd
 }
 
@@ -125,6 +129,23 @@ func checkLength(spec *experiment.Spec, estimate time.Duration, yes bool) error 
 	return nil
 }
 
+// agentAuth is how the run authenticates to its hosts' agents: as its
+// flags say, or by default as hopbench hosts up's certificates (the zero
+// Auth).
+func agentAuth(spec *experiment.Spec, f runFlags) (agent.Auth, error) {
+	if f.tlsDir == "" && f.tokenFile == "" {
+		return agent.Auth{}, nil
+	}
+	if len(spec.Hosts) == 0 {
+		return agent.Auth{}, usageError{errors.New("--tls-dir and --token-file authenticate to the agents of a spec's hosts, and this spec has none")}
+	}
+	auth, err := agent.LoadAuth(f.tlsDir, f.tokenFile)
+	if err != nil {
+		return auth, usageError{err}
+	}
+	return auth, nil
+}
+
 // roughly reads a duration to the minute (or second, under two minutes).
 func roughly(d time.Duration) string {
 	if d < 2*time.Minute {
@@ -138,6 +159,10 @@ func runExperiment(cmd *cobra.Command, a *app, spec *experiment.Spec, data []byt
 	estimate := experiment.Estimate(runs)
 	if err := checkLength(spec, estimate, f.yes); err != nil {
 		return nil, usageError{err}
+	}
+	auth, err := agentAuth(spec, f)
+	if err != nil {
+		return nil, err
 	}
 	bin, err := os.Executable()
 	if err != nil {
@@ -165,7 +190,7 @@ func runExperiment(cmd *cobra.Command, a *app, spec *experiment.Spec, data []byt
 	defer nodeLog.Close()
 	ctx := cmd.Context()
 	fmt.Fprintf(a.stderr, "hopbench run: %s, %d runs, about %s, results in %s\n", spec.Name, len(runs), roughly(estimate), dir)
-	x := &experiment.Runner{Bin: bin, Dir: dir, NodeStderr: nodeLog, Env: []string{fmt.Sprintf("HOPBENCH_PARENT=%d", os.Getpid())}}
+	x := &experiment.Runner{Bin: bin, Dir: dir, NodeStderr: nodeLog, Env: []string{fmt.Sprintf("HOPBENCH_PARENT=%d", os.Getpid())}, AgentAuth: auth}
 	if !f.noCalibrate {
 		if x.Calibration, err = calibrate.Measure(ctx, 2000); err != nil {
 			return nil, err

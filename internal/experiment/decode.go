@@ -65,7 +65,7 @@ func ParseScale(data []byte, scale string) (*Spec, error) {
 			return nil, fmt.Errorf("parts[%d] (%s): %w", i, names[i], err)
 		}
 		p.Defaults()
-		p.Study, p.Codecs, p.Pin = s.Study, s.Codecs, s.Pin
+		p.Study, p.Codecs, p.Pin, p.Hosts = s.Study, s.Codecs, s.Pin, s.Hosts
 		s.parts = append(s.parts, p)
 	}
 	if err := s.Validate(); err != nil {

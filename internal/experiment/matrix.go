@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -71,6 +72,9 @@ type Run struct {
 	// the generator's first and then each node's, the entry node first
 	// ("v2,v1,v2"); empty for v1 everywhere.
 	Schema string `json:"schema,omitempty"`
+	// Placement puts the generator and each node on the spec's hosts;
+	// nil for a run on this machine alone.
+	Placement *Placement `json:"placement,omitempty"`
 }
 
 // SchemaPath is the run's versions, the generator's first and then each
@@ -190,6 +194,14 @@ func (s *Spec) variants(rep int, top, model string, count int, op string, l Load
 		schemas = []string{""}
 	}
 	runs = expand(runs, schemas, func(r *Run, schema string) { r.Schema = schema })
+	if len(s.Hosts) > 0 {
+		places := s.Placement
+		if len(places) == 0 {
+			places = Placements{{}}
+		}
+		t, _ := topology.Parse(top) // validated
+		runs = expand(runs, places, func(r *Run, p PlacementSpec) { r.Placement = p.place(s.Hosts, t.Nodes()) })
+	}
 	return expand(runs, s.Stacks, func(r *Run, stack string) {
 		st, _ := transport.ParseStack(stack) // validated
 		r.Stack, r.TransportOptions = st.String(), s.TransportOptions.For(st.Transport)
@@ -301,6 +313,9 @@ func (r Run) Options() string {
 	}
 	if r.Schema != "" {
 		parts = append(parts, "schema:"+r.Schema)
+	}
+	if p := r.Placement; p != nil {
+		parts = append(parts, "on "+cmp.Or(p.Name, p.String()))
 	}
 	if r.kernelNetwork() {
 		parts = append(parts, "net:"+r.Network.String()+"@kernel")

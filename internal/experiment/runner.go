@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hopbench/hopbench/internal/agent"
 	"github.com/hopbench/hopbench/internal/broker"
 	"github.com/hopbench/hopbench/internal/certs"
 	"github.com/hopbench/hopbench/internal/cgroup"
@@ -69,6 +70,9 @@ type Runner struct {
 	// OnShared, if set, hears of other hopbench processes measuring on
 	// this machine as the experiment starts and as each run ends.
 	OnShared func(others []lease.Holder)
+	// AgentAuth is how the coordinator authenticates to the agents of a
+	// spec's hosts (default: the certificates of hopbench hosts up).
+	AgentAuth agent.Auth
 	// resetNode replaces the POST /reset that opens a node's measured
 	// window (tests make it fail).
 	resetNode func(ctx context.Context, adminAddr string) error
@@ -177,6 +181,10 @@ func (x *Runner) Run(ctx context.Context, s *Spec) ([]results.Record, error) {
 	e.brokers = newBrokerSet(bcfg, addrs)
 	e.brokers.onStart = x.OnBroker
 	defer e.brokers.close(ctx)
+	if e.agents, err = dialHosts(ctx, s.Hosts, x.AgentAuth); err != nil {
+		return nil, err
+	}
+	defer e.agents.close()
 	if len(s.Codecs) > 0 {
 		if err := x.timeCodecs(ctx, s, runs); err != nil {
 			return nil, err
@@ -219,6 +227,8 @@ type execution struct {
 	lab *network.Lab
 	// jvm is how the JVM's nodes start, when some runs have them.
 	jvm *jvmSetup
+	// agents are the sessions on the spec's hosts, when it has hosts.
+	agents agents
 }
 
 // errNodeExited ends a run whose node went away; errBrokerExited one whose
@@ -299,6 +309,11 @@ type measurement struct {
 	// the broker's CPU and memory from then.
 	before      wire.Totals
 	brokerUsage *usageWindow
+	// remote is what the generator hosts measured, merged, and shares
+	// each one's, when the run is placed on hosts; hosts their counters.
+	remote *agent.Measured
+	shares []agent.Measured
+	hosts  *hostsWindow
 }
 
 // emulate sets up the run's emulated network, if it has one (in kernel
@@ -413,7 +428,11 @@ func (m *measurement) startNodes(ctx context.Context) error {
 	if r.OnJVM() {
 		pc.Command, pc.Args = m.jvm.command(r), func(int) []string { return m.jvm.args(r) }
 	}
-	insts, err := topology.Start(ctx, m.top, topology.Processes(pc))
+	start := topology.Processes(pc)
+	if r.Placement != nil {
+		start, m.nodes.remote = m.startOn(), true
+	}
+	insts, err := topology.Start(ctx, m.top, start)
 	if err != nil {
 		return err
 	}
@@ -436,6 +455,9 @@ func (m *measurement) boot(ctx context.Context) (err error) {
 func (m *measurement) dial(ctx context.Context) (err error) {
 	r := m.r
 	m.counter = &wire.Counter{}
+	if r.Placement != nil {
+		return nil // the generator hosts dial it
+	}
 	tcfg := m.transportConfig()
 	tcfg.Dialer = &wire.Dialer{Counter: m.counter, Network: r.inProcess(), From: m.from()}
 	m.tgt, err = load.DialTarget(ctx, load.TargetConfig{Stack: m.st, Addr: m.insts[0].Addr(), Transport: tcfg,
@@ -485,6 +507,10 @@ func (m *measurement) watch(ctx context.Context) (runCtx context.Context, stop f
 // drive runs the load until its end or runCtx's.
 func (m *measurement) drive(runCtx context.Context) (*load.Result, error) {
 	cfg := m.r.LoadConfig()
+	m.runCtx = runCtx
+	if m.r.Placement != nil {
+		return m.driveOn(runCtx, cfg)
+	}
 	cfg.AtStart = m.windowOpens
 	if m.OnSecond != nil {
 		cfg.Progress = func(s load.Second) { m.OnSecond(m.r, s) }
@@ -502,6 +528,9 @@ func (m *measurement) drive(runCtx context.Context) (*load.Result, error) {
 func (m *measurement) windowOpens() {
 	m.before = m.counter.Snapshot()
 	m.nodes.windowStart(m.runCtx)
+	if m.r.Placement != nil {
+		m.hosts = startHosts(m.runCtx, m.agents)
+	}
 	if m.brk != nil && m.brk.PID != 0 {
 		m.brokerUsage = startUsage([]int{m.brk.PID})
 	}
@@ -511,9 +540,18 @@ func (m *measurement) windowOpens() {
 // the nodes' and the broker's.
 func (m *measurement) collect(res *load.Result) {
 	clientWire := m.counter.Snapshot().Sub(m.before)
-	recordLoad(m.rec, res, m.tgt, clientWire)
+	if m.remote != nil {
+		clientWire = m.remote.Wire
+		recordLoad(m.rec, res, m.remote.RequestBytes, m.remote.RawRequestBytes, m.remote.ReplyBytes, clientWire)
+	} else {
+		recordLoad(m.rec, res, m.tgt.RequestBytes(), m.tgt.RawRequestBytes(), m.tgt.ReplyBytes(), clientWire)
+	}
 	// Figures are read even from a run cut short: what was measured stays.
-	m.nodes.windowEnd(context.WithoutCancel(m.runCtx), m.rec.Nodes, res.Requests)
+	ctx := context.WithoutCancel(m.runCtx)
+	m.nodes.windowEnd(ctx, m.rec.Nodes, res.Requests)
+	if m.hosts != nil {
+		m.recordHosts(m.hosts.end(ctx, res.Requests))
+	}
 	if m.brk != nil {
 		recordBroker(m.rec, m.brk, m.brokerUsage, res.Requests, clientWire)
 	}
@@ -589,11 +627,9 @@ func (e *execution) runTLS(r Run, brk *broker.Broker, top topology.Topology, rec
 }
 
 // recordLoad writes what the generator measured into rec.
-func recordLoad(rec *results.Record, res *load.Result, tgt *load.Target, clientWire wire.Totals) {
+func recordLoad(rec *results.Record, res *load.Result, request, rawRequest, reply int, clientWire wire.Totals) {
 	rec.Figures = results.FiguresOf(res, clientWire)
-	rec.RequestBodyBytes = tgt.RequestBytes()
-	rec.RequestBodyRawBytes = tgt.RawRequestBytes()
-	rec.ResponseBodyBytes = tgt.ReplyBytes()
+	rec.RequestBodyBytes, rec.RequestBodyRawBytes, rec.ResponseBodyBytes = request, rawRequest, reply
 	rec.Series, rec.Steps = res.Series, res.Steps
 	rec.Histogram, _ = stats.Encode(res.Latency)
 	if res.Uncorrected != nil {
@@ -725,14 +761,29 @@ func (e *execution) nodeArgs(r Run, i int, tlsDir string, clientTLS *tls.Config)
 	return args
 }
 
+// runningNode is a node as a run sees it: a child process here
+// (topology.Process) or one an agent runs on its host (agent.Node).
+type runningNode interface {
+	Addr() string
+	AdminAddr() string
+	PID() int
+	Spawned() time.Time
+	Done() <-chan struct{}
+	// Exit says how it ended; "" while it runs.
+	Exit() string
+}
+
 // nodeSet is a run's node processes with their memory groups and figures.
 type nodeSet struct {
 	limit  int64
 	name   string
 	mu     sync.Mutex
 	groups map[int]*cgroup.Memory
-	procs  []*topology.Process
+	procs  []runningNode
 	insts  []topology.Instance
+	// remote nodes run on hosts of their own: their agents read their
+	// usage, not this machine's /proc.
+	remote bool
 	usage  *usageWindow
 	// lost says which node reported it could not serve, and why.
 	lost string
@@ -763,7 +814,7 @@ func (n *nodeSet) started(i, pid int) error {
 func (n *nodeSet) set(insts []topology.Instance) {
 	n.insts = insts
 	for _, in := range insts {
-		n.procs = append(n.procs, in.(*topology.Process))
+		n.procs = append(n.procs, in.(runningNode))
 	}
 }
 
@@ -865,7 +916,9 @@ func (n *nodeSet) windowStart(ctx context.Context) {
 		}
 		pids[i] = p.PID()
 	}
-	n.usage = startUsage(pids)
+	if !n.remote {
+		n.usage = startUsage(pids)
+	}
 }
 
 // windowEnd reads each node's figures for the window into out; a node
@@ -927,11 +980,11 @@ func watchBroker(b *broker.Broker, exited func()) (stop func()) {
 func (n *nodeSet) exitOutcome(out []results.Node) (outcome, reason string) {
 	outcome, reason = results.OutcomeNodeDied, ""
 	for i, p := range n.procs {
-		st := p.ExitState()
-		if st == nil {
+		st := p.Exit()
+		if st == "" {
 			continue
 		}
-		out[i].Exit = st.String()
+		out[i].Exit = st
 		if g := n.groups[i]; g != nil && g.OOMKills() > 0 {
 			return results.OutcomeOutOfMemory, fmt.Sprintf("node %d was killed by its %d MiB memory limit", i, n.limit>>20)
 		}

@@ -105,6 +105,7 @@ func (s *Spec) validateMatrix() error {
 	}
 	s.validatePayloads(bad)
 	s.validateTransportOptions(bad)
+	s.validateHosts(bad)
 	for i, op := range s.Ops {
 		if _, err := transport.ParseOp(op); err != nil {
 			bad(fmt.Sprintf("ops[%d]", i), "%v", err)
@@ -133,7 +134,7 @@ func (s *Spec) runCount() int {
 		counts += len(p.Counts)
 	}
 	n := 1
-	for _, d := range []int{max(s.Repetitions, 1), len(s.Topologies), counts, len(s.Ops), len(s.Loads), len(s.TLS), len(s.HTTP2), len(s.Cache), len(s.Generators), len(s.Connections), len(s.Networks), len(s.Runtimes), len(s.Schemas), len(s.Stacks)} {
+	for _, d := range []int{max(s.Repetitions, 1), len(s.Topologies), counts, len(s.Ops), len(s.Loads), len(s.TLS), len(s.HTTP2), len(s.Cache), len(s.Generators), len(s.Connections), len(s.Networks), len(s.Runtimes), len(s.Schemas), len(s.Placement), len(s.Stacks)} {
 		n *= max(d, 1)
 		if n > MaxRuns {
 			return n

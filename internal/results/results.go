@@ -95,6 +95,11 @@ type Record struct {
 	Warnings []string `json:"warnings,omitempty"`
 	Nodes    []Node   `json:"nodes,omitempty"`
 	Brokers  []Broker `json:"brokers,omitempty"`
+	// Generators are the hosts the load was sent from, when the run was
+	// placed on hosts of their own (each node's is in its Host); Hosts
+	// are those hosts' figures over the window.
+	Generators []string `json:"generators,omitempty"`
+	Hosts      []Host   `json:"hosts,omitempty"`
 	// Evolution is what came back of one message of each schema change
 	// sent through the run's live nodes in echo before its load, field by
 	// field (runs with a schema set only).
@@ -260,7 +265,10 @@ func (r *Record) Services() (cpuUsPerReq float64, largestRSS, largestAnonRSS int
 
 // Node is one service's figures over the measured window.
 type Node struct {
-	Index  int     `json:"index"`
+	Index int `json:"index"`
+	// Host is the host the node ran on, when the run was placed on hosts;
+	// PID is its process there.
+	Host   string  `json:"host,omitempty"`
 	PID    int     `json:"pid"`
 	BootMs float64 `json:"boot_ms"` // from spawn to its first good reply
 	Usage
@@ -320,4 +328,30 @@ type Calibration struct {
 	// measured against a call that does nothing.
 	GeneratorCPUUsPerReq float64 `json:"generator_cpu_us_per_req"`
 	Samples              int     `json:"samples"`
+}
+
+// Host is one host's figures over a run's measured window, as its agent
+// read them.
+type Host struct {
+	Name  string `json:"name"`
+	Agent string `json:"agent"`
+	// Roles say what the run put there: generator, node 0, ...
+	Roles []string `json:"roles"`
+	// CPUSeconds is the CPU of what hopbench ran there: the agent (which
+	// sends a load share) and the nodes it started; CPUUsPerReq divides
+	// it by the run's requests.
+	CPUSeconds  float64 `json:"cpu_seconds"`
+	CPUUsPerReq float64 `json:"cpu_us_per_req"`
+	// MachineCPUSeconds is every process's CPU on the host's machine
+	// (/proc/stat); hosts that are namespaces of one machine share it.
+	MachineCPUSeconds float64 `json:"machine_cpu_seconds"`
+	// NetRxBytes and NetTxBytes are what the host's interfaces (but
+	// loopback) received and sent; per request in NetPerReq.
+	NetRxBytes int64           `json:"net_rx_bytes"`
+	NetTxBytes int64           `json:"net_tx_bytes"`
+	NetPerReq  *WirePerRequest `json:"net_per_req,omitempty"`
+	// Generator is the load share sent from the host, if any: its
+	// requests and p50, measured there.
+	GeneratorRequests int64 `json:"generator_requests,omitempty"`
+	GeneratorP50Us    int64 `json:"generator_p50_us,omitempty"`
 }

@@ -1,0 +1,213 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+
+	"github.com/hopbench/hopbench/internal/agent"
+	"github.com/hopbench/hopbench/internal/hosts"
+	"github.com/hopbench/hopbench/internal/load"
+	"github.com/hopbench/hopbench/internal/results"
+	"github.com/hopbench/hopbench/internal/stats"
+	"github.com/hopbench/hopbench/internal/topology"
+	"github.com/hopbench/hopbench/internal/transport"
+	agentv1 "github.com/hopbench/hopbench/schema/hopbench/agent/v1"
+)
+
+// agents are an experiment's sessions on its hosts' agents, by host name.
+type agents map[string]*agent.Client
+
+// dialHosts holds a session on each host's agent, authenticating with
+// auth; hosts named without an agent address are those hopbench hosts up
+// made, whose certificates are used when auth gives none.
+func dialHosts(ctx context.Context, specs []HostSpec, auth agent.Auth) (agents, error) {
+	if len(specs) == 0 {
+		return nil, nil
+	}
+	specs, auth, err := resolveHosts(specs, auth)
+	if err != nil {
+		return nil, err
+	}
+	out := agents{}
+	for _, h := range specs {
+		c, err := agent.Dial(ctx, h.Name, h.Agent, auth)
+		if err != nil {
+			out.close()
+			return nil, err
+		}
+		out[h.Name] = c
+	}
+	return out, nil
+}
+
+func resolveHosts(specs []HostSpec, auth agent.Auth) ([]HostSpec, agent.Auth, error) {
+	specs = slices.Clone(specs)
+	var lab *hosts.State
+	for i, h := range specs {
+		if h.Agent != "" {
+			continue
+		}
+		if lab == nil {
+			var err error
+			if lab, err = hosts.Read(hosts.Dir()); errors.Is(err, os.ErrNotExist) {
+				return nil, auth, fmt.Errorf("host %s has no agent address and no hosts are up here: run hopbench hosts up %d first, or give hosts[%d].agent", h.Name, len(specs), i)
+			} else if err != nil {
+				return nil, auth, err
+			}
+		}
+		up, ok := lab.Find(h.Name)
+		if !ok {
+			return nil, auth, fmt.Errorf("host %s has no agent address and hopbench hosts up made no host of that name (it made %d: a, b, ...)", h.Name, len(lab.Hosts))
+		}
+		specs[i].Agent = up.Agent
+	}
+	if auth.TLS == nil && auth.Token == "" {
+		if lab == nil {
+			return nil, auth, errors.New("the spec's hosts have agents: give hopbench run --tls-dir (their certificate bundle) or --token-file")
+		}
+		var err error
+		if auth, err = agent.LoadAuth(lab.TLSDir, ""); err != nil {
+			return nil, auth, err
+		}
+	}
+	return specs, auth, nil
+}
+
+func (a agents) close() {
+	for _, c := range a {
+		c.Close()
+	}
+}
+
+// startOn starts node i of run r on its host's agent.
+func (m *measurement) startOn() topology.StartFunc {
+	return func(ctx context.Context, i int, downstream []string) (topology.Instance, error) {
+		c := m.agents[m.r.Placement.Nodes[i]]
+		listen := ""
+		if m.brk != nil {
+			listen = m.listen
+		}
+		return c.StartNode(ctx, agent.NodeSpec{Index: i, Listen: listen, Downstream: downstream,
+			Args: m.nodeArgs(m.r, i, m.tlsDir, m.clientTLS), Env: nodeEnv(m.Env, m.r)})
+	}
+}
+
+// driveOn runs the load from the placement's generator hosts, split among
+// them, and merges what they measured.
+func (m *measurement) driveOn(runCtx context.Context, cfg load.Config) (*load.Result, error) {
+	r := m.r
+	cfgs, err := agent.Split(cfg, len(r.Placement.Generator))
+	if err != nil {
+		return nil, err
+	}
+	gens := make([]*agent.Client, len(cfgs))
+	shares := make([]agent.Share, len(cfgs))
+	for i, c := range cfgs {
+		gens[i] = m.agents[r.Placement.Generator[i]]
+		shares[i] = agent.Share{Load: c, Network: r.inProcess(), Target: load.TargetConfig{Stack: m.st, Addr: m.insts[0].Addr(),
+			Transport: m.transportConfig(), Op: transport.Op(r.Op), Model: r.Model, Count: r.Count, Seed: r.Seed,
+			Connections: r.Connections, PerRequest: r.PerRequest}}
+		shares[i].Target.Transport.ClientTLS = nil // refused with hosts
+	}
+	merged, each, err := agent.RunShares(runCtx, gens, shares, m.windowOpens)
+	if err != nil {
+		return nil, err
+	}
+	m.remote, m.shares = &merged, each
+	return merged.Result, nil
+}
+
+// hostsWindow reads each host's counters, and its processes', as the
+// measured window opens and as it ends.
+type hostsWindow struct {
+	agents agents
+	start  map[string]*agentv1.UsageReply
+}
+
+func startHosts(ctx context.Context, a agents) *hostsWindow {
+	w := &hostsWindow{agents: a, start: map[string]*agentv1.UsageReply{}}
+	for name, c := range a {
+		if u, err := c.Usage(ctx, true); err == nil {
+			w.start[name] = u
+		}
+	}
+	return w
+}
+
+// end returns each host's figures over the window, in name order, and
+// each node's usage by host and PID.
+func (w *hostsWindow) end(ctx context.Context, requests int64) ([]results.Host, map[string]map[int]results.Usage) {
+	var out []results.Host
+	procs := map[string]map[int]results.Usage{}
+	for _, name := range slices.Sorted(maps.Keys(w.agents)) {
+		c, u0 := w.agents[name], w.start[name]
+		u1, err := c.Usage(ctx, false)
+		if err != nil || u0 == nil {
+			continue
+		}
+		h := results.Host{Name: name, Agent: c.Addr, MachineCPUSeconds: u1.HostCpuSeconds - u0.HostCpuSeconds,
+			NetRxBytes: u1.NetRxBytes - u0.NetRxBytes, NetTxBytes: u1.NetTxBytes - u0.NetTxBytes}
+		h.CPUSeconds = u1.Agent.GetCpuSeconds() - u0.Agent.GetCpuSeconds()
+		procs[name] = map[int]results.Usage{}
+		for _, p := range u1.Processes {
+			before := processOf(u0.Processes, p.Pid)
+			use := results.Usage{CPUSeconds: p.CpuSeconds - before.GetCpuSeconds(), RSSBytes: p.RssBytes, PeakRSS: p.PeakRssBytes, AnonRSS: p.AnonRssBytes}
+			if requests > 0 {
+				use.CPUUsPerReq = use.CPUSeconds * 1e6 / float64(requests)
+			}
+			procs[name][int(p.Pid)] = use
+			h.CPUSeconds += use.CPUSeconds
+		}
+		if requests > 0 {
+			h.CPUUsPerReq = h.CPUSeconds * 1e6 / float64(requests)
+			h.NetPerReq = &results.WirePerRequest{Sent: float64(h.NetTxBytes) / float64(requests), Received: float64(h.NetRxBytes) / float64(requests)}
+		}
+		out = append(out, h)
+	}
+	return out, procs
+}
+
+func processOf(ps []*agentv1.Process, pid int32) *agentv1.Process {
+	for _, p := range ps {
+		if p.Pid == pid {
+			return p
+		}
+	}
+	return nil
+}
+
+// recordHosts writes the hosts' figures and roles into rec, and each
+// node's host and usage.
+func (m *measurement) recordHosts(hs []results.Host, procs map[string]map[int]results.Usage) {
+	p := m.r.Placement
+	m.rec.Generators = p.Generator
+	for i := range hs {
+		h := &hs[i]
+		for g, name := range p.Generator {
+			if name == h.Name {
+				h.Roles = append(h.Roles, "generator")
+				if g < len(m.shares) {
+					h.GeneratorRequests += m.shares[g].Result.Requests
+					h.GeneratorP50Us = stats.Summarize(m.shares[g].Result.Latency).P50Us
+				}
+			}
+		}
+		for n, name := range p.Nodes {
+			if name == h.Name {
+				h.Roles = append(h.Roles, fmt.Sprintf("node %d", n))
+			}
+		}
+	}
+	m.rec.Hosts = hs
+	for i := range m.rec.Nodes {
+		n := &m.rec.Nodes[i]
+		n.Host = p.Nodes[i]
+		if u, ok := procs[n.Host][n.PID]; ok {
+			n.Usage = u
+		}
+	}
+}

@@ -1,0 +1,181 @@
+package experiment
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/invopop/jsonschema"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/hopbench/hopbench/internal/jvm"
+	"github.com/hopbench/hopbench/internal/transport"
+)
+
+// HostSpec is a host of the experiment's and its agent (hopbench agent).
+type HostSpec struct {
+	Name  string `yaml:"name" json:"name" jsonschema:"required" jsonschema_description:"The host's name, which placement uses."`
+	Agent string `yaml:"agent" json:"agent,omitempty" jsonschema_description:"The agent's address, host:port. Default: the host of that name that hopbench hosts up made on this machine."`
+}
+
+// PlacementSpec puts the parts of each run on hosts.
+type PlacementSpec struct {
+	Name      string    `yaml:"name" json:"name,omitempty" jsonschema_description:"The placement's name, in the runs' cases (needed when there are several)."`
+	Generator HostNames `yaml:"generator" json:"generator,omitempty" jsonschema_description:"The host, or hosts, the load is sent from; a load split across several is merged exactly (histograms). Default: the first host."`
+	Nodes     HostNames `yaml:"nodes" json:"nodes,omitempty" jsonschema_description:"The host of each node, entry node first; a shorter list repeats (node i on nodes[i mod length]). Default: every host in turn (round-robin)."`
+}
+
+// HostNames are one host's name or a list of them.
+type HostNames []string
+
+func (h *HostNames) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		*h = HostNames{n.Value}
+		return nil
+	}
+	var many []string
+	if err := n.Decode(&many); err != nil || len(many) == 0 {
+		return fmt.Errorf("want a host's name or a list of them")
+	}
+	*h = many
+	return nil
+}
+
+func (HostNames) JSONSchema() *jsonschema.Schema {
+	return &jsonschema.Schema{OneOf: []*jsonschema.Schema{{Type: "string"}, {Type: "array", Items: &jsonschema.Schema{Type: "string"}, MinItems: ptr(uint64(1))}}}
+}
+
+// Placements are one placement or a list of named ones, each measured.
+type Placements []PlacementSpec
+
+func (p *Placements) UnmarshalYAML(n *yaml.Node) error {
+	items := []*yaml.Node{n}
+	if n.Kind == yaml.SequenceNode {
+		items = n.Content
+	}
+	*p = nil
+	for i, item := range items {
+		var one PlacementSpec
+		if err := decode(item, reflect.ValueOf(&one).Elem(), fmt.Sprintf("placement[%d]", i)); err != nil {
+			return err
+		}
+		*p = append(*p, one)
+	}
+	return nil
+}
+
+func (Placements) JSONSchema() *jsonschema.Schema {
+	one := (&jsonschema.Reflector{DoNotReference: true}).Reflect(&PlacementSpec{})
+	one.Version, one.ID = "", ""
+	return &jsonschema.Schema{OneOf: []*jsonschema.Schema{one, {Type: "array", Items: one, MinItems: ptr(uint64(1))}}}
+}
+
+// Placement is where a run's parts are: the generator's hosts and each
+// node's, entry node first.
+type Placement struct {
+	Name      string   `json:"name,omitempty"`
+	Generator []string `json:"generator"`
+	Nodes     []string `json:"nodes"`
+}
+
+// place resolves p over hosts for a topology of n nodes.
+func (p PlacementSpec) place(hosts []HostSpec, n int) *Placement {
+	out := &Placement{Name: p.Name, Generator: p.Generator}
+	if len(out.Generator) == 0 {
+		out.Generator = []string{hosts[0].Name}
+	}
+	from := []string(p.Nodes)
+	if len(from) == 0 {
+		for _, h := range hosts {
+			from = append(from, h.Name)
+		}
+	}
+	for i := range n {
+		out.Nodes = append(out.Nodes, from[i%len(from)])
+	}
+	return out
+}
+
+// String says where the parts are, e.g. "gen a · nodes b,c,b".
+func (p *Placement) String() string {
+	return "gen " + strings.Join(p.Generator, "+") + " · nodes " + strings.Join(p.Nodes, ",")
+}
+
+// validateHosts checks hosts and placement: unique names, every placed
+// name a host, and what a run on hosts cannot do refused by name.
+func (s *Spec) validateHosts(bad func(string, string, ...any)) {
+	if len(s.Hosts) == 0 {
+		if len(s.Placement) > 0 {
+			bad("placement", "no hosts to place on: list them under hosts ({name: a, agent: HOST:PORT}, or names alone after hopbench hosts up)")
+		}
+		return
+	}
+	var names []string
+	for i, h := range s.Hosts {
+		at := fmt.Sprintf("hosts[%d]", i)
+		switch {
+		case h.Name == "" || strings.ContainsAny(h.Name, " ,+/"):
+			bad(at+".name", "%q: give each host a name without spaces, commas, + or /", h.Name)
+		case slices.Contains(names, h.Name):
+			bad(at+".name", "%q is given twice", h.Name)
+		}
+		names = append(names, h.Name)
+	}
+	for i, p := range s.Placement {
+		at := fmt.Sprintf("placement[%d]", i)
+		if len(s.Placement) > 1 && (p.Name == "" || slices.IndexFunc(s.Placement, func(q PlacementSpec) bool { return q.Name == p.Name }) != i) {
+			bad(at+".name", "%q: several placements need a name each, all different", p.Name)
+		}
+		for _, list := range []struct {
+			field string
+			names []string
+		}{{"generator", p.Generator}, {"nodes", p.Nodes}} {
+			for _, n := range list.names {
+				if !slices.Contains(names, n) {
+					bad(at+"."+list.field, "%q is not a host; the hosts are %s", n, strings.Join(names, ", "))
+				}
+			}
+		}
+	}
+	s.refuseOnHosts(bad)
+}
+
+// refuseOnHosts names what runs on hosts do not do yet.
+func (s *Spec) refuseOnHosts(bad func(string, string, ...any)) {
+	for i, st := range s.Stacks {
+		if isBrokerStack(st) {
+			bad(fmt.Sprintf("stacks[%d]", i), "%s talks through a broker: runs on hosts place request-reply stacks (rest, grpc, graphql) only, for now", st)
+		}
+	}
+	for i, l := range s.Loads {
+		if c := l.config(); c.Kind != "closed" && c.Kind != "rate" {
+			bad(fmt.Sprintf("loads[%d]", i), "a %s load runs from one process: runs on hosts take closed and rate loads", c.Kind)
+		}
+	}
+	for _, r := range []struct {
+		on          bool
+		field, what string
+	}{
+		{slices.Contains(s.TLS, true), "tls", "TLS between the hosts' nodes"},
+		{s.Memory > 0, "memory", "memory limits"},
+		{s.Pin != "none", "pin", "CPU pinning"},
+		{s.NetworkMode == "kernel", "network_mode", "kernel network emulation (the hosts are namespaces already: shape them with hosts up --bandwidth)"},
+		{slices.Contains(s.Runtimes, jvm.JVM), "runtimes", "JVM nodes"},
+		{slices.Contains(s.Generators, GeneratorIndependent), "generators", "the independent generator"},
+		{len(s.Schemas) > 0, "schemas", "schema trials"},
+	} {
+		if r.on {
+			bad(r.field, "runs on hosts do not take %s yet: leave it out of a spec with hosts", r.what)
+		}
+	}
+}
+
+func isBrokerStack(stack string) bool {
+	st, err := transport.ParseStack(stack)
+	if err != nil {
+		return false
+	}
+	tr, _ := transport.Lookup(st.Transport)
+	return transport.BrokerOf(tr) != ""
+}
