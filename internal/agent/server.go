@@ -22,10 +22,10 @@ import (
 
 // Limits on what one coordinator may start on an agent.
 const (
-	MaxSessions      = 16
-	MaxNodesPerHost  = 256
-	maxArgs          = 256
-	maxArgBytes      = 64 << 10
+	MaxSessions     = 16
+	MaxNodesPerHost = 256
+	maxArgs         = 256
+	maxArgBytes     = 64 << 10
 )
 
 // Server is one host's agent: what coordinators start on it lives in a
