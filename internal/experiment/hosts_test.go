@@ -1,0 +1,144 @@
+package experiment
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strconv"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/hopbench/hopbench/internal/hosts"
+	"github.com/hopbench/hopbench/internal/network"
+	"github.com/hopbench/hopbench/internal/results"
+	"github.com/hopbench/hopbench/internal/stats"
+)
+
+// hostsUp makes three hosts with agents for the test, as hopbench hosts up
+// does, in a HOPBENCH_HOME of its own.
+func hostsUp(t *testing.T, bin string) *hosts.State {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("makes network namespaces and starts agents")
+	}
+	if c := network.Detect(); c.Missing != "" {
+		t.Skipf("hosts of their own: %s", c.Missing)
+	}
+	t.Setenv("HOPBENCH_HOME", t.TempDir())
+	st, err := hosts.Up(context.Background(), hosts.Config{N: 3, Port: hosts.DefaultPort, Bin: bin, Dir: hosts.Dir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { hosts.Down(hosts.Dir()) })
+	return st
+}
+
+// The issue's must-show: hosts up 3; the generator on a and a chain:3 of
+// rest and of grpc across b, c, b complete with no error; every record
+// names each part's host; the load split across two generator hosts
+// merges into a histogram holding both shares' requests; hosts down
+// leaves no namespace, link or process.
+func TestAChainPlacedAcrossThreeHostsRunsAndHostsDownLeavesNothing(t *testing.T) {
+	bin := hopbenchBin(t)
+	st := hostsUp(t, bin)
+	spec, err := Parse([]byte(`
+hosts: [{name: a}, {name: b}, {name: c}]
+placement:
+  - {name: one-generator, generator: a, nodes: [b, c, b]}
+  - {name: two-generators, generator: [a, c], nodes: [b, c, b]}
+stacks: [rest, grpc]
+topologies: ["chain:3"]
+payloads: [{model: user, counts: [10]}]
+loads: [{closed: {clients: 4}}]
+duration: 1s
+warmup: 300ms
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := &Runner{Bin: bin, Dir: t.TempDir()}
+	recs, err := x.Run(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 4 {
+		t.Fatalf("%d records, want 4", len(recs))
+	}
+	var pids []int
+	for _, r := range recs {
+		if r.Outcome != "ok" || r.Errors != 0 || r.Requests == 0 {
+			t.Errorf("%s: %s (%s), %d requests, %d errors", r.Case, r.Outcome, r.Reason, r.Requests, r.Errors)
+		}
+		for i, n := range r.Nodes {
+			if want := []string{"b", "c", "b"}[i]; n.Host != want {
+				t.Errorf("%s: node %d on host %q, want %s", r.Case, i, n.Host, want)
+			}
+			pids = append(pids, n.PID)
+		}
+		two := strings.Contains(r.Case, "two-generators")
+		if want := map[bool][]string{false: {"a"}, true: {"a", "c"}}[two]; !slices.Equal(r.Generators, want) {
+			t.Errorf("%s: generators %v, want %v", r.Case, r.Generators, want)
+		}
+		checkHosts(t, r.Case, r.Hosts, two, r.Requests, r.Histogram)
+	}
+	said, err := hosts.Down(hosts.Dir())
+	if err != nil {
+		t.Fatalf("hosts down: %v", err)
+	}
+	t.Log("hosts down:", said)
+	checkNothingLeft(t, st, pids)
+}
+
+// checkHosts checks a record's hosts: roles as placed, and a split load's
+// merged histogram holding exactly the shares' requests.
+func checkHosts(t *testing.T, name string, hs []results.Host, two bool, requests int64, histogram string) {
+	t.Helper()
+	roles := map[string][]string{}
+	var sent int64
+	for _, h := range hs {
+		roles[h.Name] = h.Roles
+		sent += h.GeneratorRequests
+		if h.CPUSeconds <= 0 || h.NetTxBytes <= 0 {
+			t.Errorf("%s: host %s used %.2fs CPU and sent %d bytes", name, h.Name, h.CPUSeconds, h.NetTxBytes)
+		}
+	}
+	want := map[string][]string{"a": {"generator"}, "b": {"node 0", "node 2"}, "c": {"node 1"}}
+	if two {
+		want["c"] = []string{"generator", "node 1"}
+	}
+	for host, r := range want {
+		if !slices.Equal(roles[host], r) {
+			t.Errorf("%s: host %s has roles %v, want %v", name, host, roles[host], r)
+		}
+	}
+	h, err := stats.Decode(histogram)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sent != requests || h.TotalCount() != requests {
+		t.Errorf("%s: the generator hosts sent %d requests, the record counts %d and its histogram %d", name, sent, requests, h.TotalCount())
+	}
+}
+
+// checkNothingLeft checks that no namespace, link or process of the hosts
+// is left.
+func checkNothingLeft(t *testing.T, st *hosts.State, nodePIDs []int) {
+	t.Helper()
+	out, _ := exec.Command("ip", "netns", "list").Output()
+	links, _ := exec.Command("ip", "-o", "link", "show").Output()
+	if strings.Contains(string(out)+string(links), network.HostsID+"_") {
+		t.Errorf("left behind:\n%s\n%s", out, links)
+	}
+	for _, h := range st.Hosts {
+		nodePIDs = append(nodePIDs, h.PID)
+	}
+	for _, pid := range nodePIDs {
+		if cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline"); err == nil && strings.Contains(string(cmdline), "hopbench") {
+			if syscall.Kill(pid, 0) == nil {
+				t.Errorf("process %d (%s) outlived hosts down", pid, strings.ReplaceAll(string(cmdline), "\x00", " "))
+			}
+		}
+	}
+}
