@@ -32,7 +32,8 @@ type Client struct {
 	held    chan struct{}
 	mu      sync.Mutex
 	nodes   map[string]*Node
-	lost    error // why the session ended, once it has
+	brokers map[string]int // the session's brokers' processes on the host
+	lost    error          // why the session ended, once it has
 }
 
 // HoldTimeout bounds the wait for an agent to take a session.

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/hopbench/hopbench/internal/agent"
+	"github.com/hopbench/hopbench/internal/broker"
 )
 
 type agentFlags struct {
@@ -67,7 +69,7 @@ func runAgent(cmd *cobra.Command, a *app, f agentFlags) error {
 	if auth.TLS == nil {
 		fmt.Fprintln(a.stderr, "agent: no --tls-dir: the token crosses the network in clear; use it only on a network of your own")
 	}
-	return agent.Serve(cmd.Context(), &agent.Server{Host: f.name, Advertise: adv, Log: a.stderr}, l, auth)
+	return agent.Serve(cmd.Context(), &agent.Server{Host: f.name, Advertise: adv, Log: a.stderr, BrokerDir: filepath.Join(broker.DefaultDir(), "agent-"+f.name)}, l, auth)
 }
 
 func hostname() string {

@@ -201,8 +201,18 @@ func (m *measurement) recordHosts(hs []results.Host, procs map[string]map[int]re
 				h.Roles = append(h.Roles, fmt.Sprintf("node %d", n))
 			}
 		}
+		if m.brk != nil && p.Broker == h.Name {
+			h.Roles = append(h.Roles, "broker")
+		}
 	}
 	m.rec.Hosts = hs
+	if m.brk != nil && len(m.rec.Brokers) == 1 {
+		b := &m.rec.Brokers[0]
+		b.Host, b.PID = p.Broker, m.agents[p.Broker].BrokerPID(b.Name)
+		if u, ok := procs[p.Broker][b.PID]; ok && b.PID != 0 {
+			b.Usage = u
+		}
+	}
 	for i := range m.rec.Nodes {
 		n := &m.rec.Nodes[i]
 		n.Host = p.Nodes[i]

@@ -4,8 +4,8 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -39,16 +39,17 @@ func hostsUp(t *testing.T, bin string) *hosts.State {
 // rest and of grpc across b, c, b complete with no error; every record
 // names each part's host; the load split across two generator hosts
 // merges into a histogram holding both shares' requests; hosts down
-// leaves no namespace, link or process.
+// leaves no namespace, link or process. A NATS chain, its broker started
+// by host c's agent, runs the same way.
 func TestAChainPlacedAcrossThreeHostsRunsAndHostsDownLeavesNothing(t *testing.T) {
 	bin := hopbenchBin(t)
 	st := hostsUp(t, bin)
 	spec, err := Parse([]byte(`
 hosts: [{name: a}, {name: b}, {name: c}]
 placement:
-  - {name: one-generator, generator: a, nodes: [b, c, b]}
-  - {name: two-generators, generator: [a, c], nodes: [b, c, b]}
-stacks: [rest, grpc]
+  - {name: one-generator, generator: a, nodes: [b, c, b], broker: c}
+  - {name: two-generators, generator: [a, c], nodes: [b, c, b], broker: c}
+stacks: [rest, grpc, nats]
 topologies: ["chain:3"]
 payloads: [{model: user, counts: [10]}]
 loads: [{closed: {clients: 4}}]
@@ -63,8 +64,8 @@ warmup: 300ms
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != 4 {
-		t.Fatalf("%d records, want 4", len(recs))
+	if len(recs) != 6 {
+		t.Fatalf("%d records, want 6", len(recs))
 	}
 	var pids []int
 	for _, r := range recs {
@@ -81,7 +82,11 @@ warmup: 300ms
 		if want := map[bool][]string{false: {"a"}, true: {"a", "c"}}[two]; !slices.Equal(r.Generators, want) {
 			t.Errorf("%s: generators %v, want %v", r.Case, r.Generators, want)
 		}
-		checkHosts(t, r.Case, r.Hosts, two, r.Requests, r.Histogram)
+		brokered := r.Stack == "nats"
+		checkHosts(t, r.Case, r.Hosts, two, brokered, r.Requests, r.Histogram)
+		if brokered && (len(r.Brokers) != 1 || r.Brokers[0].Host != "c" || r.Brokers[0].CPUSeconds <= 0) {
+			t.Errorf("%s: brokers %+v, want NATS on host c with its CPU measured", r.Case, r.Brokers)
+		}
 	}
 	said, err := hosts.Down(hosts.Dir())
 	if err != nil {
@@ -93,7 +98,7 @@ warmup: 300ms
 
 // checkHosts checks a record's hosts: roles as placed, and a split load's
 // merged histogram holding exactly the shares' requests.
-func checkHosts(t *testing.T, name string, hs []results.Host, two bool, requests int64, histogram string) {
+func checkHosts(t *testing.T, name string, hs []results.Host, two, brokered bool, requests int64, histogram string) {
 	t.Helper()
 	roles := map[string][]string{}
 	var sent int64
@@ -107,6 +112,9 @@ func checkHosts(t *testing.T, name string, hs []results.Host, two bool, requests
 	want := map[string][]string{"a": {"generator"}, "b": {"node 0", "node 2"}, "c": {"node 1"}}
 	if two {
 		want["c"] = []string{"generator", "node 1"}
+	}
+	if brokered {
+		want["c"] = append(want["c"], "broker")
 	}
 	for host, r := range want {
 		if !slices.Equal(roles[host], r) {

@@ -315,7 +315,7 @@ func (r Run) Options() string {
 		parts = append(parts, "schema:"+r.Schema)
 	}
 	if p := r.Placement; p != nil {
-		parts = append(parts, "on "+cmp.Or(p.Name, p.String()))
+		parts = append(parts, "on "+cmp.Or(p.Name, p.StringFor(r.Stack)))
 	}
 	if r.kernelNetwork() {
 		parts = append(parts, "net:"+r.Network.String()+"@kernel")

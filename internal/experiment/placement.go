@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"cmp"
 	"fmt"
 	"reflect"
 	"slices"
@@ -24,6 +25,7 @@ type PlacementSpec struct {
 	Name      string    `yaml:"name" json:"name,omitempty" jsonschema_description:"The placement's name, in the runs' cases (needed when there are several)."`
 	Generator HostNames `yaml:"generator" json:"generator,omitempty" jsonschema_description:"The host, or hosts, the load is sent from; a load split across several is merged exactly (histograms). Default: the first host."`
 	Nodes     HostNames `yaml:"nodes" json:"nodes,omitempty" jsonschema_description:"The host of each node, entry node first; a shorter list repeats (node i on nodes[i mod length]). Default: every host in turn (round-robin)."`
+	Broker    string    `yaml:"broker" json:"broker,omitempty" jsonschema_description:"The host a broker stack's broker runs on, started there by its agent (at the broker's usual port, data under the agent's directory). Default: the entry node's host."`
 }
 
 // HostNames are one host's name or a list of them.
@@ -77,6 +79,7 @@ type Placement struct {
 	Name      string   `json:"name,omitempty"`
 	Generator []string `json:"generator"`
 	Nodes     []string `json:"nodes"`
+	Broker    string   `json:"broker"`
 }
 
 // place resolves p over hosts for a topology of n nodes.
@@ -94,12 +97,23 @@ func (p PlacementSpec) place(hosts []HostSpec, n int) *Placement {
 	for i := range n {
 		out.Nodes = append(out.Nodes, from[i%len(from)])
 	}
+	out.Broker = cmp.Or(p.Broker, out.Nodes[0])
 	return out
 }
 
 // String says where the parts are, e.g. "gen a · nodes b,c,b".
 func (p *Placement) String() string {
 	return "gen " + strings.Join(p.Generator, "+") + " · nodes " + strings.Join(p.Nodes, ",")
+}
+
+// StringFor says where the parts of a run of stack are, the broker's
+// host too for a broker stack.
+func (p *Placement) StringFor(stack string) string {
+	st, _ := transport.ParseStack(stack)
+	if tr, err := transport.Lookup(st.Transport); err == nil && transport.BrokerOf(tr) != "" {
+		return p.String() + " · broker " + p.Broker
+	}
+	return p.String()
 }
 
 // validateHosts checks hosts and placement: unique names, every placed
@@ -124,15 +138,18 @@ func (s *Spec) validateHosts(bad func(string, string, ...any)) {
 	}
 	for i, p := range s.Placement {
 		at := fmt.Sprintf("placement[%d]", i)
+		if len(slices.Compact(slices.Sorted(slices.Values(p.Generator)))) < len(p.Generator) {
+			bad(at+".generator", "a host is listed twice: each generator host sends one share of the load")
+		}
 		if len(s.Placement) > 1 && (p.Name == "" || slices.IndexFunc(s.Placement, func(q PlacementSpec) bool { return q.Name == p.Name }) != i) {
 			bad(at+".name", "%q: several placements need a name each, all different", p.Name)
 		}
 		for _, list := range []struct {
 			field string
 			names []string
-		}{{"generator", p.Generator}, {"nodes", p.Nodes}} {
+		}{{"generator", p.Generator}, {"nodes", p.Nodes}, {"broker", HostNames{p.Broker}}} {
 			for _, n := range list.names {
-				if !slices.Contains(names, n) {
+				if n != "" && !slices.Contains(names, n) {
 					bad(at+"."+list.field, "%q is not a host; the hosts are %s", n, strings.Join(names, ", "))
 				}
 			}
@@ -143,11 +160,6 @@ func (s *Spec) validateHosts(bad func(string, string, ...any)) {
 
 // refuseOnHosts names what runs on hosts do not do yet.
 func (s *Spec) refuseOnHosts(bad func(string, string, ...any)) {
-	for i, st := range s.Stacks {
-		if isBrokerStack(st) {
-			bad(fmt.Sprintf("stacks[%d]", i), "%s talks through a broker: runs on hosts place request-reply stacks (rest, grpc, graphql) only, for now", st)
-		}
-	}
 	for i, l := range s.Loads {
 		if c := l.config(); c.Kind != "closed" && c.Kind != "rate" {
 			bad(fmt.Sprintf("loads[%d]", i), "a %s load runs from one process: runs on hosts take closed and rate loads", c.Kind)
@@ -169,13 +181,4 @@ func (s *Spec) refuseOnHosts(bad func(string, string, ...any)) {
 			bad(r.field, "runs on hosts do not take %s yet: leave it out of a spec with hosts", r.what)
 		}
 	}
-}
-
-func isBrokerStack(stack string) bool {
-	st, err := transport.ParseStack(stack)
-	if err != nil {
-		return false
-	}
-	tr, _ := transport.Lookup(st.Transport)
-	return transport.BrokerOf(tr) != ""
 }

@@ -549,11 +549,11 @@ func (m *measurement) collect(res *load.Result) {
 	// Figures are read even from a run cut short: what was measured stays.
 	ctx := context.WithoutCancel(m.runCtx)
 	m.nodes.windowEnd(ctx, m.rec.Nodes, res.Requests)
-	if m.hosts != nil {
-		m.recordHosts(m.hosts.end(ctx, res.Requests))
-	}
 	if m.brk != nil {
 		recordBroker(m.rec, m.brk, m.brokerUsage, res.Requests, clientWire)
+	}
+	if m.hosts != nil { // after the broker's record, which it completes
+		m.recordHosts(m.hosts.end(ctx, res.Requests))
 	}
 }
 
@@ -582,7 +582,11 @@ func (e *execution) placement(ctx context.Context, r Run, st transport.Stack, re
 	if name == "" {
 		return "127.0.0.1:0", nil, nil
 	}
-	brk, err := e.brokers.ensure(ctx, name)
+	ensure := e.brokers.ensure
+	if r.Placement != nil {
+		ensure = e.agents[r.Placement.Broker].StartBroker
+	}
+	brk, err := ensure(ctx, name)
 	if err != nil {
 		return "", nil, err
 	}

@@ -299,7 +299,9 @@ type Usage struct {
 // Broker is a broker a run's stack went through, measured like a node: a
 // broker is part of what a broker stack costs.
 type Broker struct {
-	Name    string `json:"name"`
+	Name string `json:"name"`
+	// Host is the host it ran on, when the run was placed on hosts.
+	Host    string `json:"host,omitempty"`
 	Addr    string `json:"addr"`
 	Version string `json:"version"`
 	PID     int    `json:"pid"`
