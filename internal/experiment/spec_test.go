@@ -725,3 +725,69 @@ func refused(t *testing.T, specs map[string]string) {
 		}
 	}
 }
+
+// Hosts and placement refuse names that are not hosts, placements that
+// cannot be told apart, and what runs on hosts do not take yet.
+func TestHostsAndPlacementAreRefusedWhatTheyCannotBe(t *testing.T) {
+	const abc = "hosts: [{name: a}, {name: b}, {name: c}]\n"
+	refused(t, map[string]string{
+		"placement: {nodes: [b]}":                                 "placement: no hosts to place on",
+		"hosts: [{name: a}, {name: a}]":                           `hosts[1].name: "a" is given twice`,
+		"hosts: [{name: 'a b'}]":                                  `hosts[0].name: "a b": give each host a name without spaces`,
+		abc + "placement: {nodes: [b, d]}":                        `placement[0].nodes: "d" is not a host; the hosts are a, b, c`,
+		abc + "placement: {generator: [a, a]}":                    "placement[0].generator: a host is listed twice",
+		abc + "placement: {broker: z}":                            `placement[0].broker: "z" is not a host`,
+		abc + "placement: [{nodes: b}, {nodes: c}]":               "placement[0].name: \"\": several placements need a name each",
+		abc + "placement: {gen: a}":                               "gen",
+		abc + "tls: true":                                         "tls: runs on hosts do not take TLS between the hosts' nodes yet",
+		abc + "memory: 100MiB":                                    "memory: runs on hosts do not take memory limits yet",
+		abc + "network_mode: kernel\nnetwork: {bandwidth: 1mbit}": "network_mode: runs on hosts do not take kernel network emulation",
+		abc + "runtimes: [jvm]":                                   "runtimes: runs on hosts do not take JVM nodes yet",
+		abc + "schemas: [v2]":                                     "schemas: runs on hosts do not take schema trials yet",
+		abc + "parts: [{name: x, hosts: [{name: d}]}]":                           "hosts",
+	})
+}
+
+func TestRunsOnHostsTakeClosedAndRateLoads(t *testing.T) {
+	_, err := Parse([]byte(`
+hosts: [{name: a}]
+stacks: [rest]
+payloads: [{model: text, counts: [10]}]
+loads: [{ramp: {of: clients, from: 1, to: 4, step: 1, every: 1s}}]
+`))
+	if want := "loads[0]: a ramp load runs from one process"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("%v, want an error saying %q", err, want)
+	}
+}
+
+// A placement is a dimension: each named one is measured, with the
+// nodes spread over the hosts in turn by default.
+func TestPlacementsAreADimensionOfTheMatrix(t *testing.T) {
+	s, err := Parse([]byte(`
+hosts: [{name: a}, {name: b}, {name: c}]
+placement:
+  - {name: one-host, generator: a, nodes: b}
+  - {name: spread, generator: a}
+stacks: [rest, grpc]
+topologies: ["chain:3"]
+payloads: [{model: user, counts: [10]}]
+loads: [{closed: {clients: 2}}]
+order: listed
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := s.Runs()
+	if len(runs) != 4 {
+		t.Fatalf("%d runs, want 2 placements × 2 stacks", len(runs))
+	}
+	if p := runs[0].Placement; p.Name != "one-host" || !slices.Equal(p.Nodes, []string{"b", "b", "b"}) || p.Broker != "b" {
+		t.Errorf("one-host: %+v", p)
+	}
+	if p := runs[2].Placement; p.Name != "spread" || !slices.Equal(p.Nodes, []string{"a", "b", "c"}) || !slices.Equal(p.Generator, []string{"a"}) {
+		t.Errorf("spread: %+v", p)
+	}
+	if !strings.HasSuffix(runs[2].Case(), "on spread") {
+		t.Errorf("the case does not name the placement: %s", runs[2].Case())
+	}
+}
