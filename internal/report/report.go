@@ -65,7 +65,7 @@ func Build(title string, sources []string, recs []results.Record) (*Report, erro
 	slices.SortStableFunc(cases, func(a, b *measured) int { return compareStacks(a.Stack, b.Stack) })
 	b := &builder{report: r, cases: cases, ids: map[string]int{}, runs: perCase(recs)}
 	b.verdict()
-	for _, s := range []func() error{b.latency, b.latencyByPayload, b.connections, func() error { return b.networks(recs) }, func() error { return b.runtimes(recs) }, func() error { return b.evolution(recs) }, b.capacity, b.seconds, b.ramps, b.bytes, b.resources, b.boot} {
+	for _, s := range []func() error{b.latency, b.latencyByPayload, b.connections, func() error { return b.networks(recs) }, func() error { return b.runtimes(recs) }, func() error { return b.evolution(recs) }, func() error { return b.hosts(recs) }, b.capacity, b.seconds, b.ramps, b.bytes, b.resources, b.boot} {
 		if err := s(); err != nil {
 			return nil, fmt.Errorf("report: %w", err)
 		}
