@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
@@ -200,7 +201,9 @@ func (s *Spec) variants(rep int, top, model string, count int, op string, l Load
 			places = Placements{{}}
 		}
 		t, _ := topology.Parse(top) // validated
-		runs = expand(runs, places, func(r *Run, p PlacementSpec) { r.Placement = p.place(s.Hosts, t.Nodes()) })
+		runs = expand(runs, places, func(r *Run, p PlacementSpec) {
+			r.Placement = p.place(slices.IndexFunc(places, func(q PlacementSpec) bool { return q.Name == p.Name }), s.Hosts, t.Nodes())
+		})
 	}
 	return expand(runs, s.Stacks, func(r *Run, stack string) {
 		st, _ := transport.ParseStack(stack) // validated

@@ -76,15 +76,18 @@ func (Placements) JSONSchema() *jsonschema.Schema {
 // Placement is where a run's parts are: the generator's hosts and each
 // node's, entry node first.
 type Placement struct {
-	Name      string   `json:"name,omitempty"`
+	Name string `json:"name,omitempty"`
+	// Index is the placement's place in the spec's list.
+	Index     int      `json:"index"`
 	Generator []string `json:"generator"`
 	Nodes     []string `json:"nodes"`
 	Broker    string   `json:"broker"`
 }
 
-// place resolves p over hosts for a topology of n nodes.
-func (p PlacementSpec) place(hosts []HostSpec, n int) *Placement {
-	out := &Placement{Name: p.Name, Generator: p.Generator}
+// place resolves p, the spec's index-th, over hosts for a topology of n
+// nodes.
+func (p PlacementSpec) place(index int, hosts []HostSpec, n int) *Placement {
+	out := &Placement{Name: p.Name, Index: index, Generator: p.Generator}
 	if len(out.Generator) == 0 {
 		out.Generator = []string{hosts[0].Name}
 	}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -14,8 +15,10 @@ import (
 type placed struct {
 	rec *results.Record
 	// where is its placement's name, or where its parts were when the
-	// placement had none; scenario the case without it.
+	// placement had none, index its place in the spec's list; scenario
+	// the case without it.
 	where, scenario string
+	index           int
 }
 
 // placedRuns are the records of runs placed on hosts that ended ok.
@@ -28,7 +31,8 @@ func placedRuns(recs []results.Record) []placed {
 		}
 		var cfg struct {
 			Placement struct {
-				Name string `json:"name"`
+				Name  string `json:"name"`
+				Index int    `json:"index"`
 			} `json:"placement"`
 		}
 		json.Unmarshal(r.Config, &cfg)
@@ -37,8 +41,12 @@ func placedRuns(recs []results.Record) []placed {
 			_, where, _ = strings.Cut(r.Options, "on ")
 		}
 		scenario := strings.Join(strings.Fields(strings.Replace(r.Case, "on "+where, "", 1)), " ")
-		out = append(out, placed{rec: r, where: where, scenario: strings.TrimPrefix(scenario, r.Stack+" ")})
+		out = append(out, placed{rec: r, where: where, index: cfg.Placement.Index, scenario: strings.TrimPrefix(scenario, r.Stack+" ")})
 	}
+	// Placements in the spec's order, stacks in the report's.
+	slices.SortStableFunc(out, func(a, b placed) int {
+		return cmp.Or(cmp.Compare(a.index, b.index), compareStacks(a.rec.Stack, b.rec.Stack))
+	})
 	return out
 }
 
@@ -98,13 +106,19 @@ func (b *builder) placements(s *Section, runs []placed) error {
 		series := make([]bars, len(wheres))
 		for i, w := range wheres {
 			series[i].Name = w
-			for _, st := range stacks {
-				_, mine := groupBy(byStack[st], func(p placed) string { return p.where })
+		}
+		for _, st := range stacks {
+			_, mine := groupBy(byStack[st], func(p placed) string { return p.where })
+			p50First, rpsFirst, _ := placedFigures(mine[wheres[0]])
+			for i, w := range wheres {
 				p50, rps, cpu := placedFigures(mine[w])
-				p50First, rpsFirst, _ := placedFigures(mine[wheres[0]])
 				series[i].Values = append(series[i].Values, results.SpreadOf(p50).Median/1000)
-				t.Rows = append(t.Rows, []string{st, w, num(float64(len(p50)), 0), spread(p50, 1000, 3), ratioCell(p50, p50First),
-					spread(rps, 1, 0), ratioCell(rps, rpsFirst), spread(cpu, 1, 1)})
+				p50Ratio, rpsRatio := ratioCell(p50, p50First), ratioCell(rps, rpsFirst)
+				if i == 0 {
+					p50Ratio, rpsRatio = "–", "–"
+				}
+				t.Rows = append(t.Rows, []string{st, w, num(float64(len(p50)), 0), spread(p50, 1000, 3), p50Ratio,
+					spread(rps, 1, 0), rpsRatio, spread(cpu, 1, 1)})
 			}
 		}
 		found := fmt.Sprintf("Each stack's p50 on each placement of %s; the table sets each placement against %s, with its interval where both have 2 runs or more.", sc, wheres[0])
