@@ -195,16 +195,3 @@ func hostFigures(runs []placed, host string) (cpu, sent, recv []float64) {
 	}
 	return cpu, sent, recv
 }
-
-func groupBy(runs []placed, key func(placed) string) ([]string, map[string][]placed) {
-	var keys []string
-	by := map[string][]placed{}
-	for _, p := range runs {
-		k := key(p)
-		if _, ok := by[k]; !ok {
-			keys = append(keys, k)
-		}
-		by[k] = append(by[k], p)
-	}
-	return keys, by
-}

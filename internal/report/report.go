@@ -126,13 +126,18 @@ func (b *builder) id(s string) string {
 
 // groups splits cases by key, keeping first-seen order.
 func groups(cases []*measured, key func(*measured) string) (keys []string, by map[string][]*measured) {
-	by = map[string][]*measured{}
-	for _, c := range cases {
-		k := key(c)
+	return groupBy(cases, key)
+}
+
+// groupBy splits items by key, keeping first-seen order.
+func groupBy[T any](items []T, key func(T) string) (keys []string, by map[string][]T) {
+	by = map[string][]T{}
+	for _, it := range items {
+		k := key(it)
 		if _, ok := by[k]; !ok {
 			keys = append(keys, k)
 		}
-		by[k] = append(by[k], c)
+		by[k] = append(by[k], it)
 	}
 	return keys, by
 }
