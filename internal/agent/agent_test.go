@@ -121,6 +121,48 @@ func TestAnAgentWithATokenRefusesAnyOther(t *testing.T) {
 	c.Close()
 }
 
+// With both a bundle and a token, an agent requires both: the token does
+// not stand in for the run's client certificate, nor the certificate for
+// the token.
+func TestAnAgentWithTLSAndATokenRequiresBoth(t *testing.T) {
+	run, token := bundle(t), strings.Repeat("s", 24)
+	addr, _ := serve(t, "a", agent.Auth{TLS: run, Token: token})
+	ctx := context.Background()
+	trustsTheAgent := x509.NewCertPool()
+	trustsTheAgent.AppendCertsFromPEM(run.CAPEM)
+	noCert := run.Client(false)
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(credentials.NewTLS(noCert)),
+		grpc.WithPerRPCCredentials(tokenOnly(token)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	hold, err := agentv1.NewAgentClient(conn).Hold(ctx, &agentv1.HoldRequest{Session: "x"})
+	if err == nil {
+		_, err = hold.Recv()
+	}
+	if err == nil {
+		t.Error("the agent took the token without the run's client certificate")
+	}
+	if c, err := agent.Dial(ctx, "a", addr, agent.Auth{TLS: run, Token: strings.Repeat("t", 24)}); err == nil {
+		c.Close()
+		t.Error("the agent took the run's certificate with a wrong token")
+	}
+	c, err := agent.Dial(ctx, "a", addr, agent.Auth{TLS: run, Token: token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+}
+
+type tokenOnly string
+
+func (t tokenOnly) GetRequestMetadata(context.Context, ...string) (map[string]string, error) {
+	return map[string]string{"authorization": "Bearer " + string(t)}, nil
+}
+
+func (tokenOnly) RequireTransportSecurity() bool { return true }
+
 func TestAnAgentNeedsAWayToAuthenticate(t *testing.T) {
 	if _, err := agent.LoadAuth("", ""); err == nil || !strings.Contains(err.Error(), "--tls-dir") {
 		t.Errorf("no auth: %v", err)

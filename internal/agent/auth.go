@@ -23,8 +23,9 @@ import (
 // With TLS, both ends hold the run's certificate bundle: the agent
 // presents its server certificate and requires a client certificate
 // signed by the bundle's CA (mutual TLS). With Token, the coordinator
-// sends it with every call; over TLS it is encrypted, without it it
-// crosses the network in clear (for a lab's own namespaces only).
+// sends it with every call, and the agent checks it too; over TLS it is
+// encrypted, without it it crosses the network in clear (for a lab's own
+// namespaces only).
 type Auth struct {
 	TLS   *certs.Bundle
 	Token string
@@ -69,7 +70,7 @@ func (a Auth) ServerOptions() ([]grpc.ServerOption, error) {
 	}
 	var opts []grpc.ServerOption
 	if a.TLS != nil {
-		opts = append(opts, grpc.Creds(credentials.NewTLS(a.TLS.Server(a.Token == ""))))
+		opts = append(opts, grpc.Creds(credentials.NewTLS(a.TLS.Server(true))))
 	}
 	if a.Token != "" {
 		opts = append(opts, grpc.ChainUnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
@@ -95,7 +96,7 @@ func (a Auth) admit(ctx context.Context) error {
 			return nil
 		}
 	}
-	return status.Error(codes.Unauthenticated, "this agent takes only coordinators with its token (hopbench run --agent-token-file)")
+	return status.Error(codes.Unauthenticated, "this agent takes only coordinators with its token (hopbench run --token-file)")
 }
 
 // DialOptions authenticate a coordinator to agents as a says.
@@ -105,7 +106,7 @@ func (a Auth) DialOptions() ([]grpc.DialOption, error) {
 	}
 	var opts []grpc.DialOption
 	if a.TLS != nil {
-		opts = append(opts, grpc.WithTransportCredentials(credentials.NewTLS(a.TLS.Client(a.Token == ""))))
+		opts = append(opts, grpc.WithTransportCredentials(credentials.NewTLS(a.TLS.Client(true))))
 	} else {
 		opts = append(opts, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	}

@@ -33,7 +33,7 @@ func (s *Server) StartBroker(ctx context.Context, req *agentv1.StartBrokerReques
 		return nil, status.Error(codes.Internal, err.Error())
 	}
 	_, port, _ := net.SplitHostPort(broker.DefaultAddr[req.Name])
-	b, err := broker.Start(ctx, req.Name, broker.Config{Dir: s.BrokerDir, Addr: net.JoinHostPort(s.Advertise, port), Bin: bin})
+	b, err := broker.Start(ctx, req.Name, broker.Config{Dir: s.BrokerDir, Addr: net.JoinHostPort(s.Advertise, port), Bin: bin, OnHost: true})
 	if err != nil {
 		return nil, status.Errorf(codes.Unavailable, "host %s: %v", s.Host, err)
 	}

@@ -29,7 +29,6 @@ type Client struct {
 	conn    *grpc.ClientConn
 	session string
 	stop    context.CancelFunc
-	held    chan struct{}
 	mu      sync.Mutex
 	nodes   map[string]*Node
 	brokers map[string]int // the session's brokers' processes on the host
@@ -141,9 +140,14 @@ func explain(err error) error {
 	return err
 }
 
-// Usage reads the host's counters and the session's processes'.
-func (c *Client) Usage(ctx context.Context, resetPeak bool) (*agentv1.UsageReply, error) {
-	u, err := c.api.Usage(ctx, &agentv1.UsageRequest{Session: c.session, ResetPeak: resetPeak})
+// Usage reads the host's counters and those of pids, processes of the
+// session on the host.
+func (c *Client) Usage(ctx context.Context, pids []int, resetPeak bool) (*agentv1.UsageReply, error) {
+	req := &agentv1.UsageRequest{Session: c.session, ResetPeak: resetPeak}
+	for _, pid := range pids {
+		req.Pids = append(req.Pids, int32(pid))
+	}
+	u, err := c.api.Usage(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("host %s: usage: %w", c.Name, explain(err))
 	}
@@ -181,6 +185,8 @@ func (c *Client) RunShare(ctx context.Context, s Share, opened func()) (Measured
 // merged figures and each share's. opened is called once, when every
 // share's window has opened.
 func RunShares(ctx context.Context, gens []*Client, shares []Share, opened func()) (Measured, []Measured, error) {
+	ctx, cancel := context.WithCancel(ctx) // one share failing ends the others
+	defer cancel()
 	var wg sync.WaitGroup
 	var once sync.Once
 	var mu sync.Mutex
@@ -191,6 +197,11 @@ func RunShares(ctx context.Context, gens []*Client, shares []Share, opened func(
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() {
+				if errs[i] != nil {
+					cancel()
+				}
+			}()
 			out[i], errs[i] = gens[i].RunShare(ctx, shares[i], func() {
 				mu.Lock()
 				waiting--

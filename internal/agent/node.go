@@ -13,7 +13,6 @@ import (
 // topology.ProcessConfig says it for a child process here.
 type NodeSpec struct {
 	Index      int
-	Command    []string
 	Listen     string
 	Downstream []string
 	Args, Env  []string
@@ -33,17 +32,17 @@ type Node struct {
 }
 
 // StartNode starts a node on the agent's host and returns once it serves.
-// Its spawn time is when the agent spawned it, on this machine's clock:
-// the start of the call less the node's own time to ready is not known,
-// so Spawned is when the call was made (boot times include one call).
+// Its spawn time is placed on this machine's clock as the reply's arrival
+// less the time the agent measured from spawn to ready, so that a boot
+// time leaves out the call's own round trip.
 func (c *Client) StartNode(ctx context.Context, s NodeSpec) (*Node, error) {
-	called := time.Now()
-	r, err := c.api.StartNode(ctx, &agentv1.StartNodeRequest{Session: c.session, Index: int32(s.Index), Command: s.Command, Listen: s.Listen,
+	r, err := c.api.StartNode(ctx, &agentv1.StartNodeRequest{Session: c.session, Index: int32(s.Index), Listen: s.Listen,
 		Downstream: s.Downstream, Args: s.Args, Env: s.Env})
 	if err != nil {
 		return nil, fmt.Errorf("host %s: %w", c.Name, explain(err))
 	}
-	n := &Node{c: c, id: r.Node, addr: r.Addr, admin: r.AdminAddr, pid: int(r.Pid), spawned: called, done: make(chan struct{})}
+	spawned := time.Now().Add(-time.Duration(r.ReadyNs))
+	n := &Node{c: c, id: r.Node, addr: r.Addr, admin: r.AdminAddr, pid: int(r.Pid), spawned: spawned, done: make(chan struct{})}
 	c.mu.Lock()
 	lost := c.lost
 	if lost == nil {
@@ -70,7 +69,7 @@ func (n *Node) AdminAddr() string { return n.admin }
 // PID is the node's process id on its host.
 func (n *Node) PID() int { return n.pid }
 
-// Spawned is when the coordinator asked for the node.
+// Spawned is when the agent spawned the node, on this machine's clock.
 func (n *Node) Spawned() time.Time { return n.spawned }
 
 // Done is closed when the node has ended on its own.

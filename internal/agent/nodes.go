@@ -19,7 +19,7 @@ func (s *Server) StartNode(ctx context.Context, req *agentv1.StartNodeRequest) (
 	if err != nil {
 		return nil, err
 	}
-	for what, words := range map[string][]string{"command": req.Command, "args": req.Args, "env": req.Env, "downstream": req.Downstream} {
+	for what, words := range map[string][]string{"args": req.Args, "env": req.Env, "downstream": req.Downstream} {
 		if err := checkArgs(what, words); err != nil {
 			return nil, err
 		}
@@ -28,14 +28,8 @@ func (s *Server) StartNode(ctx context.Context, req *agentv1.StartNodeRequest) (
 	if err != nil {
 		return nil, status.Error(codes.Internal, err.Error())
 	}
-	ss.mu.Lock()
-	full := len(ss.nodes) >= MaxNodesPerHost
-	ss.mu.Unlock()
-	if full {
-		return nil, status.Errorf(codes.ResourceExhausted, "the session runs %d nodes here, its most", MaxNodesPerHost)
-	}
 	start := topology.Processes(topology.ProcessConfig{
-		Bin: bin, Command: req.Command, Listen: req.Listen,
+		Bin: bin, Listen: req.Listen,
 		Host: func(int) ([]string, string) { return nil, s.Advertise },
 		Args: func(int) []string { return req.Args }, Env: req.Env, Stderr: s.logOrDiscard(),
 	})
@@ -47,18 +41,22 @@ func (s *Server) StartNode(ctx context.Context, req *agentv1.StartNodeRequest) (
 	id, err := ss.add(p)
 	if err != nil {
 		p.Close()
-		return nil, status.Error(codes.FailedPrecondition, err.Error())
+		return nil, err
 	}
 	go ss.watch(id, p)
 	return &agentv1.StartNodeReply{Node: id, Addr: p.Addr(), AdminAddr: p.AdminAddr(), Pid: int32(p.PID()),
 		ReadyNs: time.Since(p.Spawned()).Nanoseconds()}, nil
 }
 
+// add keeps p in the session, unless the session ended or is full.
 func (ss *session) add(p *topology.Process) (string, error) {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	if ss.closed {
-		return "", errStopped
+		return "", status.Error(codes.FailedPrecondition, errStopped.Error())
+	}
+	if len(ss.nodes) >= MaxNodesPerHost {
+		return "", status.Errorf(codes.ResourceExhausted, "the session runs %d nodes here, its most", MaxNodesPerHost)
 	}
 	ss.next++
 	id := fmt.Sprintf("n%d", ss.next)
@@ -77,7 +75,10 @@ func (ss *session) watch(id string, p *topology.Process) {
 	}
 	ss.mu.Unlock()
 	if mine {
-		ss.events <- &agentv1.Event{Event: &agentv1.Event_Exited{Exited: &agentv1.Exited{Node: id, How: p.Exit()}}}
+		select {
+		case ss.events <- &agentv1.Event{Event: &agentv1.Event_Exited{Exited: &agentv1.Exited{Node: id, How: p.Exit()}}}:
+		case <-ss.done:
+		}
 	}
 }
 
@@ -102,16 +103,25 @@ func (s *Server) StopNode(ctx context.Context, req *agentv1.StopNodeRequest) (*a
 	return reply, nil
 }
 
-// pids are the session's processes.
-func (ss *session) pids() []int {
+// pids are those of want that are the session's processes (its nodes,
+// its brokers and theirs), in want's order.
+func (ss *session) pids(want []int32) []int {
 	ss.mu.Lock()
-	defer ss.mu.Unlock()
-	var out []int
+	mine := map[int]bool{}
 	for _, p := range ss.nodes {
-		out = append(out, p.PID())
+		mine[p.PID()] = true
 	}
 	for _, b := range ss.brokers {
-		out = append(out, b.PIDs()...)
+		for _, pid := range b.PIDs() {
+			mine[pid] = true
+		}
+	}
+	ss.mu.Unlock()
+	var out []int
+	for _, pid := range want {
+		if mine[int(pid)] {
+			out = append(out, int(pid))
+		}
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/keepalive"
 
 	agentv1 "github.com/hopbench/hopbench/schema/hopbench/agent/v1"
 )
@@ -19,6 +20,10 @@ func Serve(ctx context.Context, s *Server, l net.Listener, auth Auth) error {
 		l.Close()
 		return err
 	}
+	// A coordinator that vanishes without closing its connection (a cut
+	// network) is found out by pings within about 30 s, and its session
+	// ended, so that nothing it started outlives it for long.
+	opts = append(opts, grpc.KeepaliveParams(keepalive.ServerParameters{Time: 15 * time.Second, Timeout: 15 * time.Second}))
 	gs := grpc.NewServer(opts...)
 	agentv1.RegisterAgentServer(gs, s)
 	served := make(chan error, 1)
@@ -27,7 +32,7 @@ func Serve(ctx context.Context, s *Server, l net.Listener, auth Auth) error {
 	case err = <-served:
 	case <-ctx.Done():
 	}
-	s.Close() // sessions end: their Hold calls return once their nodes are stopped
+	s.Close() // every session's processes stop; their Hold calls end with the server
 	stopped := make(chan struct{})
 	go func() { gs.GracefulStop(); close(stopped) }()
 	select {

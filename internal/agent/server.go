@@ -50,8 +50,10 @@ type Server struct {
 
 // session is what one coordinator started.
 type session struct {
-	id      string
-	events  chan *agentv1.Event
+	id     string
+	events chan *agentv1.Event
+	// done is closed when the session ends: no one reads events then.
+	done    chan struct{}
 	mu      sync.Mutex
 	nodes   map[string]*topology.Process
 	brokers []stopper
@@ -103,7 +105,7 @@ func (s *Server) open(id string) (*session, error) {
 	if len(s.sessions) >= MaxSessions {
 		return nil, status.Errorf(codes.ResourceExhausted, "this agent holds %d sessions, its most", MaxSessions)
 	}
-	ss := &session{id: id, events: make(chan *agentv1.Event, MaxNodesPerHost), nodes: map[string]*topology.Process{}}
+	ss := &session{id: id, events: make(chan *agentv1.Event, MaxNodesPerHost), done: make(chan struct{}), nodes: map[string]*topology.Process{}}
 	s.sessions[id] = ss
 	return ss, nil
 }
@@ -114,6 +116,9 @@ func (s *Server) end(ss *session) {
 	delete(s.sessions, ss.id)
 	s.mu.Unlock()
 	ss.mu.Lock()
+	if !ss.closed {
+		close(ss.done)
+	}
 	ss.closed = true
 	nodes, brokers := ss.nodes, ss.brokers
 	ss.nodes, ss.brokers = nil, nil

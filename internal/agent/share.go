@@ -25,7 +25,10 @@ type Share struct {
 
 // Split divides a load among n generators: a closed load's clients as
 // evenly as they go (the first hosts take one more), an open loop's rate
-// in equal parts. Ramps and capacity searches are not split.
+// and its workers (calls in flight) in equal parts. A constant rate split
+// so is n evenly paced streams whose phases are not aligned, not one even
+// stream; a Poisson rate split so is Poisson still. Ramps and capacity
+// searches are not split.
 func Split(c load.Config, n int) ([]load.Config, error) {
 	switch {
 	case n < 1:
@@ -48,6 +51,9 @@ func Split(c load.Config, n int) ([]load.Config, error) {
 			}
 		} else {
 			out[i].Rate = c.Rate / float64(n)
+			if c.Workers > 0 {
+				out[i].Workers = max(1, (c.Workers+n-1)/n)
+			}
 		}
 		out[i].Seed = c.Seed + uint64(i) // Poisson gaps of their own
 	}

@@ -12,14 +12,14 @@ import (
 	agentv1 "github.com/hopbench/hopbench/schema/hopbench/agent/v1"
 )
 
-// Usage reads the host's counters and the session's processes' CPU and
-// memory, and the agent's own (it runs the load shares).
+// Usage reads the host's counters and the CPU and memory of the session's
+// processes asked for, and the agent's own (it runs the load shares).
 func (s *Server) Usage(ctx context.Context, req *agentv1.UsageRequest) (*agentv1.UsageReply, error) {
 	ss, err := s.session(req.Session)
 	if err != nil {
 		return nil, err
 	}
-	pids := ss.pids()
+	pids := ss.pids(req.Pids)
 	if req.ResetPeak {
 		for _, pid := range append(pids, os.Getpid()) {
 			stats.ResetPeak(pid)
@@ -48,7 +48,8 @@ func process(pid int) *agentv1.Process {
 // Host is a host's counters at one moment.
 type Host struct {
 	// CPUSeconds is the CPU time its processes have had since boot:
-	// /proc/stat's cpu line but idle and iowait, over the clock's ticks.
+	// /proc/stat's cpu line but idle, iowait and steal, over the clock's
+	// ticks.
 	CPUSeconds float64
 	// NetRx and NetTx sum the bytes of every interface but loopback in
 	// this network namespace (/proc/net/dev).
@@ -75,7 +76,7 @@ func ReadHost() (Host, error) {
 	var busy int64
 	for i, v := range f[1:] {
 		n, _ := strconv.ParseInt(v, 10, 64)
-		if i != 3 && i != 4 && i < 8 { // idle, iowait; guest is already in user
+		if i != 3 && i != 4 && i < 7 { // not idle, iowait, steal (another guest's); guest is already in user
 			busy += n
 		}
 	}

@@ -128,6 +128,10 @@ type Config struct {
 	Notify func(msg string)
 	// Force lets Down stop a broker other hopbench processes are using.
 	Force bool
+	// OnHost marks a broker an agent starts on its host, on the address it
+	// advertises: any address of the host's own interfaces is taken (a
+	// pod's, a host's on a cluster's network), never another machine's.
+	OnHost bool
 }
 
 func (c Config) notify(format string, args ...any) {
@@ -167,7 +171,7 @@ func (c Config) withDefaults(name string) (Config, error) {
 	if c.Addr == "" {
 		c.Addr = DefaultAddr[name]
 	}
-	if err := checkLoopback(c.Addr); err != nil {
+	if err := c.checkAddr(c.Addr); err != nil {
 		return c, fmt.Errorf("%s: %w", name, err)
 	}
 	if c.ReadyTimeout <= 0 {
@@ -204,10 +208,33 @@ func (c Config) withTLSDefaults(name string) (Config, error) {
 		host, _, _ := net.SplitHostPort(c.Addr)
 		c.TLSAddr = net.JoinHostPort(host, strconv.Itoa(port))
 	}
-	if err := checkLoopback(c.TLSAddr); err != nil {
+	if err := c.checkAddr(c.TLSAddr); err != nil {
 		return c, fmt.Errorf("%s TLS: %w", name, err)
 	}
 	return c, nil
+}
+
+// checkAddr refuses addresses off this machine: checkLoopback's, or for a
+// broker an agent starts (OnHost), any address of this host's own.
+func (c Config) checkAddr(addr string) error {
+	if c.OnHost && isOwn(addr) {
+		return nil
+	}
+	return checkLoopback(addr)
+}
+
+// isOwn reports whether addr's host is an address of one of this host's
+// interfaces (in this network namespace).
+func isOwn(addr string) bool {
+	host, _, _ := net.SplitHostPort(addr)
+	ip := net.ParseIP(host)
+	addrs, _ := net.InterfaceAddrs()
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && ip != nil && n.IP.Equal(ip) {
+			return true
+		}
+	}
+	return false
 }
 
 // checkLoopback refuses addresses off this machine: hopbench's traffic

@@ -29,7 +29,7 @@ counters. Everything a coordinator starts is stopped when it lets go, or dies.
 
 An agent runs real processes, so it takes only coordinators it can
 authenticate: give --tls-dir (the run's certificate bundle, made by hopbench
-hosts certs; mutual TLS) or --token-file, or both (TLS, and the token).`,
+hosts certs; mutual TLS) or --token-file, or both (mutual TLS, and the token).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runAgent(cmd, a, f) },
 	}

@@ -121,32 +121,57 @@ func (m *measurement) driveOn(runCtx context.Context, cfg load.Config) (*load.Re
 	return merged.Result, nil
 }
 
-// hostsWindow reads each host's counters, and its processes', as the
-// measured window opens and as it ends.
+// hostsWindow reads each host's counters, and those of the run's
+// processes there, as the measured window opens and as it ends.
 type hostsWindow struct {
 	agents agents
+	pids   map[string][]int // the run's processes, by host
 	start  map[string]*agentv1.UsageReply
+	failed map[string]error // why a host has no figures
 }
 
-func startHosts(ctx context.Context, a agents) *hostsWindow {
-	w := &hostsWindow{agents: a, start: map[string]*agentv1.UsageReply{}}
+func startHosts(ctx context.Context, a agents, pids map[string][]int) *hostsWindow {
+	w := &hostsWindow{agents: a, pids: pids, start: map[string]*agentv1.UsageReply{}, failed: map[string]error{}}
 	for name, c := range a {
-		if u, err := c.Usage(ctx, true); err == nil {
-			w.start[name] = u
+		u, err := c.Usage(ctx, pids[name], true)
+		if err != nil {
+			w.failed[name] = err
+			continue
 		}
+		w.start[name] = u
 	}
 	return w
 }
 
-// end returns each host's figures over the window, in name order, and
-// each node's usage by host and PID.
+// runPIDs are the run's processes by host: its nodes and its broker.
+func (m *measurement) runPIDs() map[string][]int {
+	p := m.r.Placement
+	out := map[string][]int{}
+	for i, n := range m.nodes.procs {
+		out[p.Nodes[i]] = append(out[p.Nodes[i]], n.PID())
+	}
+	if m.brk != nil {
+		if pid := m.agents[p.Broker].BrokerPID(m.brk.Name); pid != 0 {
+			out[p.Broker] = append(out[p.Broker], pid)
+		}
+	}
+	return out
+}
+
+// end returns each host's figures over the window, in name order (a host
+// whose agent could not say them with why), and each process's usage by
+// host and PID.
 func (w *hostsWindow) end(ctx context.Context, requests int64) ([]results.Host, map[string]map[int]results.Usage) {
 	var out []results.Host
 	procs := map[string]map[int]results.Usage{}
 	for _, name := range slices.Sorted(maps.Keys(w.agents)) {
 		c, u0 := w.agents[name], w.start[name]
-		u1, err := c.Usage(ctx, false)
-		if err != nil || u0 == nil {
+		u1, err := c.Usage(ctx, w.pids[name], false)
+		if err == nil {
+			err = w.failed[name]
+		}
+		if err != nil {
+			out = append(out, results.Host{Name: name, Agent: c.Addr, UsageError: err.Error()})
 			continue
 		}
 		h := results.Host{Name: name, Agent: c.Addr, MachineCPUSeconds: u1.HostCpuSeconds - u0.HostCpuSeconds,

@@ -529,7 +529,7 @@ func (m *measurement) windowOpens() {
 	m.before = m.counter.Snapshot()
 	m.nodes.windowStart(m.runCtx)
 	if m.r.Placement != nil {
-		m.hosts = startHosts(m.runCtx, m.agents)
+		m.hosts = startHosts(m.runCtx, m.agents, m.runPIDs())
 	}
 	if m.brk != nil && m.brk.PID != 0 {
 		m.brokerUsage = startUsage([]int{m.brk.PID})

@@ -7,13 +7,13 @@ package hosts
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"syscall"
 	"time"
@@ -132,10 +132,10 @@ func Up(ctx context.Context, cfg Config) (st *State, err error) {
 	}
 	for i, h := range lab.Hosts() {
 		host, err := startAgent(ctx, cfg, st.TLSDir, Name(i), h)
-		st.Hosts = append(st.Hosts, host) // recorded even half-made, for Down
 		if err != nil {
-			return nil, err
+			return nil, err // Down finds what was started by its namespace
 		}
+		st.Hosts = append(st.Hosts, host)
 	}
 	return st, results.WriteFileAtomic(filepath.Join(cfg.Dir, stateFile), func(w io.Writer) error {
 		e := json.NewEncoder(w)
@@ -204,19 +204,19 @@ func startAgent(ctx context.Context, cfg Config, tlsDir, name string, h *network
 
 // Down stops the agents hosts up started (they stop what they run) and
 // removes every namespace and link of the lab, and its state; also after
-// a crash, when there is no state or it is half-made. It says what it
+// a crash, when there is no state or it is half-made. An agent is
+// signalled only while it is in its host's namespace: a state file older
+// than a reboot names PIDs that may be anyone's now. It says what it
 // removed.
 func Down(dir string) (string, error) {
 	st, err := Read(dir)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		st = nil // unreadable: the namespaces still go
+	if err != nil {
+		st = &State{} // none, or unreadable: the namespaces still go
 	}
 	stopped := 0
-	if st != nil {
-		for _, h := range st.Hosts {
-			if h.PID > 0 && interrupt(h.PID) {
-				stopped++
-			}
+	for _, h := range st.Hosts {
+		if h.PID > 0 && slices.Contains(network.NamespacePIDs(h.NS), h.PID) && interrupt(h.PID) {
+			stopped++
 		}
 	}
 	removed, err := network.RemoveHosts()
@@ -225,7 +225,8 @@ func Down(dir string) (string, error) {
 }
 
 // interrupt asks an agent to stop (it stops its nodes first) and waits up
-// to 5 seconds; RemoveHosts kills what is left.
+// to 5 seconds for it to; RemoveHosts kills what is left. It reports
+// whether the agent stopped so.
 func interrupt(pid int) bool {
 	if syscall.Kill(pid, syscall.SIGTERM) != nil {
 		return false
@@ -236,5 +237,5 @@ func interrupt(pid int) bool {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	return true
+	return false
 }

@@ -141,14 +141,24 @@ func RemoveHosts() (int, error) {
 			continue
 		}
 		removed++
-		for _, pid := range column(0, "netns", "pids", ns) {
-			if n, err := strconv.Atoi(pid); err == nil && n > 1 {
-				syscall.Kill(n, syscall.SIGKILL)
-			}
+		for _, pid := range NamespacePIDs(ns) {
+			syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
 	errs = append(errs, removeLab(HostsID))
 	return removed, errors.Join(errs...)
+}
+
+// NamespacePIDs are the processes in the network namespace ns (ip netns
+// pids); none when it does not exist.
+func NamespacePIDs(ns string) []int {
+	var pids []int
+	for _, pid := range column(0, "netns", "pids", ns) {
+		if n, err := strconv.Atoi(pid); err == nil && n > 1 {
+			pids = append(pids, n)
+		}
+	}
+	return pids
 }
 
 // Namespaces are the names of the lab's namespaces: the switch's and each

@@ -60,6 +60,13 @@ func (b *builder) hosts(recs []results.Record) error {
 	}
 	s := b.section("hosts", "Hosts: where each part ran, and what it used there",
 		"Runs placed on hosts of their own (hopbench agent on each): the generator, each node and the broker on the host the placement names. Each host's agent read, over the measured window, the CPU of what hopbench ran there (the agent sending a load share, the nodes, the broker) per request, and the bytes its interfaces sent and received per request (loopback left out: a hop between two parts on one host crosses none). Medians over the runs that ended ok. Hosts that are network namespaces of one machine share its CPUs: their CPU is told apart, their capacity is not.")
+	for _, p := range runs {
+		for _, h := range p.rec.Hosts {
+			if h.UsageError != "" {
+				b.missing("%s: host %s has no CPU or network figures: %s", p.rec.Case, h.Name, h.UsageError)
+			}
+		}
+	}
 	if err := b.hostUse(s, runs); err != nil {
 		return err
 	}
@@ -136,9 +143,15 @@ func placedFigures(runs []placed) (p50, rps, cpu []float64) {
 		p50, rps = append(p50, float64(p.rec.P50Us)), append(rps, p.rec.RPS)
 		total := 0.0
 		for _, h := range p.rec.Hosts {
+			if h.UsageError != "" {
+				total = math.NaN() // a host's figures are missing: no total stands
+				break
+			}
 			total += h.CPUUsPerReq
 		}
-		cpu = append(cpu, total)
+		if !math.IsNaN(total) {
+			cpu = append(cpu, total)
+		}
 	}
 	return p50, rps, cpu
 }

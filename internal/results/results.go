@@ -339,9 +339,9 @@ type Host struct {
 	Agent string `json:"agent"`
 	// Roles say what the run put there: generator, node 0, ...
 	Roles []string `json:"roles"`
-	// CPUSeconds is the CPU of what hopbench ran there: the agent (which
-	// sends a load share) and the nodes it started; CPUUsPerReq divides
-	// it by the run's requests.
+	// CPUSeconds is the CPU of what the run had there: the agent (which
+	// sends a load share) and the run's nodes and broker on the host;
+	// CPUUsPerReq divides it by the run's requests.
 	CPUSeconds  float64 `json:"cpu_seconds"`
 	CPUUsPerReq float64 `json:"cpu_us_per_req"`
 	// MachineCPUSeconds is every process's CPU on the host's machine
@@ -356,4 +356,7 @@ type Host struct {
 	// requests and p50, measured there.
 	GeneratorRequests int64 `json:"generator_requests,omitempty"`
 	GeneratorP50Us    int64 `json:"generator_p50_us,omitempty"`
+	// UsageError says why the host's figures are missing, when its agent
+	// could not read them.
+	UsageError string `json:"usage_error,omitempty"`
 }

@@ -273,9 +273,6 @@ type StartNodeRequest struct {
 	Session string                 `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"`
 	// index is the node's place in the topology (for its name and log).
 	Index int32 `protobuf:"varint,2,opt,name=index,proto3" json:"index,omitempty"`
-	// command starts the node before the contract's flags; empty means
-	// this agent's own `hopbench node`.
-	Command []string `protobuf:"bytes,3,rep,name=command,proto3" json:"command,omitempty"`
 	// listen is a broker stack's broker URL (the node gets a queue, topic
 	// or subject of its own there); empty means the advertised address.
 	Listen     string   `protobuf:"bytes,4,opt,name=listen,proto3" json:"listen,omitempty"`
@@ -332,13 +329,6 @@ func (x *StartNodeRequest) GetIndex() int32 {
 	return 0
 }
 
-func (x *StartNodeRequest) GetCommand() []string {
-	if x != nil {
-		return x.Command
-	}
-	return nil
-}
-
 func (x *StartNodeRequest) GetListen() string {
 	if x != nil {
 		return x.Listen
@@ -373,7 +363,7 @@ type StartNodeReply struct {
 	Addr      string                 `protobuf:"bytes,2,opt,name=addr,proto3" json:"addr,omitempty"`
 	AdminAddr string                 `protobuf:"bytes,3,opt,name=admin_addr,json=adminAddr,proto3" json:"admin_addr,omitempty"`
 	Pid       int32                  `protobuf:"varint,4,opt,name=pid,proto3" json:"pid,omitempty"`
-	// boot_ns is the time from spawn to the node's ready line, on the
+	// ready_ns is the time from spawn to the node's ready line, on the
 	// agent's clock.
 	ReadyNs       int64 `protobuf:"varint,5,opt,name=ready_ns,json=readyNs,proto3" json:"ready_ns,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -1259,8 +1249,11 @@ func (x *Second) GetLate() int64 {
 type UsageRequest struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	Session string                 `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"`
-	// reset_peak resets the peak RSS of the session's processes first.
-	ResetPeak     bool `protobuf:"varint,2,opt,name=reset_peak,json=resetPeak,proto3" json:"reset_peak,omitempty"`
+	// reset_peak resets the peak RSS of the processes read first.
+	ResetPeak bool `protobuf:"varint,2,opt,name=reset_peak,json=resetPeak,proto3" json:"reset_peak,omitempty"`
+	// pids are the session's processes to read (a run's nodes and broker);
+	// others of the session, such as an idle broker, are left out.
+	Pids          []int32 `protobuf:"varint,3,rep,packed,name=pids,proto3" json:"pids,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1309,6 +1302,13 @@ func (x *UsageRequest) GetResetPeak() bool {
 	return false
 }
 
+func (x *UsageRequest) GetPids() []int32 {
+	if x != nil {
+		return x.Pids
+	}
+	return nil
+}
+
 type UsageReply struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// cpu_seconds is the CPU time the host's processes have had since boot
@@ -1322,7 +1322,7 @@ type UsageReply struct {
 	MemTotalBytes     int64 `protobuf:"varint,4,opt,name=mem_total_bytes,json=memTotalBytes,proto3" json:"mem_total_bytes,omitempty"`
 	MemAvailableBytes int64 `protobuf:"varint,5,opt,name=mem_available_bytes,json=memAvailableBytes,proto3" json:"mem_available_bytes,omitempty"`
 	// agent is the agent's own process (it runs the load shares); processes
-	// are the session's nodes and brokers, by pid.
+	// are those of the session's nodes and brokers asked for, by pid.
 	Agent         *Process   `protobuf:"bytes,6,opt,name=agent,proto3" json:"agent,omitempty"`
 	Processes     []*Process `protobuf:"bytes,7,rep,name=processes,proto3" json:"processes,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -1614,17 +1614,16 @@ const file_hopbench_agent_v1_agent_proto_rawDesc = "" +
 	"\aversion\x18\x03 \x01(\tR\aversion\".\n" +
 	"\x06Exited\x12\x12\n" +
 	"\x04node\x18\x01 \x01(\tR\x04node\x12\x10\n" +
-	"\x03how\x18\x02 \x01(\tR\x03how\"\xba\x01\n" +
+	"\x03how\x18\x02 \x01(\tR\x03how\"\xa6\x01\n" +
 	"\x10StartNodeRequest\x12\x18\n" +
 	"\asession\x18\x01 \x01(\tR\asession\x12\x14\n" +
-	"\x05index\x18\x02 \x01(\x05R\x05index\x12\x18\n" +
-	"\acommand\x18\x03 \x03(\tR\acommand\x12\x16\n" +
+	"\x05index\x18\x02 \x01(\x05R\x05index\x12\x16\n" +
 	"\x06listen\x18\x04 \x01(\tR\x06listen\x12\x1e\n" +
 	"\n" +
 	"downstream\x18\x05 \x03(\tR\n" +
 	"downstream\x12\x12\n" +
 	"\x04args\x18\x06 \x03(\tR\x04args\x12\x10\n" +
-	"\x03env\x18\a \x03(\tR\x03env\"\x84\x01\n" +
+	"\x03env\x18\a \x03(\tR\x03envJ\x04\b\x03\x10\x04\"\x84\x01\n" +
 	"\x0eStartNodeReply\x12\x12\n" +
 	"\x04node\x18\x01 \x01(\tR\x04node\x12\x12\n" +
 	"\x04addr\x18\x02 \x01(\tR\x04addr\x12\x1d\n" +
@@ -1713,11 +1712,12 @@ const file_hopbench_agent_v1_agent_proto_rawDesc = "" +
 	"\x06errors\x18\x03 \x01(\x03R\x06errors\x12\x15\n" +
 	"\x06p50_us\x18\x04 \x01(\x03R\x05p50Us\x12\x15\n" +
 	"\x06p99_us\x18\x05 \x01(\x03R\x05p99Us\x12\x12\n" +
-	"\x04late\x18\x06 \x01(\x03R\x04late\"G\n" +
+	"\x04late\x18\x06 \x01(\x03R\x04late\"[\n" +
 	"\fUsageRequest\x12\x18\n" +
 	"\asession\x18\x01 \x01(\tR\asession\x12\x1d\n" +
 	"\n" +
-	"reset_peak\x18\x02 \x01(\bR\tresetPeak\"\xbe\x02\n" +
+	"reset_peak\x18\x02 \x01(\bR\tresetPeak\x12\x12\n" +
+	"\x04pids\x18\x03 \x03(\x05R\x04pids\"\xbe\x02\n" +
 	"\n" +
 	"UsageReply\x12(\n" +
 	"\x10host_cpu_seconds\x18\x01 \x01(\x01R\x0ehostCpuSeconds\x12 \n" +
