@@ -11,10 +11,11 @@ import (
 	"strings"
 	"testing"
 
-	"go.yaml.in/yaml/v3"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/hopbench/hopbench/internal/experiment"
 )
 
 // Names and paths the manifests, spec.yaml and README.md agree on.
@@ -28,44 +29,6 @@ const (
 
 // bundle is what `hopbench hosts certs --out DIR` writes in DIR.
 var bundle = []string{"ca.pem", "server.pem", "server-key.pem", "client.pem", "client-key.pem"}
-
-// experimentSpec is the part of hopbench's experiment spec that says where
-// its processes run, read with the YAML library hopbench reads specs with;
-// the rest of the spec is hopbench's own to check.
-type experimentSpec struct {
-	Hosts []struct {
-		Name  string `yaml:"name"`
-		Agent string `yaml:"agent"`
-	} `yaml:"hosts"`
-	Placement placements `yaml:"placement"`
-}
-
-// placements are one placement or a list of them, as hopbench reads them.
-type placements []placement
-
-type placement struct {
-	Generator hostNames `yaml:"generator"`
-	Nodes     hostNames `yaml:"nodes"`
-}
-
-func (p *placements) UnmarshalYAML(n *yaml.Node) error {
-	if n.Kind == yaml.SequenceNode {
-		return n.Decode((*[]placement)(p))
-	}
-	*p = make(placements, 1)
-	return n.Decode(&(*p)[0])
-}
-
-// hostNames are one host's name or a list of them.
-type hostNames []string
-
-func (h *hostNames) UnmarshalYAML(n *yaml.Node) error {
-	if n.Kind == yaml.ScalarNode {
-		*h = hostNames{n.Value}
-		return nil
-	}
-	return n.Decode((*[]string)(h))
-}
 
 // wiring is what the checks found, for README.md to name.
 type wiring struct {
@@ -204,7 +167,7 @@ func coordinator(t *testing.T, m *manifests) (workload, corev1.Container) {
 
 // specOf returns the spec the coordinator runs, read from the ConfigMap
 // mounted where its args say the spec is.
-func specOf(t *testing.T, m *manifests, job workload, c corev1.Container) experimentSpec {
+func specOf(t *testing.T, m *manifests, job workload, c corev1.Container) *experiment.Spec {
 	t.Helper()
 	if len(c.Args) < 2 || c.Args[1] != specPath {
 		t.Fatalf("%s: args %q; want run %s ...", job.name, c.Args, specPath)
@@ -226,8 +189,8 @@ func specOf(t *testing.T, m *manifests, job workload, c corev1.Container) experi
 	if cm == nil || cm.Data[key] == "" {
 		t.Fatalf("%s: %s is key %s of ConfigMap %s, which no manifest or generator holds", job.name, specPath, key, v.ConfigMap.Name)
 	}
-	var spec experimentSpec
-	if err := yaml.Unmarshal([]byte(cm.Data[key]), &spec); err != nil {
+	spec, err := experiment.Parse([]byte(cm.Data[key]))
+	if err != nil {
 		t.Fatalf("ConfigMap %s, %s: %v", cm.Name, key, err)
 	}
 	return spec
@@ -235,7 +198,7 @@ func specOf(t *testing.T, m *manifests, job workload, c corev1.Container) experi
 
 // checkHosts checks that host names are unique and that placement names
 // only declared hosts.
-func checkHosts(t *testing.T, spec experimentSpec) {
+func checkHosts(t *testing.T, spec *experiment.Spec) {
 	t.Helper()
 	if len(spec.Hosts) == 0 {
 		t.Fatal("the spec names no hosts")
@@ -452,7 +415,7 @@ func checkTLS(m *manifests, w workload, c corev1.Container) error {
 
 // checkWaitsForAgents checks that the coordinator's wait for the agents
 // ($AGENTS of one of its init containers) waits for those the spec names.
-func checkWaitsForAgents(t *testing.T, job workload, spec experimentSpec) {
+func checkWaitsForAgents(t *testing.T, job workload, spec *experiment.Spec) {
 	t.Helper()
 	var want []string
 	for _, h := range spec.Hosts {
