@@ -7,9 +7,11 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strconv"
 
 	"github.com/hopbench/hopbench/internal/agent"
 	"github.com/hopbench/hopbench/internal/hosts"
+	"github.com/hopbench/hopbench/internal/jvm"
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/results"
 	"github.com/hopbench/hopbench/internal/stats"
@@ -91,9 +93,27 @@ func (m *measurement) startOn() topology.StartFunc {
 		if m.brk != nil {
 			listen = m.listen
 		}
-		return c.StartNode(ctx, agent.NodeSpec{Index: i, Listen: listen, Downstream: downstream,
-			Args: m.nodeArgs(m.r, i, m.tlsDir, m.clientTLS), Env: nodeEnv(m.Env, m.r)})
+		args := m.nodeArgs(m.r, i, m.tlsDir, m.clientTLS)
+		if m.r.OnJVM() {
+			args = jvmOnHost(m.r)
+		}
+		return c.StartNode(ctx, agent.NodeSpec{Index: i, Listen: listen, Downstream: downstream, Args: args, Env: nodeEnv(m.Env, m.r)})
 	}
+}
+
+// jvmOnHost are the flags of `hopbench node --runtime jvm` for a JVM node
+// of run r on a host: the host's own hopbench writes the get replies of
+// the run's seed there and replaces itself with the JVM node, with the
+// JVM's default flags (the run's, since runs on hosts set no memory).
+func jvmOnHost(r Run) []string {
+	args := []string{"--runtime", jvm.JVM, "--stack", r.Stack, "--seed", strconv.FormatUint(r.Seed, 10)}
+	if r.Op == string(transport.OpGet) {
+		args = append(args, "--gets", fmt.Sprintf("%s:%d", r.Model, r.Count))
+	}
+	if r.Cache {
+		args = append(args, "--cache")
+	}
+	return args
 }
 
 // driveOn runs the load from the placement's generator hosts, split among

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/hopbench/hopbench/internal/hosts"
+	"github.com/hopbench/hopbench/internal/jvm"
 	"github.com/hopbench/hopbench/internal/network"
 	"github.com/hopbench/hopbench/internal/results"
 	"github.com/hopbench/hopbench/internal/stats"
@@ -146,6 +147,48 @@ func checkNothingLeft(t *testing.T, st *hosts.State, nodePIDs []int) {
 		if cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline"); err == nil && strings.Contains(string(cmdline), "hopbench") {
 			if syscall.Kill(pid, 0) == nil {
 				t.Errorf("process %d (%s) outlived hosts down", pid, strings.ReplaceAll(string(cmdline), "\x00", " "))
+			}
+		}
+	}
+}
+
+// JVM nodes run on hosts too: the host's own hopbench node --runtime jvm
+// starts each, and a chain of them across two hosts serves with no error.
+func TestJVMNodesRunOnHosts(t *testing.T) {
+	if _, err := jvm.Jar(); err != nil {
+		if os.Getenv("HOPBENCH_REQUIRE_JVM") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	bin := hopbenchBin(t)
+	hostsUp(t, bin)
+	spec, err := Parse([]byte(`
+hosts: [{name: a}, {name: b}, {name: c}]
+placement: {generator: a, nodes: [b, c]}
+runtimes: [jvm]
+stacks: [grpc, rest]
+topologies: ["chain:2"]
+ops: [get]
+payloads: [{model: user, counts: [10]}]
+loads: [{closed: {clients: 2}}]
+duration: 1s
+warmup: 500ms
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := (&Runner{Bin: bin, Dir: t.TempDir()}).Run(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if r.Outcome != "ok" || r.Errors != 0 || r.Requests == 0 || r.Runtime != jvm.JVM {
+			t.Errorf("%s: %s (%s), %d requests, %d errors, runtime %q", r.Case, r.Outcome, r.Reason, r.Requests, r.Errors, r.Runtime)
+		}
+		for i, n := range r.Nodes {
+			if want := []string{"b", "c"}[i]; n.Host != want || n.Stats == nil {
+				t.Errorf("%s: node %d on %q with stats %v, want on %s with its contract's stats", r.Case, i, n.Host, n.Stats, want)
 			}
 		}
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/invopop/jsonschema"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/hopbench/hopbench/internal/jvm"
 	"github.com/hopbench/hopbench/internal/transport"
 )
 
@@ -176,7 +175,6 @@ func (s *Spec) refuseOnHosts(bad func(string, string, ...any)) {
 		{s.Memory > 0, "memory", "memory limits"},
 		{s.Pin != "none", "pin", "CPU pinning"},
 		{s.NetworkMode == "kernel", "network_mode", "kernel network emulation (the hosts are namespaces already: shape them with hosts up --bandwidth)"},
-		{slices.Contains(s.Runtimes, jvm.JVM), "runtimes", "JVM nodes"},
 		{slices.Contains(s.Generators, GeneratorIndependent), "generators", "the independent generator"},
 		{len(s.Schemas) > 0, "schemas", "schema trials"},
 	} {

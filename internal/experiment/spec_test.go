@@ -742,7 +742,6 @@ func TestHostsAndPlacementAreRefusedWhatTheyCannotBe(t *testing.T) {
 		abc + "tls: true":                                         "tls: runs on hosts do not take TLS between the hosts' nodes yet",
 		abc + "memory: 100MiB":                                    "memory: runs on hosts do not take memory limits yet",
 		abc + "network_mode: kernel\nnetwork: {bandwidth: 1mbit}": "network_mode: runs on hosts do not take kernel network emulation",
-		abc + "runtimes: [jvm]":                                   "runtimes: runs on hosts do not take JVM nodes yet",
 		abc + "schemas: [v2]":                                     "schemas: runs on hosts do not take schema trials yet",
 		abc + "parts: [{name: x, hosts: [{name: d}]}]":            "hosts",
 	})
