@@ -65,16 +65,7 @@ func TestAnAgentRefusesACoordinatorWithoutTheRunsCertificate(t *testing.T) {
 		"no client certificate":            {RootCAs: trustsTheAgent},
 	} {
 		t.Run(name, func(t *testing.T) {
-			conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(credentials.NewTLS(tc)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close()
-			hold, err := agentv1.NewAgentClient(conn).Hold(ctx, &agentv1.HoldRequest{Session: "x"})
-			if err == nil {
-				_, err = hold.Recv()
-			}
-			if err == nil {
+			if holds(t, addr, grpc.WithTransportCredentials(credentials.NewTLS(tc))) {
 				t.Fatal("the agent took a call from a coordinator without the run's certificate")
 			}
 			if srv.Sessions() != 0 {
@@ -128,20 +119,7 @@ func TestAnAgentWithTLSAndATokenRequiresBoth(t *testing.T) {
 	run, token := bundle(t), strings.Repeat("s", 24)
 	addr, _ := serve(t, "a", agent.Auth{TLS: run, Token: token})
 	ctx := context.Background()
-	trustsTheAgent := x509.NewCertPool()
-	trustsTheAgent.AppendCertsFromPEM(run.CAPEM)
-	noCert := run.Client(false)
-	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(credentials.NewTLS(noCert)),
-		grpc.WithPerRPCCredentials(tokenOnly(token)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	hold, err := agentv1.NewAgentClient(conn).Hold(ctx, &agentv1.HoldRequest{Session: "x"})
-	if err == nil {
-		_, err = hold.Recv()
-	}
-	if err == nil {
+	if holds(t, addr, grpc.WithTransportCredentials(credentials.NewTLS(run.Client(false))), grpc.WithPerRPCCredentials(tokenOnly(token))) {
 		t.Error("the agent took the token without the run's client certificate")
 	}
 	if c, err := agent.Dial(ctx, "a", addr, agent.Auth{TLS: run, Token: strings.Repeat("t", 24)}); err == nil {
@@ -153,6 +131,23 @@ func TestAnAgentWithTLSAndATokenRequiresBoth(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Close()
+}
+
+// holds reports whether the agent at addr gives a session to a
+// coordinator dialling with opts, which the agent's client package would
+// never make.
+func holds(t *testing.T, addr string, opts ...grpc.DialOption) bool {
+	t.Helper()
+	conn, err := grpc.NewClient(addr, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	hold, err := agentv1.NewAgentClient(conn).Hold(context.Background(), &agentv1.HoldRequest{Session: "x"})
+	if err == nil {
+		_, err = hold.Recv()
+	}
+	return err == nil
 }
 
 type tokenOnly string
