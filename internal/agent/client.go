@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc"
@@ -188,29 +189,22 @@ func RunShares(ctx context.Context, gens []*Client, shares []Share, opened func(
 	ctx, cancel := context.WithCancel(ctx) // one share failing ends the others
 	defer cancel()
 	var wg sync.WaitGroup
-	var once sync.Once
-	var mu sync.Mutex
-	waiting := len(shares)
+	var waiting atomic.Int64 // shares whose window has not opened
+	waiting.Store(int64(len(shares)))
 	out := make([]Measured, len(shares))
 	errs := make([]error, len(shares))
 	for i := range shares {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer func() {
-				if errs[i] != nil {
-					cancel()
-				}
-			}()
 			out[i], errs[i] = gens[i].RunShare(ctx, shares[i], func() {
-				mu.Lock()
-				waiting--
-				all := waiting == 0
-				mu.Unlock()
-				if all && opened != nil {
-					once.Do(opened)
+				if waiting.Add(-1) == 0 && opened != nil {
+					opened()
 				}
 			})
+			if errs[i] != nil {
+				cancel()
+			}
 		}()
 	}
 	wg.Wait()

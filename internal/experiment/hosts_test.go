@@ -45,7 +45,7 @@ func hostsUp(t *testing.T, bin string) *hosts.State {
 func TestAChainPlacedAcrossThreeHostsRunsAndHostsDownLeavesNothing(t *testing.T) {
 	bin := hopbenchBin(t)
 	st := hostsUp(t, bin)
-	spec, err := Parse([]byte(`
+	recs := runSpec(t, &Runner{Bin: bin, Dir: t.TempDir()}, `
 hosts: [{name: a}, {name: b}, {name: c}]
 placement:
   - {name: one-generator, generator: a, nodes: [b, c, b], broker: c}
@@ -56,15 +56,7 @@ payloads: [{model: user, counts: [10]}]
 loads: [{closed: {clients: 4}}]
 duration: 1s
 warmup: 300ms
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := &Runner{Bin: bin, Dir: t.TempDir()}
-	recs, err := x.Run(context.Background(), spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	if len(recs) != 6 {
 		t.Fatalf("%d records, want 6", len(recs))
 	}
@@ -163,7 +155,7 @@ func TestJVMNodesRunOnHosts(t *testing.T) {
 	}
 	bin := hopbenchBin(t)
 	hostsUp(t, bin)
-	spec, err := Parse([]byte(`
+	recs := runSpec(t, &Runner{Bin: bin, Dir: t.TempDir()}, `
 hosts: [{name: a}, {name: b}, {name: c}]
 placement: {generator: a, nodes: [b, c]}
 runtimes: [jvm]
@@ -174,14 +166,7 @@ payloads: [{model: user, counts: [10]}]
 loads: [{closed: {clients: 2}}]
 duration: 1s
 warmup: 500ms
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	recs, err := (&Runner{Bin: bin, Dir: t.TempDir()}).Run(context.Background(), spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+`)
 	for _, r := range recs {
 		if r.Outcome != "ok" || r.Errors != 0 || r.Requests == 0 || r.Runtime != jvm.JVM {
 			t.Errorf("%s: %s (%s), %d requests, %d errors, runtime %q", r.Case, r.Outcome, r.Reason, r.Requests, r.Errors, r.Runtime)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"time"
 
@@ -201,9 +200,11 @@ func (s *Spec) variants(rep int, top, model string, count int, op string, l Load
 			places = Placements{{}}
 		}
 		t, _ := topology.Parse(top) // validated
-		runs = expand(runs, places, func(r *Run, p PlacementSpec) {
-			r.Placement = p.place(slices.IndexFunc(places, func(q PlacementSpec) bool { return q.Name == p.Name }), s.Hosts, t.Nodes())
-		})
+		placed := make([]*Placement, len(places))
+		for i, p := range places {
+			placed[i] = p.place(i, s.Hosts, t.Nodes())
+		}
+		runs = expand(runs, placed, func(r *Run, p *Placement) { r.Placement = p })
 	}
 	return expand(runs, s.Stacks, func(r *Run, stack string) {
 		st, _ := transport.ParseStack(stack) // validated

@@ -1,6 +1,7 @@
 // Package stats holds hopbench's measuring instruments: latency histograms
 // with one fixed geometry everywhere, their summaries and encoding, and
-// process figures (CPU seconds, RSS) read from /proc.
+// process figures (CPU seconds, RSS) and a host's counters (CPU, memory,
+// network bytes) read from /proc.
 package stats
 
 import (
