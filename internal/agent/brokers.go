@@ -40,7 +40,7 @@ func (s *Server) StartBroker(ctx context.Context, req *agentv1.StartBrokerReques
 	ss.mu.Lock()
 	closed := ss.closed
 	if !closed {
-		ss.brokers = append(ss.brokers, brokerProcess{b})
+		ss.brokers = append(ss.brokers, b)
 	}
 	ss.mu.Unlock()
 	if closed {
@@ -59,17 +59,16 @@ func (ss *session) broker(name string) *broker.Broker {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	for _, b := range slices.Backward(ss.brokers) {
-		if bp, ok := b.(brokerProcess); ok && bp.Name == name {
-			return bp.Broker
+		if b.Name == name {
+			return b
 		}
 	}
 	return nil
 }
 
-// brokerProcess is a broker as a session stops and measures it.
-type brokerProcess struct{ *broker.Broker }
-
-func (b brokerProcess) PIDs() []int {
+// brokerPIDs are a broker's processes on this host: its own and those
+// started with it.
+func brokerPIDs(b *broker.Broker) []int {
 	if b.PID == 0 {
 		return nil
 	}

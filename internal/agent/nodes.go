@@ -112,7 +112,7 @@ func (ss *session) pids(want []int32) []int {
 		mine[p.PID()] = true
 	}
 	for _, b := range ss.brokers {
-		for _, pid := range b.PIDs() {
+		for _, pid := range brokerPIDs(b) {
 			mine[pid] = true
 		}
 	}

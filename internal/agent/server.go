@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/hopbench/hopbench/internal/broker"
 	"github.com/hopbench/hopbench/internal/environment"
 	"github.com/hopbench/hopbench/internal/topology"
 	agentv1 "github.com/hopbench/hopbench/schema/hopbench/agent/v1"
@@ -56,14 +57,9 @@ type session struct {
 	done    chan struct{}
 	mu      sync.Mutex
 	nodes   map[string]*topology.Process
-	brokers []stopper
+	brokers []*broker.Broker
 	next    int
 	closed  bool
-}
-
-type stopper interface {
-	Close() error
-	PIDs() []int
 }
 
 // Hold opens a session and keeps it until the coordinator ends the call;
