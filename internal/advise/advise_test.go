@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/hopbench/hopbench/internal/evolution"
-	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/results"
 	"github.com/hopbench/hopbench/internal/stats"
 	_ "github.com/hopbench/hopbench/internal/transport/all"
@@ -222,17 +221,17 @@ func TestAnSLAAtARateIsJudgedFromCapacitySearches(t *testing.T) {
 func searchRecord(rep int, probes map[float64]bool, generator float64) results.Record {
 	r := results.Record{Case: "grpc capacity", Repetition: rep, Stack: "grpc", Topology: "direct", Op: "echo", Model: "text", Count: 100,
 		Load: "capacity:p99<=10ms", Outcome: results.OutcomeOK}
-	c := &load.SearchResult{Percentile: 99, SLAUs: 10_000, Step: -1}
+	c := &results.SearchResult{Percentile: 99, SLAUs: 10_000, Step: -1}
 	for _, rate := range slices.Sorted(maps.Keys(probes)) {
-		st := load.Step{Value: rate, RPS: rate, Requests: int64(rate), Latency: stats.Summary{Count: int64(rate), P99Us: 50_000}, PercentileUs: 50_000, Probe: load.ProbeOverSLA}
+		st := results.Step{Value: rate, RPS: rate, Requests: int64(rate), Latency: stats.Summary{Count: int64(rate), P99Us: 50_000}, PercentileUs: 50_000, Probe: results.ProbeOverSLA}
 		if probes[rate] {
-			st.Latency.P99Us, st.PercentileUs, st.Probe = 1000, 1000, load.ProbeWithin
+			st.Latency.P99Us, st.PercentileUs, st.Probe = 1000, 1000, results.ProbeWithin
 			c.RPS, c.Step = rate, len(r.Steps)
 		}
 		r.Steps = append(r.Steps, st)
 	}
 	if generator > 0 {
-		r.Steps = append(r.Steps, load.Step{Value: generator, RPS: generator / 2, Requests: int64(generator / 2), Latency: stats.Summary{Count: 1, P99Us: 50_000}, PercentileUs: 50_000, Probe: load.ProbeGenerator})
+		r.Steps = append(r.Steps, results.Step{Value: generator, RPS: generator / 2, Requests: int64(generator / 2), Latency: stats.Summary{Count: 1, P99Us: 50_000}, PercentileUs: 50_000, Probe: results.ProbeGenerator})
 		c.LowerBound = true
 	}
 	r.Capacity, r.CapacityRPS = c, c.RPS

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/results"
 	"github.com/hopbench/hopbench/internal/stats"
 )
@@ -39,7 +38,7 @@ func pointsOf(r *results.Record, p float64) []point {
 	case r.Capacity != nil:
 		var out []point
 		for i, st := range r.Steps {
-			if st.Probe == load.ProbeGenerator {
+			if st.Probe == results.ProbeGenerator {
 				continue // the generator's limit, not the stack's
 			}
 			pt := stepPoint(st, p, st.Failed())
@@ -76,7 +75,7 @@ func pointsOf(r *results.Record, p float64) []point {
 
 // stepPoint reads a ramp step or capacity probe whose failed calls are
 // failed.
-func stepPoint(st load.Step, p float64, failed int64) point {
+func stepPoint(st results.Step, p float64, failed int64) point {
 	pt := point{rate: st.Value, latencyUs: -1}
 	pt.failed = float64(failed) > maxFailedShare*float64(max(st.Requests, 1)) || st.RPS < keptShare*st.Value
 	l := st.Latency

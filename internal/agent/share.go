@@ -7,6 +7,7 @@ import (
 	"github.com/hopbench/hopbench/internal/evolution"
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/network"
+	"github.com/hopbench/hopbench/internal/results"
 	"github.com/hopbench/hopbench/internal/stats"
 	"github.com/hopbench/hopbench/internal/transport"
 	"github.com/hopbench/hopbench/internal/wire"
@@ -159,7 +160,7 @@ func measuredOf(m *agentv1.LoadResult) (Measured, error) {
 		}
 	}
 	for _, s := range m.Series {
-		r.Series = append(r.Series, load.Second{T: int(s.T), Requests: s.Requests, Errors: s.Errors, P50Us: s.P50Us, P99Us: s.P99Us, Late: s.Late})
+		r.Series = append(r.Series, results.Second{T: int(s.T), Requests: s.Requests, Errors: s.Errors, P50Us: s.P50Us, P99Us: s.P99Us, Late: s.Late})
 	}
 	return Measured{Result: r, RequestBytes: int(m.RequestBodyBytes), RawRequestBytes: int(m.RequestBodyRawBytes), ReplyBytes: int(m.ResponseBodyBytes),
 		Wire: wire.Totals{Written: m.WireWritten, Read: m.WireRead}}, nil

@@ -3,7 +3,6 @@ package cli
 import (
 	"strings"
 
-	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/results"
 	"github.com/hopbench/hopbench/internal/stats"
 )
@@ -11,7 +10,7 @@ import (
 // PrintCapacity is what hopbench load prints for a capacity search that
 // found c through steps (the README's example is checked against it); an
 // open loop's uncorrected row is there, as in every capacity search.
-func PrintCapacity(c *load.SearchResult, steps []load.Step) (string, error) {
+func PrintCapacity(c *results.SearchResult, steps []results.Step) (string, error) {
 	o := &loadOutput{Stack: "rest", Target: "127.0.0.1:7171", Op: "echo", Model: "text", Count: 100,
 		Load: "capacity", Figures: results.Figures{Capacity: c, Uncorrected: &stats.Summary{}}, Steps: steps}
 	var b strings.Builder

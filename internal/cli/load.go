@@ -144,14 +144,14 @@ func runLoad(cmd *cobra.Command, a *app, f *loadFlags) error {
 		return err
 	}
 	out := loadOutput{Stack: f.target.Stack.String(), Target: f.target.Addr, Op: f.op, Model: f.target.Model, Count: f.target.Count,
-		Load: f.cfg.String(), Figures: results.FiguresOf(res, counter.Snapshot().Sub(before)), Network: emulated}
+		Load: f.cfg.String(), Figures: res.Figures(counter.Snapshot().Sub(before)), Network: emulated}
 	out.RequestBodyBytes = tgt.RequestBytes()
 	out.RequestBodyRawBytes = tgt.RawRequestBytes()
 	out.ResponseBodyBytes = tgt.ReplyBytes()
 	if res.Capacity != nil {
 		out.Steps = res.Steps
 	}
-	if out.NoFigures = results.CallsFailed(res); out.NoFigures != "" {
+	if out.NoFigures = res.CallsFailed(); out.NoFigures != "" {
 		out.Figures.Withhold()
 	}
 	if err := out.write(a.stdout, f.format); err != nil {
@@ -316,7 +316,7 @@ type loadOutput struct {
 	// (its calls failed); empty when it has them.
 	NoFigures string `json:"no_figures,omitempty"`
 	// Steps are a capacity search's probes: its curve.
-	Steps []load.Step `json:"steps,omitempty"`
+	Steps []results.Step `json:"steps,omitempty"`
 	// Network is the emulated network as measured before the load.
 	Network *network.Measured `json:"network,omitempty"`
 }

@@ -6,7 +6,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/hopbench/hopbench/internal/load"
+	"github.com/hopbench/hopbench/internal/results"
 )
 
 // progress reports how far a long run is: one line rewritten in place on a
@@ -73,7 +73,7 @@ func newLiveLine(w io.Writer, label string, duration time.Duration, requests int
 	return &liveLine{w: w, label: label, total: total, tty: isTerminal(w), lastLine: time.Now()}
 }
 
-func (l *liveLine) second(s load.Second) {
+func (l *liveLine) second(s results.Second) {
 	l.errors += s.Errors
 	elapsed := fmt.Sprintf("%ds", s.T+1)
 	if l.total > 0 {

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hopbench/hopbench/internal/load"
+	"github.com/hopbench/hopbench/internal/results"
 )
 
 func TestTimeLeftIsTheMeanRunTimesTheRunsToGo(t *testing.T) {
@@ -33,7 +33,7 @@ func TestALiveLineShowsATotalOnlyWhenItIsKnown(t *testing.T) {
 		var b strings.Builder
 		l := newLiveLine(&b, "x", 2*time.Second, requests)
 		l.lastLine = time.Time{} // not a terminal: a line every 5 s
-		l.second(load.Second{T: 10, Requests: 5})
+		l.second(results.Second{T: 10, Requests: 5})
 		if !strings.HasPrefix(b.String(), want) {
 			t.Errorf("%d requests: %q, want it to start %q", requests, b.String(), want)
 		}

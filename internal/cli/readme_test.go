@@ -199,17 +199,17 @@ func TestTheREADMEsCompareExampleIsWhatComparePrints(t *testing.T) {
 // printer as they were measured, and what it prints must read as shown.
 func TestTheREADMEsCapacityExampleIsWhatLoadPrints(t *testing.T) {
 	_, lines := example(t, "$ hopbench load --stack rest --target 127.0.0.1:7171 --capacity")
-	probe := func(rate, achieved float64, p99us, lateCalls int64, verdict string) load.Step {
-		return load.Step{Value: rate, RPS: achieved, PercentileUs: p99us, Errors: lateCalls,
+	probe := func(rate, achieved float64, p99us, lateCalls int64, verdict string) results.Step {
+		return results.Step{Value: rate, RPS: achieved, PercentileUs: p99us, Errors: lateCalls,
 			ErrorsByClass: map[string]int64{load.ClassOverSLA.String(): lateCalls}, Probe: verdict}
 	}
-	steps := []load.Step{
-		probe(1000, 1000, 2261, 0, load.ProbeWithin), probe(2000, 2000, 1965, 0, load.ProbeWithin),
-		probe(4000, 4000, 1546, 0, load.ProbeWithin), probe(8000, 7994, 20700, 393, load.ProbeOverSLA),
-		probe(5657, 5654, 2131, 0, load.ProbeWithin), probe(6727, 6727, 13200, 178, load.ProbeOverSLA),
-		probe(6169, 6168, 1856, 0, load.ProbeWithin), probe(6442, 6442, 3607, 30, load.ProbeWithin),
+	steps := []results.Step{
+		probe(1000, 1000, 2261, 0, results.ProbeWithin), probe(2000, 2000, 1965, 0, results.ProbeWithin),
+		probe(4000, 4000, 1546, 0, results.ProbeWithin), probe(8000, 7994, 20700, 393, results.ProbeOverSLA),
+		probe(5657, 5654, 2131, 0, results.ProbeWithin), probe(6727, 6727, 13200, 178, results.ProbeOverSLA),
+		probe(6169, 6168, 1856, 0, results.ProbeWithin), probe(6442, 6442, 3607, 30, results.ProbeWithin),
 	}
-	c := &load.SearchResult{Percentile: 99, SLAUs: (10 * time.Millisecond).Microseconds(), MaxErrors: 0.001,
+	c := &results.SearchResult{Percentile: 99, SLAUs: (10 * time.Millisecond).Microseconds(), MaxErrors: 0.001,
 		RPS: 6442, Above: 6727, Step: 7, Ended: "bracketed: 6442 req/s met the SLA, 6727 did not"}
 	out, err := cli.PrintCapacity(c, steps)
 	if err != nil {

@@ -19,7 +19,6 @@ import (
 	"github.com/hopbench/hopbench/internal/codecbench"
 	"github.com/hopbench/hopbench/internal/experiment"
 	"github.com/hopbench/hopbench/internal/lease"
-	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/report"
 	"github.com/hopbench/hopbench/internal/results"
 	"github.com/hopbench/hopbench/presets"
@@ -277,7 +276,7 @@ func timeLeft(done, total int, spent time.Duration) string {
 
 // runReporter shows each run as it starts, a live line while it measures,
 // and its outcome when it ends.
-func runReporter(a *app) (func(int, int, experiment.Run), func(experiment.Run, load.Second), func(*results.Record)) {
+func runReporter(a *app) (func(int, int, experiment.Run), func(experiment.Run, results.Second), func(*results.Record)) {
 	var live *liveLine
 	var began time.Time
 	onRun := func(i, n int, r experiment.Run) {
@@ -289,7 +288,7 @@ func runReporter(a *app) (func(int, int, experiment.Run), func(experiment.Run, l
 			fmt.Fprintln(a.stderr, live.label)
 		}
 	}
-	onSecond := func(_ experiment.Run, s load.Second) { live.second(s) }
+	onSecond := func(_ experiment.Run, s results.Second) { live.second(s) }
 	onRecord := func(rec *results.Record) {
 		live.done()
 		line := fmt.Sprintf("%s: %.0f req/s, p50 %s, p99 %s, %d errors", rec.Outcome, rec.RPS, us(rec.P50Us), us(rec.P99Us), rec.Errors)

@@ -14,7 +14,6 @@ import (
 
 	"github.com/hopbench/hopbench/internal/broker"
 	"github.com/hopbench/hopbench/internal/broker/brokertest"
-	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/results"
 )
 
@@ -127,7 +126,7 @@ repetitions: 2
 	killed := map[int]bool{}
 	var mu sync.Mutex
 	// The first second is reported once final, about 3s into the run.
-	x.OnSecond = func(r Run, s load.Second) {
+	x.OnSecond = func(r Run, s results.Second) {
 		mu.Lock()
 		defer mu.Unlock()
 		if r.Repetition != 0 || killed[r.Index] {
@@ -224,7 +223,7 @@ timeout: 2s
 		t.Fatal(err)
 	}
 	var once sync.Once
-	x.OnSecond = func(Run, load.Second) { once.Do(disrupt) }
+	x.OnSecond = func(Run, results.Second) { once.Do(disrupt) }
 	recs, err := x.Run(context.Background(), spec)
 	if err != nil {
 		t.Fatal(err)

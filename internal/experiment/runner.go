@@ -56,7 +56,7 @@ type Runner struct {
 	// OnRun is called as each run starts; OnSecond as each measured second
 	// completes; OnRecord as each record is written.
 	OnRun    func(i, n int, r Run)
-	OnSecond func(r Run, s load.Second)
+	OnSecond func(r Run, s results.Second)
 	OnRecord func(rec *results.Record)
 	// Brokers says where the brokers of broker stacks keep their data and
 	// how NATS is run (Bin defaults to the Runner's); BrokerAddrs overrides
@@ -513,7 +513,7 @@ func (m *measurement) drive(runCtx context.Context) (*load.Result, error) {
 	}
 	cfg.AtStart = m.windowOpens
 	if m.OnSecond != nil {
-		cfg.Progress = func(s load.Second) { m.OnSecond(m.r, s) }
+		cfg.Progress = func(s results.Second) { m.OnSecond(m.r, s) }
 	}
 	unpin, err := m.pin.pinGenerator()
 	if err != nil {
@@ -632,7 +632,7 @@ func (e *execution) runTLS(r Run, brk *broker.Broker, top topology.Topology, rec
 
 // recordLoad writes what the generator measured into rec.
 func recordLoad(rec *results.Record, res *load.Result, request, rawRequest, reply int, clientWire wire.Totals) {
-	rec.Figures = results.FiguresOf(res, clientWire)
+	rec.Figures = res.Figures(clientWire)
 	rec.RequestBodyBytes, rec.RequestBodyRawBytes, rec.ResponseBodyBytes = request, rawRequest, reply
 	rec.Series, rec.Steps = res.Series, res.Steps
 	rec.Histogram, _ = stats.Encode(res.Latency)
@@ -678,7 +678,7 @@ func outcome(ctx, runCtx context.Context, brk *broker.Broker, nodes *nodeSet, re
 	case res.Capacity != nil:
 		return capacityOutcome(res)
 	}
-	if why := results.CallsFailed(res); why != "" {
+	if why := res.CallsFailed(); why != "" {
 		rec.Figures.Withhold()
 		rec.Histogram, rec.UncorrectedHistogram, rec.Series, rec.Steps = "", "", nil, nil
 		return results.OutcomeCallsFailed, why

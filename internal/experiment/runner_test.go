@@ -64,7 +64,7 @@ warmup: 0s
 	marker := fmt.Sprintf("HOPBENCH_TEST_MARKER=%d", os.Getpid())
 	var once sync.Once
 	x := &Runner{Bin: hopbenchBin(t), Dir: t.TempDir(), Env: []string{marker}}
-	x.OnSecond = func(r Run, s load.Second) {
+	x.OnSecond = func(r Run, s results.Second) {
 		if r.Index == 0 {
 			once.Do(func() {
 				for _, pid := range withMarker(marker) {
@@ -139,9 +139,9 @@ func TestARunWhoseCallsFailedLosesItsFigures(t *testing.T) {
 	h := stats.NewHistogram()
 	stats.Record(h, time.Microsecond)
 	res := &load.Result{Requests: 4307775, Errors: 4307000, ErrorsByClass: map[string]int64{"refused": 4307000}, Elapsed: 3 * time.Second, Latency: h}
-	rec := &results.Record{Figures: results.FiguresOf(res, wire.Totals{})}
+	rec := &results.Record{Figures: res.Figures(wire.Totals{})}
 	rec.Histogram, _ = stats.Encode(h)
-	rec.Series = []load.Second{{T: 0, Requests: 1, P50Us: 1}}
+	rec.Series = []results.Second{{T: 0, Requests: 1, P50Us: 1}}
 	ctx := context.Background()
 	outcome, reason := outcome(ctx, ctx, nil, nil, rec, res)
 	if outcome != results.OutcomeCallsFailed || !strings.Contains(reason, "4307000 of 4307775 calls failed (refused 4307000)") {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/hopbench/hopbench/internal/results"
 	"github.com/hopbench/hopbench/internal/stats"
 )
 
@@ -30,9 +31,9 @@ type Search struct {
 // Search defaults and bounds.
 const (
 	DefaultBudget  = 40 * time.Second
-	minProbeRate   = 1.0  // below this the search gives up
-	keptShare      = 0.97 // achieved ÷ intended a probe must reach
-	saturatedShare = 0.9  // of this process's cores: the generator is saturated
+	minProbeRate   = results.MinProbeRate // below this the search gives up
+	keptShare      = 0.97                 // achieved ÷ intended a probe must reach
+	saturatedShare = 0.9                  // of this process's cores: the generator is saturated
 	minAutoWorkers = 8
 	maxAutoWorkers = 4096
 )
@@ -95,74 +96,13 @@ func (s Search) knobs(budget time.Duration, poisson bool) string {
 	return out
 }
 
-// SearchResult is what a capacity search found.
-type SearchResult struct {
-	// RPS is the highest rate probed that met the SLA: capacity_rps. Zero
-	// when no rate down to 1 req/s met it.
-	RPS float64 `json:"rps"`
-	// Above is the lowest rate probed that the service failed (zero when it
-	// failed none): the capacity lies between RPS and Above.
-	Above float64 `json:"above,omitempty"`
-	// LowerBound is true when the search stopped before the service failed
-	// a rate (the generator could not keep up, the time budget or max_rate
-	// ran out): the service carries at least RPS.
-	LowerBound bool `json:"lower_bound,omitempty"`
-	// CutShort is true when the search stopped (its budget, the generator,
-	// an interruption) with RPS and Above further apart than its
-	// resolution: the capacity lies somewhere between them.
-	CutShort bool `json:"cut_short,omitempty"`
-	// Ended says why the search stopped.
-	Ended      string  `json:"ended"`
-	Percentile float64 `json:"percentile"`
-	SLAUs      int64   `json:"sla_us"`
-	MaxErrors  float64 `json:"max_errors"`
-	// Step is the index in Result.Steps of the probe at RPS (-1 for none).
-	Step int `json:"step"`
-}
-
-// String reads the capacity as tables show it: "12800", "≥ 12800" for a
-// lower bound, "< 125" when no rate met the SLA down to 125 req/s before
-// the search stopped, "none" when none did down to 1 req/s.
-func (c *SearchResult) String() string {
-	switch {
-	case c == nil:
-		return ""
-	case c.RPS == 0 && c.LowerBound:
-		return "unknown"
-	case c.RPS == 0 && c.Above >= 2*minProbeRate:
-		return fmt.Sprintf("< %.0f", c.Above)
-	case c.RPS == 0:
-		return "none"
-	case c.CutShort && c.Above > 0:
-		return fmt.Sprintf("%.0f–%.0f", c.RPS, c.Above)
-	case c.LowerBound:
-		return fmt.Sprintf("≥ %.0f", c.RPS)
-	}
-	return fmt.Sprintf("%.0f", c.RPS)
-}
-
-// Describe reads the capacity with its SLA and why the search ended:
-// "12800 req/s at p99 ≤ 10ms (bracketed: ...)".
-func (c *SearchResult) Describe() string {
-	return fmt.Sprintf("%s req/s at p%s ≤ %s (%s)", c, strconv.FormatFloat(c.Percentile, 'f', -1, 64), time.Duration(c.SLAUs)*time.Microsecond, c.Ended)
-}
-
-// Probe verdicts, kept in Step.Probe.
-const (
-	ProbeWithin    = "within"    // met the SLA, errors under the bound, rate kept
-	ProbeOverSLA   = "over_sla"  // the percentile was over the SLA
-	ProbeErrors    = "errors"    // more calls failed than the bound allows
-	ProbeShort     = "short"     // the service fell behind the rate
-	ProbeGenerator = "generator" // the generator could not keep the rate; the service was within its SLA
-)
-
 // capacitySearch runs the search cfg describes (Kind Capacity, validated).
 // Requests, errors and CPU in the result count every probe; latency and
 // the rates RPS and GoodRPS report are the probe at the capacity's.
 func capacitySearch(ctx context.Context, cfg Config, newCall func() Call) (*Result, error) {
 	s := &searcher{cfg: cfg, newCall: newCall, deadline: time.Now().Add(cfg.Duration)}
 	s.res = &Result{ErrorsByClass: map[string]int64{}, Latency: stats.NewHistogram(), Uncorrected: stats.NewHistogram(),
-		Capacity: &SearchResult{Percentile: cfg.Search.Percentile, SLAUs: cfg.SLA.Microseconds(), MaxErrors: cfg.Search.MaxErrors, Step: -1}}
+		Capacity: &results.SearchResult{Percentile: cfg.Search.Percentile, SLAUs: cfg.SLA.Microseconds(), MaxErrors: cfg.Search.MaxErrors, Step: -1}}
 	s.run(ctx)
 	return s.res, nil
 }
@@ -199,11 +139,11 @@ func (s *searcher) run(ctx context.Context) {
 		}
 		s.res.Steps = append(s.res.Steps, st)
 		switch st.Probe {
-		case ProbeWithin:
+		case results.ProbeWithin:
 			s.good = rate
 			c.RPS, c.Step = rate, len(s.res.Steps)-1
 			s.res.Latency, s.res.Uncorrected = hist, raw
-		case ProbeGenerator:
+		case results.ProbeGenerator:
 			s.stop(fmt.Sprintf("the generator could not keep %.0f req/s (achieved %.0f) while the service was within its SLA", rate, st.RPS))
 			return
 		default:
@@ -260,7 +200,7 @@ func (s *searcher) probeCost(first bool) time.Duration {
 // settle is the idle pause before a probe, so the work a failed one left
 // queued (in a broker, a server's backlog) does not land on the next.
 func (s *searcher) settle() time.Duration {
-	if len(s.res.Steps) > 0 && s.res.Steps[len(s.res.Steps)-1].Probe != ProbeWithin {
+	if len(s.res.Steps) > 0 && s.res.Steps[len(s.res.Steps)-1].Probe != results.ProbeWithin {
 		return time.Second
 	}
 	return 250 * time.Millisecond
@@ -272,9 +212,9 @@ func (s *searcher) settle() time.Duration {
 func (s *searcher) drain() time.Duration { return max(4*s.cfg.SLA, 500*time.Millisecond) }
 
 // probe runs one open-loop rate for a step and judges it.
-func (s *searcher) probe(ctx context.Context, rate float64, first bool) (Step, *hdrhistogram.Histogram, *hdrhistogram.Histogram, error) {
+func (s *searcher) probe(ctx context.Context, rate float64, first bool) (results.Step, *hdrhistogram.Histogram, *hdrhistogram.Histogram, error) {
 	if !first && !sleepUntil(ctx, time.Now().Add(s.settle())) {
-		return Step{}, nil, nil, nil
+		return results.Step{}, nil, nil, nil
 	}
 	sc := s.cfg.Search
 	pc := Config{Kind: Rate, Rate: rate, Poisson: s.cfg.Poisson, Workers: s.workers(rate), Duration: sc.Step,
@@ -284,17 +224,17 @@ func (s *searcher) probe(ctx context.Context, rate float64, first bool) (Step, *
 	}
 	if p := s.cfg.Progress; p != nil {
 		off := s.seconds
-		pc.Progress = func(sec Second) { sec.T += off; p(sec) }
+		pc.Progress = func(sec results.Second) { sec.T += off; p(sec) }
 	}
 	pctx, cancel := context.WithTimeout(ctx, pc.Warmup+sc.Step+s.drain())
 	defer cancel()
 	due := scheduled(pc)
 	r, err := Run(pctx, pc, s.newCall)
 	if err != nil {
-		return Step{}, nil, nil, err
+		return results.Step{}, nil, nil, err
 	}
 	s.add(r)
-	st := Step{Value: rate, Requests: r.Requests, Errors: r.Errors, ErrorsByClass: r.ErrorsByClass,
+	st := results.Step{Value: rate, Requests: r.Requests, Errors: r.Errors, ErrorsByClass: r.ErrorsByClass,
 		RPS: float64(r.SentOnTime) / sc.Step.Seconds(), GoodRPS: float64(r.Good) / sc.Step.Seconds(),
 		Unanswered: max(0, r.Sent-r.Requests), Latency: stats.Summarize(r.Latency)}
 	kept := float64(r.SentOnTime) >= keptShare*float64(due)
@@ -333,20 +273,20 @@ func quantileOfSent(answered, unanswered int64, p float64) (q float64, lost bool
 // due; lost whether calls unanswered by the drain deadline reach into the
 // percentile (they count as later than any answered one); rawUs is the
 // percentile from the actual send time.
-func (s *searcher) judge(st Step, kept, lost bool, rawUs int64) string {
+func (s *searcher) judge(st results.Step, kept, lost bool, rawUs int64) string {
 	sc, slaUs := s.cfg.Search, s.cfg.SLA.Microseconds()
 	within := st.PercentileUs <= slaUs && !lost
 	switch {
 	case st.Requests > 0 && float64(st.Failed()) > sc.MaxErrors*float64(st.Requests):
-		return ProbeErrors
+		return results.ProbeErrors
 	case within && kept:
-		return ProbeWithin
+		return results.ProbeWithin
 	case (!kept || st.ClientCPUCores >= saturatedShare*float64(stats.UsableCPUs())) && st.Requests > 0 && rawUs <= slaUs && !lost:
-		return ProbeGenerator
+		return results.ProbeGenerator
 	case !within:
-		return ProbeOverSLA
+		return results.ProbeOverSLA
 	}
-	return ProbeShort
+	return results.ProbeShort
 }
 
 // workers is a probe's pool: the configured size, or enough that calls at

@@ -3,6 +3,8 @@ package load
 import (
 	"testing"
 	"time"
+
+	"github.com/hopbench/hopbench/internal/results"
 )
 
 func TestUnansweredCallsCountAsTheLatest(t *testing.T) {
@@ -36,7 +38,7 @@ func TestPoissonProbesAreHeldToTheArrivalsDrawn(t *testing.T) {
 }
 
 func TestASearchCutShortReadsAsARange(t *testing.T) {
-	s := &searcher{cfg: Config{Search: Search{Resolution: 0.05}}, res: &Result{Capacity: &SearchResult{RPS: 16000, Above: 19027}}, good: 16000, bad: 19027}
+	s := &searcher{cfg: Config{Search: Search{Resolution: 0.05}}, res: &Result{Capacity: &results.SearchResult{RPS: 16000, Above: 19027}}, good: 16000, bad: 19027}
 	s.stop("the time budget (15s) ran out")
 	if c := s.res.Capacity; !c.CutShort || c.LowerBound || c.String() != "16000–19027" {
 		t.Errorf("cut short %v, lower bound %v, reads %q", c.CutShort, c.LowerBound, c)

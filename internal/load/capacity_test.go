@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hopbench/hopbench/internal/load"
+	"github.com/hopbench/hopbench/internal/results"
 )
 
 // queue is a server that serves one call at a time, each taking service:
@@ -69,13 +70,13 @@ func TestCapacitySearchFindsTheKnee(t *testing.T) {
 			t.Errorf("ended %q with above %v: want the knee bracketed", c.Ended, c.Above)
 		}
 		at := r.Steps[c.Step]
-		if at.Probe != load.ProbeWithin || at.Value != c.RPS || r.RPS() != at.RPS {
+		if at.Probe != results.ProbeWithin || at.Value != c.RPS || r.RPS() != at.RPS {
 			t.Errorf("the step at the capacity is %+v; the result's rate %v", at, r.RPS())
 		}
 		var total int64
 		for _, st := range r.Steps {
 			total += st.Requests
-			if st.Probe == load.ProbeGenerator {
+			if st.Probe == results.ProbeGenerator {
 				t.Errorf("probe at %v blamed on the generator, which had workers to spare", st.Value)
 			}
 		}
@@ -94,8 +95,8 @@ func TestCapacityAboveWhatTheGeneratorSendsIsALowerBound(t *testing.T) {
 		if c.RPS != 100 || !c.LowerBound || !strings.Contains(c.Ended, "generator could not keep") {
 			t.Fatalf("capacity %s (lower bound %v), ended %q: want ≥ 100, a lower bound blamed on the generator", c, c.LowerBound, c.Ended)
 		}
-		if got := r.Steps[len(r.Steps)-1].Probe; got != load.ProbeGenerator {
-			t.Errorf("last probe %q, want %q", got, load.ProbeGenerator)
+		if got := r.Steps[len(r.Steps)-1].Probe; got != results.ProbeGenerator {
+			t.Errorf("last probe %q, want %q", got, results.ProbeGenerator)
 		}
 		if !strings.HasPrefix(c.String(), "≥") {
 			t.Errorf("shown as %q: a lower bound must say so", c)
@@ -170,7 +171,7 @@ func TestWarmUpCallsSentLateAreNotUnanswered(t *testing.T) {
 		r := search(t, load.Config{SLA: 200 * time.Millisecond, Warmup: warmup, Workers: 10,
 			Search: load.Search{Step: time.Second, Start: 1000, MaxRate: 1000}}, stalling)
 		st := r.Steps[0]
-		if st.Unanswered != 0 || st.Probe != load.ProbeWithin || r.Capacity.RPS != 1000 {
+		if st.Unanswered != 0 || st.Probe != results.ProbeWithin || r.Capacity.RPS != 1000 {
 			t.Errorf("first probe: %d unanswered, %s; capacity %s: want every call of the window answered and 1000 req/s within the SLA", st.Unanswered, st.Probe, r.Capacity)
 		}
 		if st.Requests != 1000 {

@@ -8,8 +8,7 @@ import (
 	"time"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
-
-	"github.com/hopbench/hopbench/internal/stats"
+	"github.com/hopbench/hopbench/internal/results"
 )
 
 // Call makes one request and reads its reply; a nil error is a good reply.
@@ -63,7 +62,7 @@ type Config struct {
 	// Seed draws Poisson gaps.
 	Seed uint64
 	// Progress, if set, receives each measured second as it completes.
-	Progress func(Second)
+	Progress func(results.Second)
 	// AtStart, if set, is called when the measured window opens (after
 	// the warm-up): the moment to snapshot counters kept outside the
 	// engine, such as wire bytes.
@@ -176,7 +175,7 @@ type Result struct {
 	Latency *hdrhistogram.Histogram
 	// Uncorrected is from the actual send time; open loops only.
 	Uncorrected *hdrhistogram.Histogram
-	Series      []Second
+	Series      []results.Second
 	// NotSent counts open-loop requests due in the measured window that
 	// were never sent: the generator fell so far behind that they were
 	// still waiting when the window's drain ended.
@@ -186,9 +185,9 @@ type Result struct {
 	// due in the warm-up count in neither, even when sent after the window
 	// opened, as they count in no other figure of it.
 	Sent, SentOnTime int64
-	Steps            []Step // ramps, and a capacity search's probes
+	Steps            []results.Step // ramps, and a capacity search's probes
 	// Capacity is what a capacity search found; nil for other loads.
-	Capacity *SearchResult
+	Capacity *results.SearchResult
 	// ClientCPU is this process's CPU time over the measured window.
 	ClientCPU time.Duration
 }
@@ -229,9 +228,9 @@ func (r *Result) GoodRPS() float64 {
 
 // capacityStep is a capacity search's probe at its capacity; a zero step
 // when no rate met the SLA.
-func (r *Result) capacityStep() Step {
+func (r *Result) capacityStep() results.Step {
 	if r.Capacity.Step < 0 {
-		return Step{}
+		return results.Step{}
 	}
 	return r.Steps[r.Capacity.Step]
 }
@@ -243,48 +242,6 @@ func (r *Result) ClientCPUPerRequest() float64 {
 	}
 	return float64(r.ClientCPU.Microseconds()) / float64(r.Requests)
 }
-
-// Second is one second of the measured window, by completion time.
-type Second struct {
-	T        int   `json:"t"` // seconds since the window began
-	Requests int64 `json:"requests"`
-	Errors   int64 `json:"errors"`
-	P50Us    int64 `json:"p50_us"`
-	P99Us    int64 `json:"p99_us"`
-	// Late counts requests that reported after the second was closed
-	// (a call blocked for seconds); they are in the counts, not the
-	// percentiles.
-	Late int64 `json:"late,omitempty"`
-}
-
-// Step is one step of a ramp, or one probe of a capacity search.
-type Step struct {
-	Value    float64 `json:"value"` // clients or rate in force (intended)
-	Requests int64   `json:"requests"`
-	Errors   int64   `json:"errors"`
-	// RPS is a ramp step's replies per second (failed calls not counted).
-	RPS float64 `json:"rps"`
-	// GoodRPS is the step's replies within the SLA per second.
-	GoodRPS float64 `json:"good_rps"`
-	// WithinSLA is the share of requests that succeeded within the SLA.
-	WithinSLA float64       `json:"within_sla"`
-	Latency   stats.Summary `json:"latency"`
-	// A capacity probe's RPS is the rate achieved: calls sent within its
-	// window, per second. Unanswered counts calls sent that had no reply
-	// by the probe's drain deadline. Then its errors by class, latency
-	// from the actual send time, latency at the search's percentile,
-	// generator's CPU (cores) and verdict (Probe*).
-	Unanswered     int64            `json:"unanswered,omitempty"`
-	ErrorsByClass  map[string]int64 `json:"errors_by_class,omitempty"`
-	Uncorrected    *stats.Summary   `json:"uncorrected,omitempty"`
-	PercentileUs   int64            `json:"percentile_us,omitempty"`
-	ClientCPUCores float64          `json:"client_cpu_cores,omitempty"`
-	Probe          string           `json:"probe,omitempty"`
-}
-
-// Failed counts the step's calls that got no good reply: every error but
-// a reply later than the SLA.
-func (s Step) Failed() int64 { return s.Errors - s.ErrorsByClass[ClassOverSLA.String()] }
 
 // String names the load compactly, as results and tables show it:
 // closed:32, rate:1000, rate:1000/poisson, ramp:clients:10-200+10/30s.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/hopbench/hopbench/internal/results"
 	"github.com/hopbench/hopbench/internal/stats"
 )
 
@@ -104,16 +105,16 @@ type collector struct {
 	open     bool
 	total    *bucket
 	seconds  map[int]*bucket
-	series   []Second
+	series   []results.Second
 	closedTo int // seconds below this are closed
 	steps    map[int]*bucket
 	stepOf   func(sec int) int
-	progress func(Second)
+	progress func(results.Second)
 }
 
 const closeLag = 2
 
-func newCollector(open bool, stepOf func(int) int, progress func(Second)) *collector {
+func newCollector(open bool, stepOf func(int) int, progress func(results.Second)) *collector {
 	total := &bucket{hist: stats.NewHistogram(), raw: stats.NewHistogram()}
 	return &collector{open: open, total: total, seconds: map[int]*bucket{}, steps: map[int]*bucket{}, stepOf: stepOf, progress: progress}
 }
@@ -167,7 +168,7 @@ func (c *collector) closeBefore(sec int) {
 	for s := c.closedTo; s < sec && len(c.seconds) > 0; s++ {
 		b := c.seconds[s]
 		delete(c.seconds, s)
-		pt := Second{T: s}
+		pt := results.Second{T: s}
 		if b != nil {
 			pt.Requests, pt.Errors = b.requests, b.errors()
 			pt.P50Us, pt.P99Us = b.hist.ValueAtQuantile(50), b.hist.ValueAtQuantile(99)

@@ -1,12 +1,16 @@
 package load
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/hopbench/hopbench/internal/results"
+)
 
 // However long a run, the collector holds only the last few seconds'
 // histograms: memory does not grow with the run's length.
 func TestTheCollectorHoldsAFewSecondsWhateverTheLength(t *testing.T) {
 	var closed int
-	c := newCollector(false, nil, func(Second) { closed++ })
+	c := newCollector(false, nil, func(results.Second) { closed++ })
 	const seconds, workers = 1000, 8
 	held := 0
 	for sec := range seconds {

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hopbench/hopbench/internal/results"
 	"github.com/hopbench/hopbench/internal/stats"
 	"github.com/hopbench/hopbench/internal/transport"
 )
@@ -320,7 +321,7 @@ func (e *engine) result(c *collector, cpu time.Duration) *Result {
 		if b == nil {
 			continue
 		}
-		st := Step{Value: e.cfg.Steps.value(i), Requests: b.requests, Errors: b.errors(), Latency: stats.Summarize(b.hist)}
+		st := results.Step{Value: e.cfg.Steps.value(i), Requests: b.requests, Errors: b.errors(), Latency: stats.Summarize(b.hist)}
 		st.RPS = float64(b.requests-b.failed()) / e.cfg.Steps.Every.Seconds()
 		st.GoodRPS = float64(b.withinSLA) / e.cfg.Steps.Every.Seconds()
 		if b.requests > 0 {

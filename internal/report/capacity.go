@@ -9,12 +9,11 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/hopbench/hopbench/internal/results"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
-
-	"github.com/hopbench/hopbench/internal/load"
 )
 
 // capacity draws, for each scenario searched, every stack's latency
@@ -79,7 +78,7 @@ func curveChart(title string, cases []*measured) (*chart, error) {
 	maxX := 0.0
 	for _, c := range cases {
 		probes := slices.Clone(c.Steps)
-		slices.SortFunc(probes, func(x, y load.Step) int { return cmp.Compare(x.Value, y.Value) })
+		slices.SortFunc(probes, func(x, y results.Step) int { return cmp.Compare(x.Value, y.Value) })
 		p50, pq := line{Name: c.Stack}, line{Name: c.Stack}
 		for _, st := range probes {
 			if st.Latency.Count == 0 {

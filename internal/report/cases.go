@@ -6,7 +6,6 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/results"
 	"github.com/hopbench/hopbench/internal/stats"
 )
@@ -28,11 +27,11 @@ type measured struct {
 	NodeBootMs          []float64
 	Brokers             []brokerFigures
 
-	Series []load.Second // the first completed repetition's
-	Steps  []load.Step   // the first completed repetition's (ramps, capacity probes)
+	Series []results.Second // the first completed repetition's
+	Steps  []results.Step   // the first completed repetition's (ramps, capacity probes)
 	// Search is the first completed repetition's capacity search, if the
 	// case is one: its Steps are that search's probes.
-	Search *load.SearchResult
+	Search *results.SearchResult
 	Floor  float64 // the machine's HTTP round trip, µs; 0 when not calibrated
 }
 

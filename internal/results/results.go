@@ -6,18 +6,15 @@ package results
 
 import (
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/hopbench/hopbench/internal/environment"
 	"github.com/hopbench/hopbench/internal/evolution"
-	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/network"
 	"github.com/hopbench/hopbench/internal/nodeapi"
 	"github.com/hopbench/hopbench/internal/stats"
-	"github.com/hopbench/hopbench/internal/wire"
 )
 
 // FormatVersion is the record format written; bump it on any change a
@@ -111,10 +108,10 @@ type Record struct {
 	Ended            time.Time         `json:"ended"`
 	// Histogram and UncorrectedHistogram are HdrHistogram V2 compressed,
 	// base64 (stats.Decode reads them); latency in microseconds.
-	Histogram            string        `json:"histogram,omitempty"`
-	UncorrectedHistogram string        `json:"uncorrected_histogram,omitempty"`
-	Series               []load.Second `json:"series,omitempty"`
-	Steps                []load.Step   `json:"steps,omitempty"`
+	Histogram            string   `json:"histogram,omitempty"`
+	UncorrectedHistogram string   `json:"uncorrected_histogram,omitempty"`
+	Series               []Second `json:"series,omitempty"`
+	Steps                []Step   `json:"steps,omitempty"`
 }
 
 // Figures are what the load generator measured at the client.
@@ -163,64 +160,14 @@ type Figures struct {
 	// For such a run rps, good_rps and the latency percentiles are those
 	// of the probe at that rate; requests, errors and per-request figures
 	// count every probe.
-	CapacityRPS float64            `json:"capacity_rps,omitempty"`
-	Capacity    *load.SearchResult `json:"capacity,omitempty"`
+	CapacityRPS float64       `json:"capacity_rps,omitempty"`
+	Capacity    *SearchResult `json:"capacity,omitempty"`
 }
 
 // WirePerRequest is bytes per request sent and received at the client.
 type WirePerRequest struct {
 	Sent     float64 `json:"sent"`
 	Received float64 `json:"received"`
-}
-
-// FiguresOf reads a load's result. wire is the client's traffic over the
-// measured window (zero when not counted).
-func FiguresOf(r *load.Result, w wire.Totals) Figures {
-	s := stats.Summarize(r.Latency)
-	f := Figures{
-		Requests: r.Requests, Errors: r.Errors, ErrorsByClass: r.ErrorsByClass, RPS: r.RPS(), ErrorRPS: r.ErrorRPS(), GoodRPS: r.GoodRPS(), ElapsedS: r.Elapsed.Seconds(), NotSent: r.NotSent,
-		MeanUs: s.MeanUs, P50Us: s.P50Us, P90Us: s.P90Us, P99Us: s.P99Us, P999Us: s.P999Us, MaxUs: s.MaxUs,
-		ClientCPUUsPerReq: r.ClientCPUPerRequest(),
-	}
-	if r.Uncorrected != nil {
-		u := stats.Summarize(r.Uncorrected)
-		f.Uncorrected = &u
-	}
-	if r.Capacity != nil {
-		f.CapacityRPS, f.Capacity = r.Capacity.RPS, r.Capacity
-	}
-	if r.Requests > 0 && (w.Written > 0 || w.Read > 0) {
-		f.Wire = &WirePerRequest{Sent: float64(w.Written) / float64(r.Requests), Received: float64(w.Read) / float64(r.Requests)}
-	}
-	return f
-}
-
-// CallsFailed says why a load's figures stand for nothing, or "" when
-// they stand: no call ended in its window, or more than half of its calls
-// got no reply (refused, timed out, unreadable, an error). A capacity
-// search is judged by its own probes instead.
-func CallsFailed(r *load.Result) string {
-	if r.Capacity != nil {
-		return ""
-	}
-	failed := r.Failed()
-	switch {
-	case r.Requests == 0:
-		return "no call ended in the measured window"
-	case 2*failed > r.Requests:
-		return fmt.Sprintf("%d of %d calls failed (%s): no latency or throughput figure stands for the service", failed, r.Requests, classesOf(r.ErrorsByClass))
-	}
-	return ""
-}
-
-func classesOf(m map[string]int64) string {
-	var parts []string
-	for _, c := range load.ClassNames() {
-		if m[c] > 0 && c != load.ClassOverSLA.String() {
-			parts = append(parts, fmt.Sprintf("%s %d", c, m[c]))
-		}
-	}
-	return strings.Join(parts, ", ")
 }
 
 // Withhold drops every latency, throughput and per-request figure, which

@@ -2,7 +2,6 @@ package results
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,18 +9,21 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/stats"
-	"github.com/hopbench/hopbench/internal/wire"
 )
 
 func record(cas string, rep int, rps float64, p50 time.Duration, outcome string) *Record {
 	h := stats.NewHistogram()
 	stats.Record(h, p50)
-	r := &load.Result{Requests: 100, Elapsed: time.Duration(100 / rps * float64(time.Second)), Latency: h, ErrorsByClass: map[string]int64{}}
 	enc, _ := stats.Encode(h)
+	s := stats.Summarize(h)
+	f := Figures{Requests: 100, RPS: rps, GoodRPS: rps, MeanUs: s.MeanUs, P50Us: s.P50Us, P90Us: s.P90Us, P99Us: s.P99Us, P999Us: s.P999Us, MaxUs: s.MaxUs,
+		Wire: &WirePerRequest{Sent: 10, Received: 20}}
+	if rps > 0 {
+		f.ElapsedS = 100 / rps
+	}
 	return &Record{Experiment: "t", Case: cas, Repetition: rep, Stack: "rest", Topology: "direct", Op: "echo", Model: "text", Count: 10,
-		Load: "closed:1", Outcome: outcome, Figures: FiguresOf(r, wire.Totals{Written: 1000, Read: 2000}), Histogram: enc}
+		Load: "closed:1", Outcome: outcome, Figures: f, Histogram: enc}
 }
 
 func TestRecordsReadBackRebuildTheSameSummary(t *testing.T) {
@@ -102,7 +104,7 @@ func TestCapacityIsSummarizedWithItsBound(t *testing.T) {
 	search := func(rps float64, lower bool, outcome string) Record {
 		r := *record("capacity", 0, rps, time.Millisecond, outcome)
 		r.Load = "capacity:p99<=10ms"
-		r.Capacity = &load.SearchResult{RPS: rps, LowerBound: lower, Step: 0}
+		r.Capacity = &SearchResult{RPS: rps, LowerBound: lower, Step: 0}
 		r.CapacityRPS = rps
 		return r
 	}
@@ -127,45 +129,12 @@ func TestCapacityIsSummarizedWithItsBound(t *testing.T) {
 	}
 	// A row's errors are those at the capacity, like its rate and latency.
 	r := search(1000, false, OutcomeOK)
-	r.Requests, r.Errors, r.Steps = 5000, 900, []load.Step{{Value: 1000, Requests: 1000, Errors: 3}}
+	r.Requests, r.Errors, r.Steps = 5000, 900, []Step{{Value: 1000, Requests: 1000, Errors: 3}}
 	if row := Summarize([]Record{r})[0]; row.Requests != 1000 || row.Errors != 3 {
 		t.Errorf("capacity row: %d errors in %d requests, want the probe at the capacity's 3 in 1000", row.Errors, row.Requests)
 	}
 	plain := Summarize([]Record{*record("closed", 0, 1000, time.Millisecond, OutcomeOK)})
 	if header, _ := Table(plain); slices.Contains(header, "capacity req/s") {
 		t.Errorf("a table with no capacity search has a capacity column: %q", header)
-	}
-}
-
-func TestARunWhoseCallsFailedCarriesNoFigure(t *testing.T) {
-	h := stats.NewHistogram()
-	stats.Record(h, time.Microsecond)
-	res := &load.Result{Requests: 1000, Errors: 990, ErrorsByClass: map[string]int64{"refused": 900, "protocol": 90}, Elapsed: time.Second, Latency: h}
-	why := CallsFailed(res)
-	if !strings.Contains(why, "990 of 1000 calls failed (refused 900, protocol 90)") {
-		t.Fatalf("reason %q", why)
-	}
-	f := FiguresOf(res, wire.Totals{Written: 100, Read: 100})
-	if f.RPS != 10 || f.ErrorRPS != 990 {
-		t.Errorf("rps %v, error rps %v: want replies and failures apart", f.RPS, f.ErrorRPS)
-	}
-	f.Withhold()
-	b, _ := json.Marshal(f)
-	for _, k := range []string{`"rps"`, `"p50_us"`, `"p99_us"`, `"mean_us"`, `"wire_bytes_per_req"`, `"client_cpu_us_per_req"`} {
-		if strings.Contains(string(b), k) {
-			t.Errorf("%s in a record whose calls failed: %s", k, b)
-		}
-	}
-	if !strings.Contains(string(b), `"requests":1000`) || !strings.Contains(string(b), `"refused":900`) {
-		t.Errorf("the counts are gone too: %s", b)
-	}
-	// Late replies are replies: a run whose replies all missed the SLA
-	// keeps its figures (its good_rps says 0).
-	late := &load.Result{Requests: 100, Errors: 100, ErrorsByClass: map[string]int64{"over_sla": 100}, Elapsed: time.Second, Latency: h}
-	if why := CallsFailed(late); why != "" {
-		t.Errorf("late replies called failed: %s", why)
-	}
-	if why := CallsFailed(&load.Result{Latency: h}); !strings.Contains(why, "no call ended") {
-		t.Errorf("no calls: %q", why)
 	}
 }

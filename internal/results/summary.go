@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/hopbench/hopbench/internal/load"
 )
 
 // Spread is a figure over repetitions: median, min and max.
@@ -54,7 +52,7 @@ type Row struct {
 	LowerBound, Searched bool
 	// Search is the first completed repetition's search, for the bound
 	// it read when no repetition found a capacity.
-	Search *load.SearchResult
+	Search *SearchResult
 }
 
 // Summarize groups records by case, in the order cases first appear, and
