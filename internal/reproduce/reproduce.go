@@ -180,21 +180,13 @@ func errorText(r results.Record) string {
 	return fmt.Sprintf("%d of %d calls failed: %v", r.Errors, r.Requests, r.ErrorsByClass)
 }
 
+// recordValue is the figure a finding's measure reads from one record.
 func recordValue(r *results.Record, measure string) (float64, error) {
 	switch measure {
 	case "good_rps":
 		return r.GoodRPS, nil
 	case "last_step_rps":
-		// Replies the last step got, late ones included: a call that
-		// failed otherwise carried nothing. Steps count errors of every
-		// class together, so only a run whose errors were all late says.
-		if len(r.Steps) == 0 {
-			return 0, fmt.Errorf("not a ramp: no steps recorded")
-		}
-		if r.Errors != r.ErrorsByClass["over_sla"] {
-			return 0, fmt.Errorf("calls failed other than by arriving late (%v): the last step's replies cannot be told from its failures", r.ErrorsByClass)
-		}
-		return r.Steps[len(r.Steps)-1].RPS, nil
+		return lastStepRPS(r)
 	case "response_body_bytes":
 		if r.ResponseBodyBytes == 0 {
 			return 0, fmt.Errorf("no reply body size recorded (a record from before hopbench kept it: run again)")
@@ -217,29 +209,64 @@ func recordValue(r *results.Record, measure string) (float64, error) {
 		}
 		return r.Calibration.HTTPRoundTripUs / 1000, nil
 	case "rss":
-		var peak int64
-		for _, n := range r.Nodes {
-			peak = max(peak, n.PeakRSS)
-		}
-		return float64(peak) / (1 << 20), nil
+		return peakRSSMiB(r), nil
 	case "anon_rss":
-		_, _, largest := r.Services()
-		if largest == 0 {
-			return 0, fmt.Errorf("no anonymous RSS recorded (a record from before hopbench kept it: run again)")
-		}
-		return float64(largest) / (1 << 20), nil
+		return anonRSSMiB(r)
 	case "boot_ms":
-		if len(r.Nodes) == 0 {
-			return 0, fmt.Errorf("no nodes recorded")
-		}
-		var sum float64
-		for _, n := range r.Nodes {
-			sum += n.BootMs
-		}
-		return sum / float64(len(r.Nodes)), nil
+		return meanBootMs(r)
 	case "server_ms":
 		return entryServerMs(r)
 	}
+	return wireBytes(r, measure)
+}
+
+// lastStepRPS is the replies per second the last step of a ramp got, late
+// ones included: a call that failed otherwise carried nothing. Steps count
+// errors of every class together, so only a run whose errors were all late
+// says.
+func lastStepRPS(r *results.Record) (float64, error) {
+	if len(r.Steps) == 0 {
+		return 0, fmt.Errorf("not a ramp: no steps recorded")
+	}
+	if r.Errors != r.ErrorsByClass["over_sla"] {
+		return 0, fmt.Errorf("calls failed other than by arriving late (%v): the last step's replies cannot be told from its failures", r.ErrorsByClass)
+	}
+	return r.Steps[len(r.Steps)-1].RPS, nil
+}
+
+// peakRSSMiB is the largest peak RSS of the run's nodes, in MiB.
+func peakRSSMiB(r *results.Record) float64 {
+	var peak int64
+	for _, n := range r.Nodes {
+		peak = max(peak, n.PeakRSS)
+	}
+	return float64(peak) / (1 << 20)
+}
+
+// anonRSSMiB is the largest anonymous RSS of the run's services, in MiB.
+func anonRSSMiB(r *results.Record) (float64, error) {
+	_, _, largest := r.Services()
+	if largest == 0 {
+		return 0, fmt.Errorf("no anonymous RSS recorded (a record from before hopbench kept it: run again)")
+	}
+	return float64(largest) / (1 << 20), nil
+}
+
+// meanBootMs is the run's nodes' mean boot time.
+func meanBootMs(r *results.Record) (float64, error) {
+	if len(r.Nodes) == 0 {
+		return 0, fmt.Errorf("no nodes recorded")
+	}
+	var sum float64
+	for _, n := range r.Nodes {
+		sum += n.BootMs
+	}
+	return sum / float64(len(r.Nodes)), nil
+}
+
+// wireBytes is the bytes on the wire per request the measure names:
+// request_wire_bytes, response_wire_bytes, or both ways (wire_bytes).
+func wireBytes(r *results.Record, measure string) (float64, error) {
 	if r.Wire == nil {
 		return 0, fmt.Errorf("no wire bytes recorded")
 	}
