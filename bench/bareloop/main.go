@@ -41,49 +41,70 @@ func main() {
 	if err != nil {
 		fail(err)
 	}
-	req := &pb.Payload{Body: &pb.Payload_Text{Text: msg.(*pb.Text)}}
+	text := msg.(*pb.Text)
 	if *printJSON {
-		b, _ := protojson.Marshal(req)
+		b, _ := protojson.Marshal(&pb.Payload{Body: &pb.Payload_Text{Text: text}})
 		fmt.Println(string(b))
 		return
 	}
 	var call func(context.Context) error
 	switch *stack {
 	case "grpc":
-		conn, err := grpc.NewClient(*target, grpc.WithTransportCredentials(insecure.NewCredentials()))
-		if err != nil {
-			fail(err)
-		}
+		var conn *grpc.ClientConn
+		conn, call = grpcCall(*target, text)
 		defer conn.Close()
-		client := pb.NewHopClient(conn)
-		call = func(ctx context.Context) error { _, err := client.Echo(ctx, req); return err }
 	case "rest":
-		jsonCodec, _ := codec.Lookup("json")
-		body, err := jsonCodec.Marshal(msg)
-		if err != nil {
-			fail(err)
-		}
-		client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: *clients}}
-		url := "http://" + *target + "/v1/text/echo"
-		call = func(ctx context.Context) error {
-			hreq, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-			hreq.Header.Set("Content-Type", "application/json")
-			resp, err := client.Do(hreq)
-			if err != nil {
-				return err
-			}
-			_, err = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			return err
-		}
+		call = restCall(*target, *clients, text)
 	default:
 		fail(fmt.Errorf("stack %q: want grpc or rest", *stack))
 	}
-	var ok, failed atomic.Int64
-	deadline := time.Now().Add(*duration)
+	requests, failed, rps := loop(call, *clients, *duration)
+	fmt.Printf("{\"requests\": %d, \"errors\": %d, \"rps\": %.1f}\n", requests, failed, rps)
+}
+
+// grpcCall is one gRPC echo of text to target, over one connection.
+func grpcCall(target string, text *pb.Text) (*grpc.ClientConn, func(context.Context) error) {
+	conn, err := grpc.NewClient(target, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		fail(err)
+	}
+	client := pb.NewHopClient(conn)
+	req := &pb.Payload{Body: &pb.Payload_Text{Text: text}}
+	return conn, func(ctx context.Context) error { _, err := client.Echo(ctx, req); return err }
+}
+
+// restCall is one REST echo of text, as JSON over HTTP/1.1, to target,
+// with a connection kept for each of the clients.
+func restCall(target string, clients int, text *pb.Text) func(context.Context) error {
+	jsonCodec, _ := codec.Lookup("json")
+	body, err := jsonCodec.Marshal(text)
+	if err != nil {
+		fail(err)
+	}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
+	url := "http://" + target + "/v1/text/echo"
+	return func(ctx context.Context) error {
+		hreq, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+		hreq.Header.Set("Content-Type", "application/json")
+		resp, err := client.Do(hreq)
+		if err != nil {
+			return err
+		}
+		_, err = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return err
+	}
+}
+
+// loop makes calls from clients goroutines, each calling again as soon as
+// a call returns, for d; it returns the calls made, those that failed, and
+// the replies per second.
+func loop(call func(context.Context) error, clients int, d time.Duration) (requests, failed int64, rps float64) {
+	var ok, bad atomic.Int64
+	deadline := time.Now().Add(d)
 	var wg sync.WaitGroup
 	start := time.Now()
-	for range *clients {
+	for range clients {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -91,14 +112,14 @@ func main() {
 				if call(context.Background()) == nil {
 					ok.Add(1)
 				} else {
-					failed.Add(1)
+					bad.Add(1)
 				}
 			}
 		}()
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	fmt.Printf("{\"requests\": %d, \"errors\": %d, \"rps\": %.1f}\n", ok.Load()+failed.Load(), failed.Load(), float64(ok.Load())/elapsed.Seconds())
+	return ok.Load() + bad.Load(), bad.Load(), float64(ok.Load()) / elapsed.Seconds()
 }
 
 func fail(err error) {
