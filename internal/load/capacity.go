@@ -100,7 +100,7 @@ func (s Search) knobs(budget time.Duration, poisson bool) string {
 // Requests, errors and CPU in the result count every probe; latency and
 // the rates RPS and GoodRPS report are the probe at the capacity's.
 func capacitySearch(ctx context.Context, cfg Config, newCall func() Call) (*Result, error) {
-	s := &searcher{cfg: cfg, newCall: newCall, deadline: time.Now().Add(cfg.Duration)}
+	s := &searcher{cfg: cfg, newCall: newCall, deadline: cfg.clock.Now().Add(cfg.Duration)}
 	s.res = &Result{ErrorsByClass: map[string]int64{}, Latency: stats.NewHistogram(), Uncorrected: stats.NewHistogram(),
 		Capacity: &results.SearchResult{Percentile: cfg.Search.Percentile, SLAUs: cfg.SLA.Microseconds(), MaxErrors: cfg.Search.MaxErrors, Step: -1}}
 	s.run(ctx)
@@ -125,7 +125,7 @@ func (s *searcher) run(ctx context.Context) {
 			return
 		}
 		first := len(s.res.Steps) == 0
-		if !first && time.Now().Add(s.probeCost(false)).After(s.deadline) {
+		if !first && s.cfg.clock.Now().Add(s.probeCost(false)).After(s.deadline) {
 			s.stop(fmt.Sprintf("the time budget (%v) ran out", s.cfg.Duration))
 			return
 		}
@@ -213,12 +213,12 @@ func (s *searcher) drain() time.Duration { return max(4*s.cfg.SLA, 500*time.Mill
 
 // probe runs one open-loop rate for a step and judges it.
 func (s *searcher) probe(ctx context.Context, rate float64, first bool) (results.Step, *hdrhistogram.Histogram, *hdrhistogram.Histogram, error) {
-	if !first && !sleepUntil(ctx, time.Now().Add(s.settle())) {
+	if !first && !s.cfg.clock.SleepUntil(ctx, s.cfg.clock.Now().Add(s.settle())) {
 		return results.Step{}, nil, nil, nil
 	}
 	sc := s.cfg.Search
 	pc := Config{Kind: Rate, Rate: rate, Poisson: s.cfg.Poisson, Workers: s.workers(rate), Duration: sc.Step,
-		SLA: s.cfg.SLA, Timeout: s.cfg.Timeout, Seed: s.cfg.Seed + uint64(len(s.res.Steps))}
+		SLA: s.cfg.SLA, Timeout: s.cfg.Timeout, Seed: s.cfg.Seed + uint64(len(s.res.Steps)), clock: s.cfg.clock}
 	if first {
 		pc.Warmup, pc.AtStart = s.cfg.Warmup, s.cfg.AtStart
 	}

@@ -67,6 +67,10 @@ type Config struct {
 	// the warm-up): the moment to snapshot counters kept outside the
 	// engine, such as wire bytes.
 	AtStart func()
+
+	// clock is the engine's time (default: the system's); only tests set
+	// it, through export_test.go.
+	clock clock
 }
 
 // checkRampTo refuses a ramp whose last step is beyond the limits.
@@ -85,6 +89,42 @@ func (c *Config) Validate() error {
 	if err := c.Limits.Check(); err != nil {
 		return err
 	}
+	if err := c.validateKind(); err != nil {
+		return err
+	}
+	switch {
+	case c.Requests < 0:
+		return fmt.Errorf("requests %d: want a positive count", c.Requests)
+	case c.Requests > 0 && c.Kind != Closed:
+		return errors.New("requests: a request count ends closed loads only; give open loops a duration")
+	case c.Requests == 0 && c.Duration <= 0:
+		return fmt.Errorf("duration %v: want a positive duration (or a request count)", c.Duration)
+	case c.Warmup < 0:
+		return fmt.Errorf("warmup %v: want zero or more", c.Warmup)
+	}
+	if c.Workers <= 0 && c.Kind != Capacity {
+		c.Workers = min(DefaultWorkers, c.Limits.clients())
+	}
+	if c.Workers > 0 && c.Open() {
+		if err := c.Limits.CheckClients("workers", c.Workers); err != nil {
+			return err
+		}
+	}
+	if c.SLA <= 0 {
+		c.SLA = DefaultSLA
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if c.clock == nil {
+		c.clock = systemClock{}
+	}
+	return nil
+}
+
+// validateKind checks the fields of the load model, and fills in the
+// duration a ramp or a capacity search takes by default.
+func (c *Config) validateKind() error {
 	switch c.Kind {
 	case Closed:
 		if err := c.Limits.CheckClients("clients", c.Clients); err != nil {
@@ -122,30 +162,6 @@ func (c *Config) Validate() error {
 		}
 	default:
 		return fmt.Errorf("load model %q: want closed, rate, ramp or capacity", c.Kind)
-	}
-	switch {
-	case c.Requests < 0:
-		return fmt.Errorf("requests %d: want a positive count", c.Requests)
-	case c.Requests > 0 && c.Kind != Closed:
-		return errors.New("requests: a request count ends closed loads only; give open loops a duration")
-	case c.Requests == 0 && c.Duration <= 0:
-		return fmt.Errorf("duration %v: want a positive duration (or a request count)", c.Duration)
-	case c.Warmup < 0:
-		return fmt.Errorf("warmup %v: want zero or more", c.Warmup)
-	}
-	if c.Workers <= 0 && c.Kind != Capacity {
-		c.Workers = min(DefaultWorkers, c.Limits.clients())
-	}
-	if c.Workers > 0 && c.Open() {
-		if err := c.Limits.CheckClients("workers", c.Workers); err != nil {
-			return err
-		}
-	}
-	if c.SLA <= 0 {
-		c.SLA = DefaultSLA
-	}
-	if c.Timeout <= 0 {
-		c.Timeout = DefaultTimeout
 	}
 	return nil
 }

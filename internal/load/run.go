@@ -21,8 +21,8 @@ func Run(ctx context.Context, cfg Config, newCall func() Call) (*Result, error) 
 	if cfg.Kind == Capacity {
 		return capacitySearch(ctx, cfg, newCall)
 	}
-	e := &engine{cfg: cfg, newCall: newCall, buckets: make(chan *bucket, 1024)}
-	e.t0 = time.Now()
+	e := &engine{cfg: cfg, clock: cfg.clock, newCall: newCall, buckets: make(chan *bucket, 1024)}
+	e.t0 = e.clock.Now()
 	e.win = &window{start: e.t0.Add(cfg.Warmup), sla: cfg.SLA, open: cfg.Open()}
 	e.end = e.win.start.Add(cfg.Duration)
 	if cfg.Requests > 0 {
@@ -39,10 +39,10 @@ func Run(ctx context.Context, cfg Config, newCall func() Call) (*Result, error) 
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	wd := newWatchdog(cfg.Timeout)
+	wd := newWatchdog(cfg.Timeout, e.clock)
 	go wd.run(ctx)
 
-	cpu0 := cpuAt(ctx, e.win.start, cfg.AtStart)
+	cpu0 := cpuAt(ctx, e.clock, e.win.start, cfg.AtStart)
 	if cfg.Open() {
 		e.open(ctx, wd)
 	} else {
@@ -61,6 +61,7 @@ type engine struct {
 	// sent (Result.Sent, SentOnTime).
 	sent, onTime atomic.Int64
 	cfg          Config
+	clock        clock
 	newCall      func() Call
 	t0, end      time.Time // end is zero when a request count ends the window
 	win          *window
@@ -100,7 +101,7 @@ func (e *engine) closed(ctx context.Context, wd *watchdog) {
 	start(running)
 	for step := 1; ; step++ {
 		at := e.win.start.Add(time.Duration(step) * e.cfg.Steps.Every)
-		if !at.Before(e.end) || !sleepUntil(ctx, at) {
+		if !at.Before(e.end) || !e.clock.SleepUntil(ctx, at) {
 			return
 		}
 		want := int(e.cfg.Steps.value(step))
@@ -114,9 +115,9 @@ func (e *engine) closedWorker(ctx context.Context, s *slot) {
 	call := e.newCall()
 	rec := &recorder{w: e.win, out: e.buckets}
 	defer rec.flush()
-	var back backoff
+	back := backoff{clock: e.clock}
 	for {
-		sent := time.Now()
+		sent := e.clock.Now()
 		if e.done(ctx, sent) {
 			return
 		}
@@ -124,7 +125,7 @@ func (e *engine) closedWorker(ctx context.Context, s *slot) {
 		if halted {
 			return
 		}
-		rec.record(sent, sent, time.Now(), err)
+		rec.record(sent, sent, e.clock.Now(), err)
 		if !back.after(ctx, err) {
 			return
 		}
@@ -149,7 +150,10 @@ func cutOff(ctx context.Context, err error) (halted bool, _ error) {
 // backoff paces a closed-loop worker whose calls are refused: a service or
 // broker that refuses at once would otherwise be called again at once, and
 // a dead one would mint millions of "requests".
-type backoff struct{ wait time.Duration }
+type backoff struct {
+	clock clock
+	wait  time.Duration
+}
 
 // after waits, after a refused call, 1 ms doubling to 100 ms; any other
 // outcome resets it. It is false when ctx ended meanwhile.
@@ -159,7 +163,7 @@ func (b *backoff) after(ctx context.Context, err error) bool {
 		return true
 	}
 	b.wait = min(max(2*b.wait, time.Millisecond), 100*time.Millisecond)
-	return sleepUntil(ctx, time.Now().Add(b.wait))
+	return b.clock.SleepUntil(ctx, b.clock.Now().Add(b.wait))
 }
 
 // open dispatches requests at their due times to a pool of workers. A due
@@ -182,21 +186,21 @@ func (e *engine) open(ctx context.Context, wd *watchdog) {
 		if !ok {
 			return
 		}
-		if time.Now().After(stop) {
+		if e.clock.Now().After(stop) {
 			e.notSent = e.remaining(due, p)
 			return
 		}
 		at := e.t0.Add(due)
-		if time.Now().Before(at) {
+		if e.clock.Now().Before(at) {
 			// On time: wait for it. The timer wakes up to a millisecond
 			// late (Go's timers on Linux); that lateness is the
 			// generator's, not the service's, so the request is due when
 			// the dispatcher woke. A dispatcher that is behind (workers
 			// busy) never sleeps, and its requests keep their due times.
-			if !sleepUntil(ctx, at) {
+			if !e.clock.SleepUntil(ctx, at) {
 				return
 			}
-			at = time.Now()
+			at = e.clock.Now()
 		}
 		select {
 		case tickets <- at:
@@ -212,13 +216,13 @@ func (e *engine) openWorker(ctx context.Context, s *slot, tickets <-chan time.Ti
 	rec := &recorder{w: e.win, out: e.buckets}
 	defer rec.flush()
 	for intended := range tickets {
-		sent := time.Now()
+		sent := e.clock.Now()
 		e.countSent(intended, sent)
 		halted, err := cutOff(ctx, s.call(ctx, call, sent))
 		if halted {
 			return
 		}
-		rec.record(intended, sent, time.Now(), err)
+		rec.record(intended, sent, e.clock.Now(), err)
 	}
 }
 
@@ -286,21 +290,6 @@ func (t *then) Next() (time.Duration, bool) {
 	}
 	due, ok := t.second.Next()
 	return due + t.offset, ok
-}
-
-func sleepUntil(ctx context.Context, at time.Time) bool {
-	d := time.Until(at)
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }
 
 func (e *engine) result(c *collector, cpu time.Duration) *Result {

@@ -176,22 +176,19 @@ func TestRateRampRaisesTheRate(t *testing.T) {
 // A server that stalls 200ms once per second, driven at 1 000 req/s over
 // one connection: the corrected latency shows the requests that queued
 // behind the stall; the uncorrected latency, what most tools report,
-// hides them.
+// hides them. The engine runs on a fake clock that the server moves on by
+// its stalls: the calls cross a real socket, and the 3 s load takes as
+// long as its 3 000 calls, its figures exact however loaded the machine.
 func TestCoordinatedOmissionIsCorrected(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs for 3s")
-	}
+	clock := load.NewFakeClock()
 	var mu sync.Mutex
 	var lastStall time.Time
 	stalling := func(_ context.Context, req *transport.Request) ([]byte, error) {
 		mu.Lock()
-		stall := time.Since(lastStall) >= time.Second
-		if stall {
-			lastStall = time.Now()
-		}
-		mu.Unlock()
-		if stall {
-			time.Sleep(200 * time.Millisecond)
+		defer mu.Unlock()
+		if now := clock.Now(); now.Sub(lastStall) >= time.Second {
+			lastStall = now
+			clock.Advance(200 * time.Millisecond)
 		}
 		return req.Body, nil
 	}
@@ -207,23 +204,26 @@ func TestCoordinatedOmissionIsCorrected(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer target.Close()
-	r, err := load.Run(context.Background(), load.Config{Kind: load.Rate, Rate: 1000, Workers: 1, Duration: 3 * time.Second}, target.NewCall)
+	cfg := load.WithClock(load.Config{Kind: load.Rate, Rate: 1000, Workers: 1, Duration: 3 * time.Second}, clock)
+	r, err := load.Run(context.Background(), cfg, target.NewCall)
 	if err != nil {
 		t.Fatal(err)
 	}
 	corrected, uncorrected := r.Latency.ValueAtQuantile(99), r.Uncorrected.ValueAtQuantile(99)
 	t.Logf("%d requests: p99 corrected %dµs, uncorrected %dµs", r.Requests, corrected, uncorrected)
-	if r.Errors != r.ErrorsByClass["over_sla"] {
-		t.Fatalf("errors %v", r.ErrorsByClass)
+	if r.Requests != 3000 || r.Errors != r.ErrorsByClass["over_sla"] {
+		t.Fatalf("%d requests, errors %v; want 3000", r.Requests, r.ErrorsByClass)
 	}
+	// Three stalls of 200 ms each leave about 200 requests queued behind
+	// them, a tenth of them 100 ms late or more.
 	if corrected < 100_000 {
 		t.Errorf("corrected p99 %dµs, want at least 100ms", corrected)
 	}
 	// Only one request a second meets a stall (0.1 %), so the uncorrected
-	// p99 never sees one: it stays under half a stall however slow the
-	// machine is (a 10 ms bound failed on a loaded 2-core machine).
-	if uncorrected >= 100_000 {
-		t.Errorf("uncorrected p99 %dµs, want under 100ms (half a stall)", uncorrected)
+	// p99 never sees one. On the fake clock a call takes no time but the
+	// dispatcher's wait for the next due request, at most one gap (1 ms).
+	if uncorrected > 1_001 {
+		t.Errorf("uncorrected p99 %dµs, want at most one gap of 1ms", uncorrected)
 	}
 }
 

@@ -12,14 +12,18 @@ import (
 // watchdog ends calls that run past the timeout. It looks every tenth of
 // the timeout (at most every 100ms) instead of arming a timer per call, so
 // a call costs the generator no allocation; a call may therefore run up to
-// a tenth over its timeout before it is ended.
+// a tenth over its timeout before it is ended. It looks on the system's
+// time, and judges a call's age on the engine's clock, which sent it.
 type watchdog struct {
 	timeout time.Duration
+	clock   clock
 	mu      sync.Mutex
 	slots   []*slot
 }
 
-func newWatchdog(timeout time.Duration) *watchdog { return &watchdog{timeout: timeout} }
+func newWatchdog(timeout time.Duration, c clock) *watchdog {
+	return &watchdog{timeout: timeout, clock: c}
+}
 
 // slot is one worker's place under the watchdog.
 type slot struct {
@@ -44,10 +48,11 @@ func (w *watchdog) run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case now := <-tick.C:
+		case <-tick.C:
 			w.mu.Lock()
 			slots := w.slots
 			w.mu.Unlock()
+			now := w.clock.Now()
 			for _, s := range slots {
 				s.expire(now, w.timeout)
 			}
@@ -89,10 +94,10 @@ type cpuMark struct {
 	at    time.Duration
 }
 
-func cpuAt(ctx context.Context, start time.Time, atStart func()) *cpuMark {
+func cpuAt(ctx context.Context, c clock, start time.Time, atStart func()) *cpuMark {
 	m := &cpuMark{ready: make(chan struct{})}
 	go func() {
-		sleepUntil(ctx, start)
+		c.SleepUntil(ctx, start)
 		if atStart != nil {
 			atStart()
 		}
