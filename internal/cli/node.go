@@ -12,6 +12,7 @@ import (
 
 	"github.com/hopbench/hopbench/internal/certs"
 	"github.com/hopbench/hopbench/internal/codec"
+	"github.com/hopbench/hopbench/internal/cpuset"
 	"github.com/hopbench/hopbench/internal/evolution"
 	"github.com/hopbench/hopbench/internal/jvm"
 	"github.com/hopbench/hopbench/internal/node"
@@ -34,6 +35,9 @@ type nodeFlags struct {
 	maxBytes             int
 	runtime              string
 	gets                 []string
+	cpus                 string
+	seeds                string
+	jvmFlags             []string
 }
 
 func newNodeCommand(a *app) *cobra.Command {
@@ -75,6 +79,9 @@ a broker: start it first with hopbench brokers up.`,
 	fl.StringVar(&f.schema, "schema", string(evolution.V1), "the payload schema's version the node decodes into and answers in: v1, or v2 (schema/hopbench/v2: v1 with fields added, removed, renamed and widened), for mixed-version chains")
 	fl.StringVar(&f.runtime, "runtime", jvm.Go, "what the node runs on: go, or jvm (jvm/node: Quarkus, Jackson, protobuf-java; rest and grpc stacks; built by scripts/setup.sh jvm); the JVM node replaces this process")
 	fl.StringSliceVar(&f.gets, "gets", nil, "with --runtime jvm: the get replies the JVM node holds, generated here, `MODEL:COUNT,...` (default every model at its first standard count)")
+	fl.StringVar(&f.seeds, "seeds", "", "with --runtime jvm: the get replies the JVM node holds, read from an already-written seeds `FILE` (an orchestrator's, shared by its JVM nodes) instead of generated here; not with --gets or --seed")
+	fl.StringArrayVar(&f.jvmFlags, "jvm-flag", jvm.Options{}.Flags(), "with --runtime jvm: one of the JVM's own flags, e.g. -XX:MaxRAM=536870912 (repeatable); given, they replace the default ones")
+	fl.StringVar(&f.cpus, "cpus", "", "pin every thread of the node to these CPUs before it serves, `LIST` of CPU numbers of this machine, e.g. 1 or 1,2,3 (a JVM node's threads inherit it); default: wherever the system runs it")
 	return cmd
 }
 
@@ -86,26 +93,78 @@ func runNode(cmd *cobra.Command, a *app, f nodeFlags) error {
 	if err := jvm.CheckRuntime(f.runtime); err != nil {
 		return usageError{fmt.Errorf("--runtime: %w", err)}
 	}
+	cpus, err := parseCPUs(f.cpus)
+	if err != nil {
+		return err
+	}
 	if f.runtime == jvm.JVM {
-		return execJVMNode(cmd, f, st)
+		return execJVMNode(cmd, f, st, cpus)
 	}
-	if len(f.gets) > 0 {
-		return usageError{fmt.Errorf("--gets is for --runtime jvm: the Go node generates its get replies")}
+	if err := refuseJVMOnly(cmd); err != nil {
+		return err
 	}
+	if err := f.configure(st); err != nil {
+		return err
+	}
+	if err := pinNode(cpus); err != nil {
+		return err
+	}
+	n, err := node.Start(cmd.Context(), f.cfg)
+	if err != nil {
+		return err
+	}
+	return serveNode(cmd.Context(), a, f, st, n)
+}
+
+// jvmOnlyFlags are the node flags only --runtime jvm takes.
+var jvmOnlyFlags = []string{"gets", "seeds", "jvm-flag"}
+
+// refuseJVMOnly refuses the JVM node's own flags on a Go node.
+func refuseJVMOnly(cmd *cobra.Command) error {
+	for _, name := range jvmOnlyFlags {
+		if cmd.Flags().Changed(name) {
+			return usageError{fmt.Errorf("--%s is for --runtime jvm: the Go node generates its get replies and runs no JVM", name)}
+		}
+	}
+	return nil
+}
+
+// parseCPUs reads --cpus: none (nil) leaves the node where the system
+// puts it.
+func parseCPUs(list string) (cpuset.Set, error) {
+	if list == "" {
+		return nil, nil
+	}
+	cpus, err := cpuset.Parse(list)
+	if err != nil {
+		return nil, usageError{fmt.Errorf("--cpus: %w", err)}
+	}
+	return cpus, nil
+}
+
+// pinNode pins this process, every thread of it, to cpus (none: leaves it
+// be), before it serves, so an orchestrator needs no taskset.
+func pinNode(cpus cpuset.Set) error {
+	if cpus == nil {
+		return nil
+	}
+	if err := cpuset.PinProcess(cpus); err != nil {
+		return fmt.Errorf("--cpus: %w", err)
+	}
+	return nil
+}
+
+// configure checks the flags that depend on each other and fills f.cfg
+// from them, loading the TLS certificates if the node serves TLS.
+func (f *nodeFlags) configure(st transport.Stack) error {
 	v, err := evolution.ParseVersion(f.schema)
 	if err != nil {
 		return usageError{fmt.Errorf("--schema: %w", err)}
 	}
 	f.cfg.Schema = v
 	useTLS := f.tls || f.mtls || f.tlsDir != ""
-	if f.announce && f.cfg.Admin == "" {
-		return usageError{fmt.Errorf("--announce tells an orchestrator the node's admin endpoint: give --admin an address (127.0.0.1:0 picks a free one)")}
-	}
-	if tr, err := transport.Lookup(st.Transport); err == nil && transport.BrokerOf(tr) != "" && useTLS && f.tlsDir == "" {
-		return usageError{fmt.Errorf("a %s node connects to its broker over TLS with the broker's certificates: give --tls-dir DIR, the directory of hopbench brokers up --tls-dir DIR", st)}
-	}
-	if len(f.downstream) > 0 && useTLS && f.tlsDir == "" {
-		return usageError{fmt.Errorf("--tls with --downstream needs a CA shared with the downstream nodes: give every node the same --tls-dir DIR")}
+	if err := f.checkTLSAndAdmin(st, useTLS); err != nil {
+		return err
 	}
 	if f.noIntrospection {
 		if st.Transport != "graphql" {
@@ -122,21 +181,45 @@ func runNode(cmd *cobra.Command, a *app, f nodeFlags) error {
 	}
 	f.cfg.Transport = transport.Config{HTTP2: f.h2, MaxBytes: f.maxBytes, Options: f.options, Conns: f.conns}
 	if useTLS {
-		b, err := loadBundle(f.tlsDir)
-		if err != nil {
-			return err
-		}
-		f.cfg.Transport.ServerTLS, f.cfg.Transport.ClientTLS = b.Server(f.mtls), b.Client(f.mtls)
-		if f.caOut != "" {
-			if err := os.WriteFile(f.caOut, b.CAPEM, 0o644); err != nil {
-				return fmt.Errorf("--ca-out: %w", err)
-			}
-		}
+		return f.loadTLS()
 	}
-	n, err := node.Start(cmd.Context(), f.cfg)
+	return nil
+}
+
+// checkTLSAndAdmin refuses --announce without an admin endpoint, and TLS
+// where the node could not share certificates with its peers.
+func (f *nodeFlags) checkTLSAndAdmin(st transport.Stack, useTLS bool) error {
+	if f.announce && f.cfg.Admin == "" {
+		return usageError{fmt.Errorf("--announce tells an orchestrator the node's admin endpoint: give --admin an address (127.0.0.1:0 picks a free one)")}
+	}
+	if tr, err := transport.Lookup(st.Transport); err == nil && transport.BrokerOf(tr) != "" && useTLS && f.tlsDir == "" {
+		return usageError{fmt.Errorf("a %s node connects to its broker over TLS with the broker's certificates: give --tls-dir DIR, the directory of hopbench brokers up --tls-dir DIR", st)}
+	}
+	if len(f.downstream) > 0 && useTLS && f.tlsDir == "" {
+		return usageError{fmt.Errorf("--tls with --downstream needs a CA shared with the downstream nodes: give every node the same --tls-dir DIR")}
+	}
+	return nil
+}
+
+// loadTLS sets the node's TLS configurations from its bundle, writing the
+// CA out if --ca-out asks.
+func (f *nodeFlags) loadTLS() error {
+	b, err := loadBundle(f.tlsDir)
 	if err != nil {
 		return err
 	}
+	f.cfg.Transport.ServerTLS, f.cfg.Transport.ClientTLS = b.Server(f.mtls), b.Client(f.mtls)
+	if f.caOut != "" {
+		if err := os.WriteFile(f.caOut, b.CAPEM, 0o644); err != nil {
+			return fmt.Errorf("--ca-out: %w", err)
+		}
+	}
+	return nil
+}
+
+// serveNode says the node n serves, announces it if asked, and serves
+// until ctx ends, then stops it.
+func serveNode(ctx context.Context, a *app, f nodeFlags, st transport.Stack, n *node.Node) error {
 	admin := ""
 	if n.AdminAddr() != "" {
 		admin = ", admin on http://" + n.AdminAddr()
@@ -149,7 +232,7 @@ func runNode(cmd *cobra.Command, a *app, f nodeFlags) error {
 			return fmt.Errorf("announcing the node: %w", err)
 		}
 	}
-	sayHealth(cmd.Context(), n, a.stderr)
+	sayHealth(ctx, n, a.stderr)
 	if err := n.Close(); err != nil {
 		return fmt.Errorf("stopping the node: %w", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/hopbench/hopbench/internal/cpuset"
 	"github.com/hopbench/hopbench/internal/jvm"
 	"github.com/hopbench/hopbench/internal/payload"
 	"github.com/hopbench/hopbench/internal/transport"
@@ -21,12 +22,42 @@ import (
 
 // jvmNodeFlags are the node flags the JVM node takes; the others are
 // refused by name with --runtime jvm.
-var jvmNodeFlags = []string{"runtime", "stack", "listen", "downstream", "max-bytes", "max-in-flight", "announce", "admin", "seed", "gets", "cache"}
+var jvmNodeFlags = []string{"runtime", "stack", "listen", "downstream", "max-bytes", "max-in-flight", "announce", "admin", "seed", "gets", "seeds", "cache", "cpus", "jvm-flag"}
 
 // execJVMNode replaces this process with a JVM node (jvm/node) serving
 // the same contract, so its PID, signals and memory are the JVM's. Its
-// get replies are the Go generator's, written to a seeds file first.
-func execJVMNode(cmd *cobra.Command, f nodeFlags, st transport.Stack) error {
+// get replies are the Go generator's, written to a seeds file first
+// unless --seeds names one. Pinned to cpus first (none: left be), it
+// passes the mask on to every thread of the JVM.
+func execJVMNode(cmd *cobra.Command, f nodeFlags, st transport.Stack, cpus cpuset.Set) error {
+	if err := checkJVMFlags(cmd, f, st); err != nil {
+		return err
+	}
+	seeds, gets, err := jvmSeeds(f)
+	if err != nil {
+		return err
+	}
+	jar, err := jvm.Jar()
+	if err != nil {
+		return err
+	}
+	java, err := exec.LookPath("java")
+	if err != nil {
+		return fmt.Errorf("--runtime jvm: %w (scripts/setup.sh jvm installs Java 17)", err)
+	}
+	if gets != nil {
+		if err := jvm.WriteSeeds(seeds, gets, f.cfg.Seed); err != nil {
+			return err
+		}
+	}
+	if err := pinNode(cpus); err != nil {
+		return err
+	}
+	return syscall.Exec(java, jvmArgv(f, st, jar, seeds), os.Environ())
+}
+
+// checkJVMFlags refuses, by name, what the JVM node does not take.
+func checkJVMFlags(cmd *cobra.Command, f nodeFlags, st transport.Stack) error {
 	if err := jvm.Serves(st); err != nil {
 		return usageError{fmt.Errorf("--runtime jvm: %w", err)}
 	}
@@ -42,30 +73,43 @@ func execJVMNode(cmd *cobra.Command, f nodeFlags, st transport.Stack) error {
 	if len(f.downstream) > 1 {
 		return usageError{fmt.Errorf("--runtime jvm: the JVM node calls one downstream node (chains), not %d; fan-out needs the Go node", len(f.downstream))}
 	}
-	gets, err := parseGets(f.gets)
-	if err != nil {
-		return usageError{fmt.Errorf("--gets: %w", err)}
+	if f.seeds != "" {
+		for _, name := range []string{"gets", "seed"} {
+			if cmd.Flags().Changed(name) {
+				return usageError{fmt.Errorf("--seeds and --%s: the seeds file already holds the get replies, generated when it was written; give one or the other", name)}
+			}
+		}
 	}
-	jar, err := jvm.Jar()
-	if err != nil {
-		return err
+	return nil
+}
+
+// jvmSeeds is the seeds file the JVM node reads: --seeds, or one to
+// write here with gets, the replies --gets asks for.
+func jvmSeeds(f nodeFlags) (seeds string, gets []jvm.Get, err error) {
+	if f.seeds != "" {
+		if _, err := os.Stat(f.seeds); err != nil {
+			return "", nil, usageError{fmt.Errorf("--seeds: %w", err)}
+		}
+		return f.seeds, nil, nil
 	}
-	java, err := exec.LookPath("java")
-	if err != nil {
-		return fmt.Errorf("--runtime jvm: %w (scripts/setup.sh jvm installs Java 17)", err)
+	if gets, err = parseGets(f.gets); err != nil {
+		return "", nil, usageError{fmt.Errorf("--gets: %w", err)}
 	}
 	// Named by what it holds, so nodes asking the same share one file and
 	// the files of nodes that ended (this process is replaced, and cannot
 	// remove its own) do not pile up.
-	seeds := filepath.Join(os.TempDir(), fmt.Sprintf("hopbench-%d-jvm-seeds-%x.bin", os.Getuid(), sha256.Sum256(fmt.Appendf(nil, "%v %d", gets, f.cfg.Seed))))
-	if err := jvm.WriteSeeds(seeds, gets, f.cfg.Seed); err != nil {
-		return err
-	}
+	seeds = filepath.Join(os.TempDir(), fmt.Sprintf("hopbench-%d-jvm-seeds-%x.bin", os.Getuid(), sha256.Sum256(fmt.Appendf(nil, "%v %d", gets, f.cfg.Seed))))
+	return seeds, gets, nil
+}
+
+// jvmArgv is the command line of the JVM node: the JVM's flags, then the
+// node contract's.
+func jvmArgv(f nodeFlags, st transport.Stack, jar, seeds string) []string {
 	listen := f.cfg.Listen
 	if listen == "" {
 		listen = defaultAddr(st, false)
 	}
-	argv := append(jvm.Command(jar, jvm.Options{}.Flags()), "--stack", st.String(), "--listen", listen, "--seeds", seeds,
+	argv := append(jvm.Command(jar, f.jvmFlags), "--stack", st.String(), "--listen", listen, "--seeds", seeds,
 		"--max-bytes", strconv.Itoa(f.maxBytes), "--max-in-flight", strconv.Itoa(f.cfg.MaxInFlight))
 	if f.cfg.Admin != "" {
 		argv = append(argv, "--admin", f.cfg.Admin)
@@ -79,7 +123,7 @@ func execJVMNode(cmd *cobra.Command, f nodeFlags, st transport.Stack) error {
 	if f.cfg.Cache {
 		argv = append(argv, "--cache")
 	}
-	return syscall.Exec(java, argv, os.Environ())
+	return argv
 }
 
 // parseGets reads MODEL:COUNT,... ; none means every model at its first
