@@ -88,23 +88,34 @@ func TestHoldersSeesOtherProcessesUntilTheyDie(t *testing.T) {
 	}
 }
 
+// Lock names the holder once, as it starts to wait, and takes the lock
+// once the holder is gone. Each step waits on Lock's own word that it is
+// waiting, not on the clock.
 func TestLockWaitsNamingTheHolder(t *testing.T) {
 	dir := t.TempDir()
 	other := child(t, dir, true)
 	var told []Holder
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	_, err := Lock(ctx, filepath.Join(dir, "start.lock"), func(h Holder) { told = append(told, h) })
+	// Ended as it starts to wait: it gives up, naming the holder.
+	_, err := Lock(ctx, filepath.Join(dir, "start.lock"), func(h Holder) { told = append(told, h); cancel() })
 	if err == nil || !strings.Contains(err.Error(), "locked by pid") {
 		t.Fatalf("lock held by a child: %v", err)
 	}
 	if len(told) != 1 || told[0].PID != other.Process.Pid {
 		t.Fatalf("busy heard %+v, want the child once", told)
 	}
-	go func() { time.Sleep(200 * time.Millisecond); other.Process.Kill() }()
-	l, err := Lock(context.Background(), filepath.Join(dir, "start.lock"), nil)
+	// The holder dies once Lock waits for it: Lock then takes it.
+	waited := false
+	l, err := Lock(context.Background(), filepath.Join(dir, "start.lock"), func(Holder) {
+		waited = true
+		other.Process.Kill()
+	})
 	if err != nil {
 		t.Fatalf("after the holder died: %v", err)
+	}
+	if !waited {
+		t.Error("Lock took a lock the child held without waiting")
 	}
 	l.Release()
 }
