@@ -62,7 +62,16 @@ func TestStopWaitsForAnotherRunUsingTheBroker(t *testing.T) {
 	cfg := brokertest.Config(t)
 	var mu sync.Mutex
 	var heard []string
-	cfg.Notify = func(m string) { mu.Lock(); heard = append(heard, m); mu.Unlock() }
+	waiting := make(chan struct{}, 1) // Stop says it waits for the other run
+	cfg.Notify = func(m string) {
+		mu.Lock()
+		heard = append(heard, m)
+		mu.Unlock()
+		select {
+		case waiting <- struct{}{}:
+		default:
+		}
+	}
 	ctx := context.Background()
 	b, err := broker.Start(ctx, "nats", cfg)
 	if err != nil {
@@ -72,7 +81,11 @@ func TestStopWaitsForAnotherRunUsingTheBroker(t *testing.T) {
 	other := anotherRun(t, "nats", b.Addr)
 	stopped := make(chan error, 1)
 	go func() { stopped <- b.Stop(ctx) }()
-	time.Sleep(700 * time.Millisecond)
+	select {
+	case <-waiting:
+	case err := <-stopped:
+		t.Fatalf("Stop returned (%v) without waiting for the other run", err)
+	}
 	if _, err := broker.Probe(ctx, "nats", b.Addr); err != nil {
 		t.Fatalf("stopped under the other run: %v", err)
 	}
