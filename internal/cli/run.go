@@ -88,8 +88,6 @@ func loadSpec(name, scale string) (*experiment.Spec, []byte, error) {
 	return s, data, nil
 }
 
-// runExperiment runs spec (data is its YAML, kept beside the results) and
-// returns its records.
 // newResultsDir makes base, or base-2, base-3, ... if another run made it
 // first (two runs started in the same second), exclusively: no two runs
 // ever write into one directory.
@@ -153,6 +151,8 @@ func roughly(d time.Duration) string {
 	return d.Round(time.Minute).String()
 }
 
+// runExperiment runs spec (data is its YAML, kept beside the results) and
+// returns its records.
 func runExperiment(cmd *cobra.Command, a *app, spec *experiment.Spec, data []byte, f runFlags) ([]results.Record, error) {
 	runs := spec.Runs()
 	estimate := experiment.Estimate(runs)
@@ -167,17 +167,9 @@ func runExperiment(cmd *cobra.Command, a *app, spec *experiment.Spec, data []byt
 	if err != nil {
 		return nil, fmt.Errorf("finding the hopbench binary for the nodes: %w", err)
 	}
-	dir := f.out
-	if dir == "" {
-		name := spec.Name
-		if spec.Scale() != "" {
-			name += "-" + spec.Scale()
-		}
-		if dir, err = newResultsDir(filepath.Join("results", name+"-"+time.Now().Format("20060102-150405"))); err != nil {
-			return nil, err
-		}
-	} else if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("--out: %w", err)
+	dir, err := resultsDir(spec, f.out)
+	if err != nil {
+		return nil, err
 	}
 	if err := results.WriteFileAtomic(filepath.Join(dir, "spec.yaml"), func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
 		return nil, err
@@ -198,6 +190,39 @@ func runExperiment(cmd *cobra.Command, a *app, spec *experiment.Spec, data []byt
 		fmt.Fprintf(a.stderr, "floor: TCP round trip %.1fµs, HTTP %.1fµs, generator %.2fµs CPU per request\n",
 			c.TCPRoundTripUs, c.HTTPRoundTripUs, c.GeneratorCPUUsPerReq)
 	}
+	a.reportProgress(x)
+	recs, err := x.Run(ctx, spec)
+	fmt.Fprintln(a.stderr)
+	if len(recs) > 0 {
+		results.Markdown(a.stdout, results.Summarize(recs))
+		fmt.Fprintf(a.stdout, "\n%d runs recorded in %s\n", len(recs), filepath.Join(dir, experiment.ResultsFile))
+		// Summaries and report are written whatever ended the experiment:
+		// what was measured is shown, and one that fails never hides the
+		// experiment's own error.
+		err = cmp.Or(err, a.report(dir, spec.Name, recs))
+	}
+	return recs, err
+}
+
+// resultsDir makes the directory an experiment's results go in: out, or
+// by default results/<name>[-<scale>]-<timestamp>, a new one.
+func resultsDir(spec *experiment.Spec, out string) (string, error) {
+	if out != "" {
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			return "", fmt.Errorf("--out: %w", err)
+		}
+		return out, nil
+	}
+	name := spec.Name
+	if spec.Scale() != "" {
+		name += "-" + spec.Scale()
+	}
+	return newResultsDir(filepath.Join("results", name+"-"+time.Now().Format("20060102-150405")))
+}
+
+// reportProgress has x tell the terminal of each run, codec timing and
+// broker as the experiment goes.
+func (a *app) reportProgress(x *experiment.Runner) {
 	x.OnRun, x.OnSecond, x.OnRecord = runReporter(a)
 	x.OnCodec = func(i, n int, r codecbench.Result) {
 		where := ""
@@ -216,17 +241,6 @@ func runExperiment(cmd *cobra.Command, a *app, spec *experiment.Spec, data []byt
 			fmt.Fprintf(a.stderr, "  %s %s already running at %s: used as is\n", b.Name, b.Version, b.Addr)
 		}
 	}
-	recs, err := x.Run(ctx, spec)
-	fmt.Fprintln(a.stderr)
-	if len(recs) > 0 {
-		results.Markdown(a.stdout, results.Summarize(recs))
-		fmt.Fprintf(a.stdout, "\n%d runs recorded in %s\n", len(recs), filepath.Join(dir, experiment.ResultsFile))
-		// Summaries and report are written whatever ended the experiment:
-		// what was measured is shown, and one that fails never hides the
-		// experiment's own error.
-		err = cmp.Or(err, a.report(dir, spec.Name, recs))
-	}
-	return recs, err
 }
 
 // report writes an experiment's summaries and report into dir, and ends
