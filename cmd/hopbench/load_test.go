@@ -10,8 +10,10 @@ import (
 // hopbench load against a node process prints the figures a user compares
 // with ghz or wrk, under the documented keys.
 func TestLoadAgainstANode(t *testing.T) {
+	t.Parallel() // the load tests check what is reported, not how fast: they may share the CPUs
 	for _, stack := range []string{"rest+proto", "grpc", "graphql"} {
 		t.Run(stack, func(t *testing.T) {
+			t.Parallel()
 			addr := startNode(t, "--stack", stack)
 			out, code := hopbench(t, "load", "--stack", stack, "--target", addr, "--op", "echo", "--model", "payment",
 				"--count", "5", "--clients", "4", "--duration", "1s", "--format", "json")
@@ -39,6 +41,7 @@ func TestLoadAgainstANode(t *testing.T) {
 }
 
 func TestLoadOverTLSAndAtARate(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "tls")
 	addr := startNode(t, "--stack", "rest", "--tls-dir", dir, "--mtls")
 	out, code := hopbench(t, "load", "--target", addr, "--tls-dir", dir, "--mtls", "--rate", "200", "--duration", "1s", "--format", "json")
@@ -79,6 +82,7 @@ func TestLoadRefusesBadUseClearly(t *testing.T) {
 // hopbench load --capacity against a node prints its capacity and every
 // probe; a search that reached max_rate says it is a lower bound.
 func TestLoadSearchesACapacity(t *testing.T) {
+	t.Parallel()
 	addr := startNode(t, "--stack", "grpc")
 	out, code := hopbench(t, "load", "--stack", "grpc", "--target", addr, "--capacity", "--sla", "250ms", "--start-rate", "50",
 		"--max-rate", "200", "--step", "500ms", "--duration", "10s", "--format", "json")
@@ -107,6 +111,7 @@ func TestLoadSearchesACapacity(t *testing.T) {
 // hopbench load --out appends a record that report and compare read, as
 // hopbench run writes them: load → report, like vegeta's attack | report.
 func TestLoadOutFeedsReportAndCompare(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir()
 	for _, stack := range []string{"rest", "grpc"} {
 		addr := startNode(t, "--stack", stack)

@@ -190,14 +190,14 @@ func namespaces(t *testing.T) []string {
 func TestLoadAcrossAnEmulatedNetwork(t *testing.T) {
 	leaf := startNode(t, "--stack", "rest")
 	entry := startNode(t, "--stack", "rest", "--downstream", leaf, "--network", "delay=2ms")
-	out, code := hopbench(t, "load", "--stack", "rest", "--target", entry, "--clients", "1", "--duration", "1s", "--network", "delay=2ms")
+	out, code := hopbench(t, "load", "--stack", "rest", "--target", entry, "--clients", "1", "--duration", "500ms", "--network", "delay=2ms")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, out)
 	}
 	if !regexp.MustCompile(`(?m)^network +delay=2ms \(in-process\): round trip [0-9.]+ ms`).MatchString(out) {
 		t.Errorf("no measured network in:\n%s", out)
 	}
-	out, code = hopbench(t, "load", "--stack", "rest", "--target", entry, "--clients", "1", "--duration", "1s", "--network", "delay=2ms", "--format", "json")
+	out, code = hopbench(t, "load", "--stack", "rest", "--target", entry, "--clients", "1", "--duration", "500ms", "--network", "delay=2ms", "--format", "json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, out)
 	}

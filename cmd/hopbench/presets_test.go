@@ -22,8 +22,13 @@ func TestEveryStudyPresetRunsEndToEndWithItsPaperVsHereTable(t *testing.T) {
 	t.Setenv("HOPBENCH_HOME", t.TempDir()) // the brokers' data, gone after
 	for _, name := range []string{"ensor", "thesis", "rest-grpc", "five-tech"} {
 		t.Run(name, func(t *testing.T) {
-			if testing.Short() && name == "five-tech" {
+			switch {
+			case testing.Short() && name == "five-tech":
 				t.Skip("its broker stacks need RabbitMQ and Kafka (Java): make test runs it")
+			case testing.Short() && name != "ensor":
+				// ensor, a few seconds, takes -short through the same path;
+				// thesis and rest-grpc take a minute between them.
+				t.Skip("a minute's runs under -short: make test runs it")
 			}
 			data, err := os.ReadFile(filepath.Join("..", "..", "presets", name+".yaml"))
 			if err != nil {

@@ -63,8 +63,8 @@ stacks: [rest, grpc]
 payloads: [{model: payment, counts: [5]}]
 topologies: [direct, chain:2]
 loads: [{closed: {clients: 2}}]
-duration: 1s
-warmup: 200ms
+duration: 400ms
+warmup: 100ms
 memory: 256MiB
 pin: split
 `)
@@ -160,13 +160,14 @@ stacks: [rest, grpc, graphql]
 payloads: [{model: text, counts: [10]}]
 topologies: [chain:3]
 loads: [{closed: {clients: 1}}]
-duration: 2s
+duration: 1s
 warmup: 0s
 `
 
 // Ctrl-C keeps every finished run, records the one it stopped as
 // interrupted, writes the summaries and leaves no node behind.
 func TestInterruptKeepsFinishedRunsAndLeavesNoProcess(t *testing.T) {
+	t.Parallel()
 	cmd, out := startRun(t, threeRuns)
 	cmd.Process.Signal(os.Interrupt)
 	err := cmd.Wait()
@@ -177,8 +178,8 @@ func TestInterruptKeepsFinishedRunsAndLeavesNoProcess(t *testing.T) {
 	if len(recs) < 1 || recs[0]["outcome"] != "ok" {
 		t.Fatalf("finished run not kept: %v", recs)
 	}
-	// startRun returns once the second run's nodes exist: that run, two
-	// seconds long, is the one the interrupt stops, whichever step it is in.
+	// startRun returns once the second run's nodes exist: that run, a
+	// second long, is the one the interrupt stops, whichever step it is in.
 	if len(recs) != 2 || recs[1]["outcome"] != "interrupted" {
 		t.Errorf("records %v: want the finished run and the stopped one, interrupted", recs)
 	}
@@ -192,6 +193,7 @@ func TestInterruptKeepsFinishedRunsAndLeavesNoProcess(t *testing.T) {
 
 // Even an orchestrator killed outright takes its nodes with it.
 func TestKilledOrchestratorLeavesNoProcess(t *testing.T) {
+	t.Parallel()
 	cmd, _ := startRun(t, threeRuns)
 	pid := cmd.Process.Pid
 	cmd.Process.Signal(syscall.SIGKILL)
