@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -69,19 +70,34 @@ func TestIdleAndSlowConnectionsAreClosed(t *testing.T) {
 	held := hold(t, srv.Addr(), 5000)
 	slow := held[0] // headers, then a body that stops after a byte
 	io.WriteString(slow, "POST /v1/text/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
-	time.Sleep(2500 * time.Millisecond)
-	if err := call(cl); err != nil {
-		t.Fatalf("the node stopped serving: %v", err)
-	}
+	// Each connection's end is its close by the node: read to it, with a
+	// deadline well past the timeouts.
+	deadline := time.Now().Add(10 * time.Second)
 	open := 0
 	for _, c := range held {
-		c.SetReadDeadline(time.Now().Add(50 * time.Millisecond))
-		if _, err := c.Read(make([]byte, 512)); errors.Is(err, os.ErrDeadlineExceeded) {
+		c.SetReadDeadline(deadline)
+		if _, err := io.Copy(io.Discard, c); errors.Is(err, os.ErrDeadlineExceeded) {
 			open++
 		}
 	}
 	if open > 0 {
-		t.Errorf("%d of 5000 connections still open 2.5 s after 1 s timeouts", open)
+		t.Errorf("%d of 5000 connections still open 10 s after 1 s timeouts", open)
+	}
+	if err := call(cl); err != nil {
+		t.Fatalf("the node stopped serving: %v", err)
+	}
+}
+
+// echoOn makes an echo call over c, a raw connection, and reads the
+// reply's status line: a reply means the node accepted the connection.
+func echoOn(t *testing.T, c net.Conn) {
+	t.Helper()
+	body := `{"text":"hi"}`
+	fmt.Fprintf(c, "POST /v1/text/echo HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	line, err := bufio.NewReader(c).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, "HTTP/1.1 200") {
+		t.Fatalf("an echo on a held connection: %q, %v", line, err)
 	}
 }
 
@@ -89,7 +105,9 @@ func TestIdleAndSlowConnectionsAreClosed(t *testing.T) {
 func TestConnectionsPastTheLimitAreRefused(t *testing.T) {
 	srv, _ := listen(t, transport.ConnLimits{MaxConns: 3})
 	held := hold(t, srv.Addr(), 3)
-	time.Sleep(100 * time.Millisecond) // accepted
+	for _, c := range held {
+		echoOn(t, c) // accepted, and counted
+	}
 	c, err := net.Dial("tcp", srv.Addr())
 	if err != nil {
 		t.Fatal(err)
@@ -100,8 +118,13 @@ func TestConnectionsPastTheLimitAreRefused(t *testing.T) {
 	if !strings.HasPrefix(line, "HTTP/1.1 503") {
 		t.Errorf("a fourth connection got %q, want a 503", line)
 	}
-	held[0].Close()
-	time.Sleep(100 * time.Millisecond)
+	// The node counts a connection out before it closes it: its close,
+	// read as the end of the stream, says there is room for another.
+	held[0].(*net.TCPConn).CloseWrite()
+	held[0].SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.Copy(io.Discard, held[0]); err != nil {
+		t.Fatalf("the node did not close a connection its client closed: %v", err)
+	}
 	tr, _ := transport.Lookup("rest")
 	cl, err := tr.Dial(context.Background(), srv.Addr(), transport.Config{})
 	if err != nil {
