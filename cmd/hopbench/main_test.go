@@ -20,6 +20,7 @@ import (
 
 	"github.com/hopbench/hopbench/internal/certs"
 	"github.com/hopbench/hopbench/internal/codec"
+	"github.com/hopbench/hopbench/internal/nodeapi"
 	"github.com/hopbench/hopbench/internal/nodeapi/nodetest"
 	"github.com/hopbench/hopbench/internal/topology"
 	"github.com/hopbench/hopbench/internal/transport"
@@ -242,8 +243,8 @@ func TestTLSChainAcrossProcesses(t *testing.T) {
 // reaches the leaf through both hops, and closing leaves no process.
 func TestTopologyAsChildProcesses(t *testing.T) {
 	top, _ := topology.Parse("chain:3")
-	nodes, err := topology.Start(context.Background(), top, topology.Processes(topology.ProcessConfig{Bin: bin, Args: func(int) []string {
-		return []string{"--stack", "grpc"}
+	nodes, err := topology.Start(context.Background(), top, topology.Processes(topology.ProcessConfig{Bin: bin, Node: func(int) nodeapi.Config {
+		return nodeapi.Config{Stack: "grpc"}
 	}}))
 	if err != nil {
 		t.Fatal(err)

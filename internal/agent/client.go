@@ -157,24 +157,24 @@ func (c *Client) Usage(ctx context.Context, pids []int, resetPeak bool) (*agentv
 
 // RunShare runs a share of a load from the agent's host; opened is called
 // when the share's measured window opens there.
-func (c *Client) RunShare(ctx context.Context, s Share, opened func()) (Measured, error) {
+func (c *Client) RunShare(ctx context.Context, s Share, opened func()) (load.Measured, error) {
 	stream, err := c.api.RunLoad(ctx, s.message(c.session))
 	if err != nil {
-		return Measured{}, fmt.Errorf("host %s: load: %w", c.Name, explain(err))
+		return load.Measured{}, fmt.Errorf("host %s: load: %w", c.Name, explain(err))
 	}
 	for {
 		ev, err := stream.Recv()
 		switch {
 		case errors.Is(err, io.EOF):
-			return Measured{}, fmt.Errorf("host %s: the load share ended without its result", c.Name)
+			return load.Measured{}, fmt.Errorf("host %s: the load share ended without its result", c.Name)
 		case err != nil:
-			return Measured{}, fmt.Errorf("host %s: load: %w", c.Name, explain(err))
+			return load.Measured{}, fmt.Errorf("host %s: load: %w", c.Name, explain(err))
 		case ev.GetWindowOpened() != nil && opened != nil:
 			opened()
 		case ev.GetResult() != nil:
 			m, err := measuredOf(ev.GetResult())
 			if err != nil {
-				return Measured{}, fmt.Errorf("host %s: %w", c.Name, err)
+				return load.Measured{}, fmt.Errorf("host %s: %w", c.Name, err)
 			}
 			return m, nil
 		}
@@ -185,13 +185,13 @@ func (c *Client) RunShare(ctx context.Context, s Share, opened func()) (Measured
 // merges what they measured: counts add, histograms merge. It returns the
 // merged figures and each share's. opened is called once, when every
 // share's window has opened.
-func RunShares(ctx context.Context, gens []*Client, shares []Share, opened func()) (Measured, []Measured, error) {
+func RunShares(ctx context.Context, gens []*Client, shares []Share, opened func()) (load.Measured, []load.Measured, error) {
 	ctx, cancel := context.WithCancel(ctx) // one share failing ends the others
 	defer cancel()
 	var wg sync.WaitGroup
 	var waiting atomic.Int64 // shares whose window has not opened
 	waiting.Store(int64(len(shares)))
-	out := make([]Measured, len(shares))
+	out := make([]load.Measured, len(shares))
 	errs := make([]error, len(shares))
 	for i := range shares {
 		wg.Add(1)
@@ -209,15 +209,15 @@ func RunShares(ctx context.Context, gens []*Client, shares []Share, opened func(
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
-		return Measured{}, nil, err
+		return load.Measured{}, nil, err
 	}
 	merged, err := merge(out)
 	return merged, out, err
 }
 
-func merge(ms []Measured) (Measured, error) {
+func merge(ms []load.Measured) (load.Measured, error) {
 	results := make([]*load.Result, len(ms))
-	total := Measured{RequestBytes: ms[0].RequestBytes, RawRequestBytes: ms[0].RawRequestBytes, ReplyBytes: ms[0].ReplyBytes}
+	total := load.Measured{RequestBytes: ms[0].RequestBytes, RawRequestBytes: ms[0].RawRequestBytes, ReplyBytes: ms[0].ReplyBytes}
 	for i, m := range ms {
 		results[i] = m.Result
 		total.Wire.Written += m.Wire.Written

@@ -5,7 +5,6 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/hopbench/hopbench/internal/load"
-	"github.com/hopbench/hopbench/internal/wire"
 	agentv1 "github.com/hopbench/hopbench/schema/hopbench/agent/v1"
 )
 
@@ -21,29 +20,22 @@ func (s *Server) RunLoad(req *agentv1.LoadShare, stream agentv1.Agent_RunLoadSer
 		return status.Error(codes.InvalidArgument, err.Error())
 	}
 	ctx := stream.Context()
-	counter := &wire.Counter{}
-	share.Target.Transport.Dialer = &wire.Dialer{Counter: counter, Network: share.Network}
-	tgt, err := load.DialTarget(ctx, share.Target)
+	w, err := load.OpenWindow(ctx, load.WindowConfig{Target: share.Target, Network: share.Network})
 	if err != nil {
 		return status.Errorf(codes.Unavailable, "host %s dialling %s: %v", s.Host, share.Target.Addr, err)
 	}
-	defer tgt.Close()
-	var before wire.Totals
+	defer w.Close()
 	var sendErr error
-	share.Load.AtStart = func() {
-		before = counter.Snapshot()
+	m, err := w.Measure(ctx, share.Load, nil, func() {
 		sendErr = stream.Send(&agentv1.LoadEvent{Event: &agentv1.LoadEvent_WindowOpened{WindowOpened: &agentv1.WindowOpened{}}})
-	}
-	res, err := load.Run(ctx, share.Load, tgt.NewCall)
+	})
 	if err != nil {
 		return status.Errorf(codes.Aborted, "host %s: %v", s.Host, err)
 	}
 	if sendErr != nil {
 		return sendErr
 	}
-	m := Measured{Result: res, RequestBytes: tgt.RequestBytes(), RawRequestBytes: tgt.RawRequestBytes(), ReplyBytes: tgt.ReplyBytes(),
-		Wire: counter.Snapshot().Sub(before)}
-	msg, err := m.message()
+	msg, err := message(m)
 	if err != nil {
 		return status.Error(codes.Internal, err.Error())
 	}

@@ -8,6 +8,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/hopbench/hopbench/internal/nodeapi"
 	"github.com/hopbench/hopbench/internal/topology"
 	agentv1 "github.com/hopbench/hopbench/schema/hopbench/agent/v1"
 )
@@ -29,9 +30,9 @@ func (s *Server) StartNode(ctx context.Context, req *agentv1.StartNodeRequest) (
 		return nil, status.Error(codes.Internal, err.Error())
 	}
 	start := topology.Processes(topology.ProcessConfig{
-		Bin: bin, Listen: req.Listen,
+		Bin: bin, Node: func(int) nodeapi.Config { return nodeapi.Config{Listen: req.Listen, Extra: req.Args} },
 		Host: func(int) ([]string, string) { return nil, s.Advertise },
-		Args: func(int) []string { return req.Args }, Env: req.Env, Stderr: s.logOrDiscard(),
+		Env:  req.Env, Stderr: s.logOrDiscard(),
 	})
 	inst, err := start(ctx, int(req.Index), req.Downstream)
 	if err != nil {

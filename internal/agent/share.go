@@ -113,17 +113,7 @@ func shareOf(m *agentv1.LoadShare) (Share, error) {
 	return s, s.Load.Validate()
 }
 
-// Measured is what one share measured: the engine's result, the bodies it
-// sent and read, and its connections' bytes over the window.
-type Measured struct {
-	Result *load.Result
-	// RequestBytes, RawRequestBytes and ReplyBytes are as load.Target
-	// says them.
-	RequestBytes, RawRequestBytes, ReplyBytes int
-	Wire                                      wire.Totals
-}
-
-func (m Measured) message() (*agentv1.LoadResult, error) {
+func message(m load.Measured) (*agentv1.LoadResult, error) {
 	r := m.Result
 	out := &agentv1.LoadResult{Requests: r.Requests, Errors: r.Errors, Good: r.Good, ErrorsByClass: r.ErrorsByClass,
 		ElapsedNs: int64(r.Elapsed), NotSent: r.NotSent, Sent: r.Sent, SentOnTime: r.SentOnTime, ClientCpuNs: int64(r.ClientCPU),
@@ -144,7 +134,7 @@ func (m Measured) message() (*agentv1.LoadResult, error) {
 	return out, nil
 }
 
-func measuredOf(m *agentv1.LoadResult) (Measured, error) {
+func measuredOf(m *agentv1.LoadResult) (load.Measured, error) {
 	r := &load.Result{Requests: m.Requests, Errors: m.Errors, Good: m.Good, ErrorsByClass: m.ErrorsByClass,
 		Elapsed: time.Duration(m.ElapsedNs), NotSent: m.NotSent, Sent: m.Sent, SentOnTime: m.SentOnTime, ClientCPU: time.Duration(m.ClientCpuNs)}
 	if r.ErrorsByClass == nil {
@@ -152,16 +142,16 @@ func measuredOf(m *agentv1.LoadResult) (Measured, error) {
 	}
 	var err error
 	if r.Latency, err = stats.Decode(m.Latency); err != nil {
-		return Measured{}, fmt.Errorf("the share's latency histogram: %w", err)
+		return load.Measured{}, fmt.Errorf("the share's latency histogram: %w", err)
 	}
 	if m.Uncorrected != "" {
 		if r.Uncorrected, err = stats.Decode(m.Uncorrected); err != nil {
-			return Measured{}, fmt.Errorf("the share's uncorrected histogram: %w", err)
+			return load.Measured{}, fmt.Errorf("the share's uncorrected histogram: %w", err)
 		}
 	}
 	for _, s := range m.Series {
 		r.Series = append(r.Series, results.Second{T: int(s.T), Requests: s.Requests, Errors: s.Errors, P50Us: s.P50Us, P99Us: s.P99Us, Late: s.Late})
 	}
-	return Measured{Result: r, RequestBytes: int(m.RequestBodyBytes), RawRequestBytes: int(m.RequestBodyRawBytes), ReplyBytes: int(m.ResponseBodyBytes),
+	return load.Measured{Result: r, RequestBytes: int(m.RequestBodyBytes), RawRequestBytes: int(m.RequestBodyRawBytes), ReplyBytes: int(m.ResponseBodyBytes),
 		Wire: wire.Totals{Written: m.WireWritten, Read: m.WireRead}}, nil
 }

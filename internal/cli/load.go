@@ -27,7 +27,6 @@ import (
 	"github.com/hopbench/hopbench/internal/results"
 	"github.com/hopbench/hopbench/internal/stats"
 	"github.com/hopbench/hopbench/internal/transport"
-	"github.com/hopbench/hopbench/internal/wire"
 )
 
 type loadFlags struct {
@@ -107,15 +106,13 @@ func runLoad(cmd *cobra.Command, a *app, f *loadFlags) error {
 	if err := f.check(cmd.Flags().Changed); err != nil {
 		return usageError{err}
 	}
-	counter := &wire.Counter{}
-	f.target.Transport.Dialer = &wire.Dialer{Counter: counter, Network: f.network}
 	ctx := cmd.Context()
-	tgt, err := load.DialTarget(ctx, f.target)
+	w, err := load.OpenWindow(ctx, load.WindowConfig{Target: f.target, Network: f.network})
 	if err != nil {
 		return err
 	}
-	defer tgt.Close()
-	if err := probe(ctx, tgt, min(f.cfg.Timeout, firstCallDeadline)); err != nil {
+	defer w.Close()
+	if err := probe(ctx, w.Target(), min(f.cfg.Timeout, firstCallDeadline)); err != nil {
 		return fmt.Errorf("the node at %s did not answer a first %s call (%s): %w (is `hopbench node --stack %s` running there, and for a broker stack, consuming?)",
 			f.target.Addr, f.op, load.Classify(err), err, f.stack)
 	}
@@ -133,21 +130,18 @@ func runLoad(cmd *cobra.Command, a *app, f *loadFlags) error {
 	}
 	defer measuring.Release()
 	warnShared(a)(others)
-	var before wire.Totals
-	f.cfg.AtStart = func() { before = counter.Snapshot() }
 	live := newLiveLine(a.stderr, fmt.Sprintf("%s %s %s×%d %s", f.target.Stack, f.op, f.target.Model, f.target.Count, f.cfg.String()), f.cfg.Duration, f.cfg.Requests)
 	f.cfg.Progress = live.second
 	began := time.Now()
-	res, err := load.Run(ctx, f.cfg, tgt.NewCall)
+	m, err := w.Measure(ctx, f.cfg, nil, nil)
 	live.done()
 	if err != nil {
 		return err
 	}
+	res := m.Result
 	out := loadOutput{Stack: f.target.Stack.String(), Target: f.target.Addr, Op: f.op, Model: f.target.Model, Count: f.target.Count,
-		Load: f.cfg.String(), Figures: res.Figures(counter.Snapshot().Sub(before)), Network: emulated}
-	out.RequestBodyBytes = tgt.RequestBytes()
-	out.RequestBodyRawBytes = tgt.RawRequestBytes()
-	out.ResponseBodyBytes = tgt.ReplyBytes()
+		Load: f.cfg.String(), Figures: res.Figures(m.Wire), Network: emulated}
+	out.RequestBodyBytes, out.RequestBodyRawBytes, out.ResponseBodyBytes = m.RequestBytes, m.RawRequestBytes, m.ReplyBytes
 	if res.Capacity != nil {
 		out.Steps = res.Steps
 	}

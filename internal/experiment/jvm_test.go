@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"bytes"
 	"os"
 	"strings"
 	"testing"
@@ -64,30 +63,5 @@ sla: 2s
 	}
 	if !strings.Contains(md.String(), "Runtimes: Go and the JVM side by side") || !strings.Contains(md.String(), "| grpc |") || !strings.Contains(md.String(), "(1, 1 runs)") {
 		t.Errorf("the report sets no runtimes side by side:\n%s", md.String())
-	}
-}
-
-// Parts may set their own generator seed: each JVM node gets the seeds
-// file of its run's seed, so its get replies are the Go node's for it.
-func TestEachJVMRunGetsTheSeedsOfItsOwnSeed(t *testing.T) {
-	if _, err := jvm.Jar(); err != nil {
-		if os.Getenv("HOPBENCH_REQUIRE_JVM") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	a := Run{Runtime: jvm.JVM, Stack: "rest", Op: "get", Model: "text", Count: 10, Seed: 1}
-	b := a
-	b.Seed = 2
-	s, err := jvmNodes([]Run{a, b})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.close()
-	fa, fb := s.args(a)[3], s.args(b)[3]
-	ba, errA := os.ReadFile(fa)
-	bb, errB := os.ReadFile(fb)
-	if fa == fb || errA != nil || errB != nil || bytes.Equal(ba, bb) {
-		t.Errorf("seeds %s and %s (%v, %v): want a file of its own for each seed, with different data", fa, fb, errA, errB)
 	}
 }

@@ -8,13 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hopbench/hopbench/internal/evolution"
 	"github.com/hopbench/hopbench/internal/jvm"
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/network"
 	"github.com/hopbench/hopbench/internal/results"
-	"github.com/hopbench/hopbench/internal/topology"
-	"github.com/hopbench/hopbench/internal/transport"
 )
 
 // Run is one cell of the matrix: everything one measurement needs. It is
@@ -77,34 +74,8 @@ type Run struct {
 	Placement *Placement `json:"placement,omitempty"`
 }
 
-// SchemaPath is the run's versions, the generator's first and then each
-// node's, entry first (evolution.Path); nil when every one is v1 by
-// default.
-func (r Run) SchemaPath() evolution.Path {
-	if r.Schema == "" {
-		return nil
-	}
-	p, _ := evolution.ParseSchema(r.Schema) // validated
-	top, _ := topology.Parse(r.Topology)
-	p, _ = p.For(top.Nodes())
-	return p
-}
-
 // OnJVM reports whether the run's nodes run on the JVM.
 func (r Run) OnJVM() bool { return r.Runtime == jvm.JVM }
-
-// kernelNetwork reports whether the run crosses the kernel's emulated
-// network, in namespaces (loopback there is the lab's veths, unshaped);
-// inProcess is the profile emulated in process (loopback when the kernel
-// does it).
-func (r Run) kernelNetwork() bool { return r.NetworkMode == network.Kernel }
-
-func (r Run) inProcess() network.Profile {
-	if r.kernelNetwork() {
-		return network.Profile{}
-	}
-	return r.Network
-}
 
 // DefaultDuration is a run's measured time when the spec gives neither a
 // duration nor a request count (ramps default to every step once).
@@ -199,7 +170,7 @@ func (s *Spec) variants(rep int, top, model string, count int, op string, l Load
 		if len(places) == 0 {
 			places = Placements{{}}
 		}
-		t, _ := topology.Parse(top) // validated
+		t := s.topologies[top]
 		placed := make([]*Placement, len(places))
 		for i, p := range places {
 			placed[i] = p.place(i, s.Hosts, t.Nodes())
@@ -207,7 +178,7 @@ func (s *Spec) variants(rep int, top, model string, count int, op string, l Load
 		runs = expand(runs, placed, func(r *Run, p *Placement) { r.Placement = p })
 	}
 	return expand(runs, s.Stacks, func(r *Run, stack string) {
-		st, _ := transport.ParseStack(stack) // validated
+		st := s.stacks[stack]
 		r.Stack, r.TransportOptions = st.String(), s.TransportOptions.For(st.Transport)
 	})
 }
@@ -321,7 +292,7 @@ func (r Run) Options() string {
 	if p := r.Placement; p != nil {
 		parts = append(parts, "on "+cmp.Or(p.Name, p.StringFor(r.Stack)))
 	}
-	if r.kernelNetwork() {
+	if r.NetworkMode == network.Kernel {
 		parts = append(parts, "net:"+r.Network.String()+"@kernel")
 	} else if !r.Network.IsLoopback() {
 		parts = append(parts, "net:"+r.Network.String())

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hopbench/hopbench/internal/specyaml"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -21,7 +22,7 @@ var experimentOnly = []string{"name", "study", "codecs", "pin", "order", "scales
 // own scale). A scale's parts is a mapping of part name to overrides,
 // written over that part.
 func applyScale(root *yaml.Node, name string) error {
-	scales := take(root, "scales")
+	scales := specyaml.Take(root, "scales")
 	if name == "" {
 		return nil
 	}
@@ -53,7 +54,7 @@ func applyScale(root *yaml.Node, name string) error {
 				return err
 			}
 		default:
-			set(root, key, val)
+			specyaml.Set(root, key, val)
 		}
 	}
 	return nil
@@ -61,7 +62,7 @@ func applyScale(root *yaml.Node, name string) error {
 
 // scaleParts writes a scale's per-part overrides over the named parts.
 func scaleParts(root, over *yaml.Node, at string) error {
-	parts := lookup(root, "parts")
+	parts := specyaml.Lookup(root, "parts")
 	if over.Kind != yaml.MappingNode || parts == nil {
 		return &SpecError{Path: at, Line: over.Line, Msg: "want a mapping of part name to fields, for a spec with parts"}
 	}
@@ -69,7 +70,7 @@ func scaleParts(root, over *yaml.Node, at string) error {
 		name, fields := over.Content[i], over.Content[i+1]
 		var part *yaml.Node
 		for _, p := range parts.Content {
-			if n := lookup(p, "name"); n != nil && n.Value == name.Value {
+			if n := specyaml.Lookup(p, "name"); n != nil && n.Value == name.Value {
 				part = p
 			}
 		}
@@ -77,7 +78,7 @@ func scaleParts(root, over *yaml.Node, at string) error {
 			return &SpecError{Path: at + "." + name.Value, Line: name.Line, Msg: "no part of that name, or not a mapping of fields"}
 		}
 		for j := 0; j+1 < len(fields.Content); j += 2 {
-			set(part, fields.Content[j], fields.Content[j+1])
+			specyaml.Set(part, fields.Content[j], fields.Content[j+1])
 		}
 	}
 	return nil
@@ -86,7 +87,7 @@ func scaleParts(root, over *yaml.Node, at string) error {
 // splitParts takes parts out of the root and returns each part's own
 // spec: the root with the part's fields written over it.
 func splitParts(root *yaml.Node) ([]*yaml.Node, []string, error) {
-	parts := take(root, "parts")
+	parts := specyaml.Take(root, "parts")
 	if parts == nil {
 		return nil, nil, nil
 	}
@@ -102,14 +103,14 @@ func splitParts(root *yaml.Node) ([]*yaml.Node, []string, error) {
 		if p.Kind != yaml.MappingNode {
 			return nil, nil, &SpecError{Path: at, Line: p.Line, Msg: "want a mapping: a name and the spec fields this part sets"}
 		}
-		name := lookup(p, "name")
+		name := specyaml.Lookup(p, "name")
 		switch {
 		case name == nil || name.Value == "":
 			return nil, nil, &SpecError{Path: at + ".name", Line: p.Line, Msg: "every part needs a name (results and reports label its runs with it)"}
 		case slices.Contains(names, name.Value):
 			return nil, nil, &SpecError{Path: at + ".name", Line: name.Line, Msg: fmt.Sprintf("%q names two parts", name.Value)}
 		}
-		spec := clone(root)
+		spec := specyaml.Clone(root)
 		for j := 0; j+1 < len(p.Content); j += 2 {
 			key := p.Content[j]
 			if key.Value == "name" {
@@ -118,54 +119,14 @@ func splitParts(root *yaml.Node) ([]*yaml.Node, []string, error) {
 			if slices.Contains(experimentOnly, key.Value) {
 				return nil, nil, &SpecError{Path: at + "." + key.Value, Line: key.Line, Msg: "set for the whole experiment, at the top level, not in a part"}
 			}
-			set(spec, key, p.Content[j+1])
+			specyaml.Set(spec, key, p.Content[j+1])
 		}
 		for _, k := range experimentOnly {
-			take(spec, k)
+			specyaml.Take(spec, k)
 		}
 		out, names = append(out, spec), append(names, name.Value)
 	}
 	return out, names, nil
-}
-
-func lookup(m *yaml.Node, key string) *yaml.Node {
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key {
-			return m.Content[i+1]
-		}
-	}
-	return nil
-}
-
-// take removes key from the mapping m and returns its value.
-func take(m *yaml.Node, key string) *yaml.Node {
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key {
-			v := m.Content[i+1]
-			m.Content = slices.Delete(m.Content, i, i+2)
-			return v
-		}
-	}
-	return nil
-}
-
-// set writes key: val into the mapping m, replacing a value it has.
-func set(m, key, val *yaml.Node) {
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key.Value {
-			m.Content[i+1] = val
-			return
-		}
-	}
-	m.Content = append(m.Content, key, val)
-}
-
-// clone copies a mapping's list of keys and values (the values are shared:
-// set replaces them rather than changing them).
-func clone(m *yaml.Node) *yaml.Node {
-	c := *m
-	c.Content = slices.Clone(m.Content)
-	return &c
 }
 
 // ScaleNames lists the scales a spec names, in its order; none for YAML
@@ -175,7 +136,7 @@ func ScaleNames(data []byte) []string {
 	if yaml.Unmarshal(data, &doc) != nil || len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
 		return nil
 	}
-	scales := lookup(doc.Content[0], "scales")
+	scales := specyaml.Lookup(doc.Content[0], "scales")
 	if scales == nil || scales.Kind != yaml.MappingNode {
 		return nil
 	}

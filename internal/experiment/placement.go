@@ -10,6 +10,7 @@ import (
 	"github.com/invopop/jsonschema"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/hopbench/hopbench/internal/specyaml"
 	"github.com/hopbench/hopbench/internal/transport"
 )
 
@@ -44,7 +45,7 @@ func (h *HostNames) UnmarshalYAML(n *yaml.Node) error {
 }
 
 func (HostNames) JSONSchema() *jsonschema.Schema {
-	return &jsonschema.Schema{OneOf: []*jsonschema.Schema{{Type: "string"}, {Type: "array", Items: &jsonschema.Schema{Type: "string"}, MinItems: ptr(uint64(1))}}}
+	return &jsonschema.Schema{OneOf: []*jsonschema.Schema{{Type: "string"}, {Type: "array", Items: &jsonschema.Schema{Type: "string"}, MinItems: specyaml.Ptr(uint64(1))}}}
 }
 
 // Placements are one placement or a list of named ones, each measured.
@@ -58,7 +59,7 @@ func (p *Placements) UnmarshalYAML(n *yaml.Node) error {
 	*p = nil
 	for i, item := range items {
 		var one PlacementSpec
-		if err := decode(item, reflect.ValueOf(&one).Elem(), fmt.Sprintf("placement[%d]", i)); err != nil {
+		if err := specyaml.Decode(item, reflect.ValueOf(&one).Elem(), fmt.Sprintf("placement[%d]", i)); err != nil {
 			return err
 		}
 		*p = append(*p, one)
@@ -69,7 +70,7 @@ func (p *Placements) UnmarshalYAML(n *yaml.Node) error {
 func (Placements) JSONSchema() *jsonschema.Schema {
 	one := (&jsonschema.Reflector{DoNotReference: true}).Reflect(&PlacementSpec{})
 	one.Version, one.ID = "", ""
-	return &jsonschema.Schema{OneOf: []*jsonschema.Schema{one, {Type: "array", Items: one, MinItems: ptr(uint64(1))}}}
+	return &jsonschema.Schema{OneOf: []*jsonschema.Schema{one, {Type: "array", Items: one, MinItems: specyaml.Ptr(uint64(1))}}}
 }
 
 // Placement is where a run's parts are: the generator's hosts and each

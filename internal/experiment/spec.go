@@ -12,6 +12,8 @@ import (
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/network"
 	"github.com/hopbench/hopbench/internal/payload"
+	"github.com/hopbench/hopbench/internal/topology"
+	"github.com/hopbench/hopbench/internal/transport"
 	_ "github.com/hopbench/hopbench/internal/transport/all" // specs name every registered stack
 )
 
@@ -67,6 +69,10 @@ type Spec struct {
 	// the name of this part of a spec with parts; parts those parts.
 	scale, part string
 	parts       []*Spec
+	// stacks and topologies are the lists parsed, by what the spec
+	// wrote, as validation read them.
+	stacks     map[string]transport.Stack
+	topologies map[string]topology.Topology
 }
 
 // Run orders and generators.

@@ -436,13 +436,8 @@ func TestMemoryLimitedNodesGetAGoMemLimit(t *testing.T) {
 		if r.GoMemLimit != c.want {
 			t.Errorf("%q: GOMEMLIMIT %d, want %d", c.extra, r.GoMemLimit, c.want)
 		}
-		env := nodeEnv([]string{"A=1", "GOMEMLIMIT=1"}, r)
-		want := "GOMEMLIMIT=off" // not what the runner's environment had
-		if c.want > 0 {
-			want = fmt.Sprintf("GOMEMLIMIT=%d", c.want)
-		}
-		if env[len(env)-1] != want || slices.Contains(env, "GOMEMLIMIT=1") || !slices.Contains(env, "A=1") {
-			t.Errorf("%q: node environment %v", c.extra, env)
+		if tc, err := r.Trial(); err != nil || tc.GoMemLimit != int64(c.want) {
+			t.Errorf("%q: the case's GOMEMLIMIT %d (%v), want %d", c.extra, tc.GoMemLimit, err, c.want)
 		}
 	}
 }
@@ -693,7 +688,11 @@ order: listed
 	}
 	var got []string
 	for _, r := range runs {
-		got = append(got, r.Case()+" = "+r.SchemaPath().String())
+		c, err := r.Trial()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, r.Case()+" = "+c.Schema.String())
 	}
 	want := []string{
 		"rest chain:2 echo user×3 closed:1 schema:v2,v1,v2 = v2,v1,v2",
@@ -706,8 +705,10 @@ order: listed
 	if !slices.Equal(got, want) {
 		t.Errorf("runs\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	if r := (Run{Topology: "direct"}); r.SchemaPath() != nil || r.Options() != "" {
-		t.Errorf("a run of no schema: path %v, options %q", r.SchemaPath(), r.Options())
+	if r := (Run{Stack: "rest", Topology: "direct", Op: "echo"}); r.Options() != "" {
+		t.Errorf("a run of no schema: options %q", r.Options())
+	} else if c, err := r.Trial(); err != nil || c.Schema != nil {
+		t.Errorf("a run of no schema: path %v (%v)", c.Schema, err)
 	}
 }
 

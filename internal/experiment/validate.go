@@ -96,10 +96,11 @@ func (s *Spec) validateMatrix() error {
 	if len(s.Stacks) == 0 {
 		bad("stacks", "none given; list at least one of %s (with +codec, +compression as wanted)", strings.Join(transport.Names(), ", "))
 	}
+	s.stacks, s.topologies = map[string]transport.Stack{}, map[string]topology.Topology{}
 	for i, st := range s.Stacks {
-		if _, err := transport.ParseStack(st); err != nil {
+		if p, err := transport.ParseStack(st); err != nil {
 			bad(fmt.Sprintf("stacks[%d]", i), "%v", err)
-		} else if slices.Index(s.Stacks, st) != i {
+		} else if s.stacks[st] = p; slices.Index(s.Stacks, st) != i {
 			bad(fmt.Sprintf("stacks[%d]", i), "%q is listed twice", st)
 		}
 	}
@@ -112,8 +113,10 @@ func (s *Spec) validateMatrix() error {
 		}
 	}
 	for i, top := range s.Topologies {
-		if _, err := topology.Parse(top); err != nil {
+		if t, err := topology.Parse(top); err != nil {
 			bad(fmt.Sprintf("topologies[%d]", i), "%v", err)
+		} else {
+			s.topologies[top] = t
 		}
 	}
 	s.validateLoads(bad)

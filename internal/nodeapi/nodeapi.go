@@ -17,6 +17,9 @@ package nodeapi
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/hopbench/hopbench/internal/stats"
@@ -93,4 +96,94 @@ type Memory struct {
 	TotalAllocBytes uint64 `json:"total_alloc_bytes"`
 	NumGC           uint32 `json:"num_gc"`
 	Goroutines      int    `json:"goroutines"`
+}
+
+// Config is a node's configuration as an orchestrator gives it: the
+// contract's flags, typed. Args renders it as hopbench node's flags, for
+// any runtime (with Runtime jvm, hopbench node replaces itself with the
+// JVM node).
+type Config struct {
+	// The contract's own: announce the ready line, serve on Listen (a
+	// broker stack's broker URL), take admin calls on Admin, call
+	// Downstream for every request.
+	Announce   bool
+	Listen     string
+	Admin      string
+	Downstream []string
+	// Stack is what the node serves, e.g. rest+proto.
+	Stack string
+	// Runtime is what it runs on: "" for Go, or jvm.
+	Runtime string
+	// Seed seeds the node's get replies.
+	Seed uint64
+	// Schema is the payload schema's version it speaks ("" for the
+	// default, v1).
+	Schema string
+	// Options are the stack's own settings.
+	Options map[string]string
+	// HTTP2 and Cache switch HTTP/2 and the get reply cache on.
+	HTTP2, Cache bool
+	// TLSDir is the certificates' directory (TLS on); MTLS requires and
+	// presents client certificates.
+	TLSDir string
+	MTLS   bool
+	// MaxConns raises the node's connection cap (0: its default).
+	MaxConns int
+	// Network is the profile emulated on the connections it dials ("":
+	// none).
+	Network string
+	// CPUs pins the node's process to these CPUs before it serves (none:
+	// unpinned).
+	CPUs []int
+	// Seeds is a JVM node's seeds file, written by the orchestrator, or
+	// Gets the get replies it generates there, MODEL:COUNT; JVMFlags are
+	// the JVM's own flags.
+	Seeds    string
+	Gets     []string
+	JVMFlags []string
+	// Extra are flags passed as given after the others (an agent's, as its
+	// coordinator rendered them).
+	Extra []string
+}
+
+// Args are c's flags, in a fixed order.
+func (c Config) Args() []string {
+	var a []string
+	flag := func(on bool, name string, value ...string) {
+		if on {
+			a = append(append(a, "--"+name), value...)
+		}
+	}
+	flag(c.Runtime != "", "runtime", c.Runtime)
+	flag(c.Announce, "announce")
+	flag(c.Listen != "", "listen", c.Listen)
+	flag(c.Admin != "", "admin", c.Admin)
+	flag(len(c.Downstream) > 0, "downstream", strings.Join(c.Downstream, ","))
+	flag(c.Stack != "", "stack", c.Stack)
+	flag(c.Seed != 0, "seed", strconv.FormatUint(c.Seed, 10))
+	flag(c.Schema != "", "schema", c.Schema)
+	for _, k := range slices.Sorted(maps.Keys(c.Options)) {
+		flag(true, "option", k+"="+c.Options[k])
+	}
+	flag(c.HTTP2, "http2")
+	flag(c.Cache, "cache")
+	flag(c.TLSDir != "", "tls-dir", c.TLSDir)
+	flag(c.MTLS, "mtls")
+	flag(c.MaxConns > 0, "max-conns", strconv.Itoa(c.MaxConns))
+	flag(c.Network != "", "network", c.Network)
+	flag(len(c.CPUs) > 0, "cpus", cpuList(c.CPUs))
+	flag(c.Seeds != "", "seeds", c.Seeds)
+	flag(len(c.Gets) > 0, "gets", strings.Join(c.Gets, ","))
+	for _, f := range c.JVMFlags {
+		flag(true, "jvm-flag="+f)
+	}
+	return append(a, c.Extra...)
+}
+
+func cpuList(cpus []int) string {
+	s := make([]string, len(cpus))
+	for i, c := range cpus {
+		s[i] = strconv.Itoa(c)
+	}
+	return strings.Join(s, ",")
 }

@@ -2,6 +2,7 @@ package topology
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -18,24 +19,19 @@ import (
 
 // ProcessConfig says how node processes are started.
 type ProcessConfig struct {
-	// Bin is the hopbench binary.
+	// Bin is the hopbench binary: each node is `Bin node` with its
+	// configuration's flags (another runtime's node is started so too:
+	// hopbench node --runtime jvm replaces itself with the JVM node).
 	Bin string
-	// Command starts a node, before the node contract's flags (default:
-	// Bin node); another runtime's node, such as the JVM's, is started so.
-	Command []string
-	// Listen is every node's --listen (default 127.0.0.1:0, a free port;
-	// for broker stacks, the broker's URL with no name, so each node gets a
-	// queue, topic or subject of its own).
-	Listen string
-	// Args are node i's flags after the addresses (--stack, --tls-dir, ...).
-	Args func(i int) []string
-	// Prefix runs the node through another command that execs it in place,
-	// such as taskset -c 1 for CPU pinning.
-	Prefix []string
+	// Node is node i's configuration beyond the contract's addresses,
+	// which Processes sets: --announce, --listen (default 127.0.0.1:0, a
+	// free port; a broker stack's node listens on its broker, the URL
+	// given with no name, so each node gets a queue, topic or subject of
+	// its own), --admin and --downstream.
+	Node func(i int) nodeapi.Config
 	// Host, if set, places node i on a host of an emulated network: the
-	// command that execs it there (ip netns exec NS), before Prefix, and
-	// the address it serves and takes admin calls on instead of
-	// 127.0.0.1.
+	// command that execs it there (ip netns exec NS) and the address it
+	// serves and takes admin calls on instead of 127.0.0.1.
 	Host func(i int) (exec []string, addr string)
 	// Env is added to the node's environment.
 	Env []string
@@ -49,34 +45,27 @@ type ProcessConfig struct {
 
 // Processes returns a StartFunc that runs each node as a child process:
 // `bin node --announce --listen 127.0.0.1:0 --admin 127.0.0.1:0
-// --downstream ... args(i)...`, and learns where it serves from the ready
-// line of the node contract (package nodeapi) on its standard output. Each child is in its own process group, is killed if this
-// process dies, and is interrupted, then killed if it lingers, when closed.
+// --downstream ... ...`, and learns where it serves from the ready
+// line of the node contract (package nodeapi) on its standard output. Each
+// child is in its own process group, is killed if this process dies, and
+// is interrupted, then killed if it lingers, when closed.
 func Processes(cfg ProcessConfig) StartFunc {
 	return func(ctx context.Context, i int, downstream []string) (Instance, error) {
-		listen, admin, prefix := cfg.Listen, "127.0.0.1:0", cfg.Prefix
-		if listen == "" {
-			listen = "127.0.0.1:0"
+		var node nodeapi.Config
+		if cfg.Node != nil {
+			node = cfg.Node(i)
 		}
+		node.Announce, node.Admin, node.Downstream = true, "127.0.0.1:0", downstream
+		node.Listen = cmp.Or(node.Listen, "127.0.0.1:0")
+		var prefix []string
 		if cfg.Host != nil {
 			exec, addr := cfg.Host(i)
-			admin, prefix = addr+":0", append(slices.Clip(exec), prefix...)
-			if !strings.Contains(listen, "://") { // a broker stack's node listens on its broker
-				listen = addr + ":0"
+			node.Admin, prefix = addr+":0", exec
+			if !strings.Contains(node.Listen, "://") { // a broker stack's node listens on its broker
+				node.Listen = addr + ":0"
 			}
 		}
-		argv := []string{"--announce", "--listen", listen, "--admin", admin}
-		if len(downstream) > 0 {
-			argv = append(argv, "--downstream", strings.Join(downstream, ","))
-		}
-		if cfg.Args != nil {
-			argv = append(argv, cfg.Args(i)...)
-		}
-		command := cfg.Command
-		if len(command) == 0 {
-			command = []string{cfg.Bin, "node"}
-		}
-		full := append(append(slices.Clip(prefix), command...), argv...)
+		full := append(append(slices.Clip(prefix), cfg.Bin, "node"), node.Args()...)
 		name := full[0]
 		cmd := exec.Command(name, full[1:]...)
 		cmd.Env = append(os.Environ(), cfg.Env...)

@@ -1,0 +1,70 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+
+	"github.com/hopbench/hopbench/internal/codecbench"
+	"github.com/hopbench/hopbench/internal/jvm"
+	"github.com/hopbench/hopbench/internal/results"
+)
+
+// CodecFile is the name of the codec timings file in a results directory.
+const CodecFile = "codec.json"
+
+// timeCodecs times the spec's codecs in-process on every payload the runs
+// use and writes them to CodecFile; what was timed before an interruption
+// is kept.
+func (x *Runner) timeCodecs(ctx context.Context, s *Spec, runs []Run) error {
+	cases, err := codecCases(s, runs)
+	if err != nil {
+		return err
+	}
+	var onJVM []codecbench.Case
+	if slices.Contains(s.Runtimes, jvm.JVM) {
+		onJVM = jvm.CodecCasesOf(cases)
+	}
+	done, total := 0, len(cases)+len(onJVM)
+	progress := func(r codecbench.Result) {
+		if done++; x.OnCodec != nil {
+			x.OnCodec(done-1, total, r)
+		}
+	}
+	timed, err := codecbench.Run(ctx, cases, codecbench.Options{Seed: s.Seed}, func(_ int, r codecbench.Result) { progress(r) })
+	if err == nil {
+		var jvmTimed []codecbench.Result
+		jvmTimed, err = jvm.TimeExperimentCodecs(ctx, onJVM, s.Seed, progress)
+		timed = append(timed, jvmTimed...)
+	}
+	if len(timed) > 0 {
+		if werr := results.WriteFileAtomic(filepath.Join(x.Dir, CodecFile), func(w io.Writer) error { return codecbench.WriteJSON(w, timed) }); werr != nil {
+			return werr
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("timing codecs: %w", err)
+	}
+	return nil
+}
+
+// codecCases are the spec's codecs on every payload its runs use.
+func codecCases(s *Spec, runs []Run) ([]codecbench.Case, error) {
+	var cases []codecbench.Case
+	seen := map[codecbench.Case]bool{}
+	for _, r := range runs {
+		if key := (codecbench.Case{Model: r.Model, Count: r.Count}); !seen[key] {
+			seen[key] = true
+			for _, c := range s.Codecs {
+				name, z, err := ParseCodec(c)
+				if err != nil {
+					return nil, fmt.Errorf("codecs: %w", err)
+				}
+				cases = append(cases, codecbench.Case{Model: r.Model, Count: r.Count, Codec: name, Compress: z})
+			}
+		}
+	}
+	return cases, nil
+}

@@ -1,0 +1,46 @@
+package jvm
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/hopbench/hopbench/internal/codecbench"
+)
+
+// CodecCasesOf are the JVM's side of a spec's codec cases: json as
+// Jackson, proto as protobuf-java and with it Ensor's conversion (where
+// the model is his), on the models and counts Go's timings had.
+func CodecCasesOf(cases []codecbench.Case) []codecbench.Case {
+	var gets []Get
+	var asked []string
+	for _, c := range cases {
+		if c.Compress != "none" || !slices.Contains(CodecCodecs, c.Codec) {
+			continue
+		}
+		if !slices.Contains(asked, c.Codec) {
+			asked = append(asked, c.Codec)
+		}
+		if g := (Get{Model: c.Model, Count: c.Count}); !slices.Contains(gets, g) {
+			gets = append(gets, g)
+		}
+	}
+	if slices.Contains(asked, "proto") {
+		asked = append(asked, "proto+convert")
+	}
+	return Cases(gets, asked)
+}
+
+// TimeExperimentCodecs times the JVM's codec cases with JMH.
+func TimeExperimentCodecs(ctx context.Context, cases []codecbench.Case, seed uint64, progress func(codecbench.Result)) ([]codecbench.Result, error) {
+	if len(cases) == 0 {
+		return nil, nil
+	}
+	o := CodecOptions{Forks: 1, WarmupIterations: 5, Iterations: 5, Iteration: time.Second, Seed: seed}
+	timed, err := TimeCodecs(ctx, cases, o, progress)
+	if err != nil {
+		return timed, fmt.Errorf("runtime jvm: %w", err)
+	}
+	return timed, nil
+}

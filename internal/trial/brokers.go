@@ -1,0 +1,169 @@
+package trial
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hopbench/hopbench/internal/broker"
+	"github.com/hopbench/hopbench/internal/results"
+	"github.com/hopbench/hopbench/internal/stats"
+	"github.com/hopbench/hopbench/internal/wire"
+)
+
+// brokerSet is the brokers an experiment's stacks talk through. Each is
+// made ready before every run that needs it: one answering is used as is,
+// one missing is started (again, if it died in an earlier run). Close
+// stops those the experiment started.
+type brokerSet struct {
+	cfg   broker.Config
+	addrs map[string]string
+	live  map[string]*broker.Broker
+	// onStart, if set, hears of each broker made ready for a run.
+	onStart func(*broker.Broker)
+}
+
+func newBrokerSet(cfg broker.Config, addrs map[string]string) *brokerSet {
+	return &brokerSet{cfg: cfg, addrs: addrs, live: map[string]*broker.Broker{}}
+}
+
+// ensure returns the named broker, answering.
+func (bs *brokerSet) ensure(ctx context.Context, name string) (*broker.Broker, error) {
+	if b := bs.live[name]; b != nil {
+		if !b.Gone() {
+			return b, nil
+		}
+		b.Close()
+		delete(bs.live, name)
+	}
+	cfg := bs.cfg
+	cfg.Addr = bs.addrs[name]
+	b, err := broker.Start(ctx, name, cfg)
+	if err != nil {
+		return nil, err
+	}
+	bs.live[name] = b
+	if bs.onStart != nil {
+		bs.onStart(b)
+	}
+	return b, nil
+}
+
+// close stops the brokers the experiment started, each once no other
+// hopbench process uses it or ctx ends, and gives up its leases on the
+// others.
+func (bs *brokerSet) close(ctx context.Context) error {
+	var errs []error
+	for _, b := range bs.live {
+		errs = append(errs, b.Stop(ctx))
+	}
+	bs.live = map[string]*broker.Broker{}
+	return errors.Join(errs...)
+}
+
+// usageWindow measures processes' CPU time and memory over a run's
+// measured window: it resets their peak RSS and notes their CPU at the
+// start.
+type usageWindow struct {
+	pids []int
+	cpu0 []float64
+}
+
+func startUsage(pids []int) *usageWindow {
+	w := &usageWindow{pids: pids, cpu0: make([]float64, len(pids))}
+	for i, pid := range pids {
+		stats.ResetPeak(pid)
+		if s, err := stats.ReadProc(pid); err == nil {
+			w.cpu0[i] = s.CPUSeconds
+		}
+	}
+	return w
+}
+
+// end returns each process's usage since start; requests divides CPU.
+func (w *usageWindow) end(requests int64) []results.Usage {
+	if w == nil {
+		return nil
+	}
+	out := make([]results.Usage, len(w.pids))
+	for i, pid := range w.pids {
+		s, err := stats.ReadProc(pid)
+		if err != nil {
+			continue
+		}
+		out[i] = results.Usage{CPUSeconds: s.CPUSeconds - w.cpu0[i], RSSBytes: s.RSSBytes, PeakRSS: s.PeakRSSBytes, AnonRSS: s.AnonRSSBytes}
+		if requests > 0 {
+			out[i].CPUUsPerReq = out[i].CPUSeconds * 1e6 / float64(requests)
+		}
+	}
+	return out
+}
+
+// brokerHome is where a run's broker is made sure of: the rig's own
+// brokers here, or the agent's of the host the placement names.
+type brokerHome interface {
+	ensure(ctx context.Context, name string) (*broker.Broker, error)
+}
+
+// brokerRecord is a run's broker as its record carries it, with what
+// went through it over the window; the nodes' figures must be read.
+func brokerRecord(b *broker.Broker, nodes []results.Node, requests int64, clientWire wire.Totals) results.Broker {
+	rec := results.Broker{Name: b.Name, Addr: b.Addr, Version: b.Version, PID: b.PID, Started: b.Started}
+	if requests > 0 {
+		// Every byte to or from the broker is a client's: the load
+		// generator's and the nodes'.
+		w := nodesWire(nodes)
+		n := float64(requests)
+		rec.Wire = &results.WirePerRequest{Sent: float64(clientWire.Written+w.Written) / n, Received: float64(clientWire.Read+w.Read) / n}
+	}
+	return rec
+}
+
+// brokerUsage is a meter of the broker's CPU and memory over the window.
+type brokerUsage struct{ w *usageWindow }
+
+// brokerMeter starts the meter of a broker this machine runs.
+func brokerMeter(m *measurement) meter {
+	if m.brk == nil || m.brk.PID == 0 {
+		return nil
+	}
+	return brokerUsage{startUsage([]int{m.brk.PID})}
+}
+
+func (u brokerUsage) end(_ context.Context, m *measurement, requests int64, _ wire.Totals) {
+	if got := u.w.end(requests); len(got) == 1 && len(m.rec.Brokers) == 1 {
+		m.rec.Brokers[0].Usage = got[0]
+	}
+}
+
+// watchBroker calls exited once if the run's broker exits before the run
+// ends: at once for one this experiment started, within a quarter second
+// for one it found running.
+func watchBroker(b *broker.Broker, exited func()) (stop func()) {
+	stopped, finished := make(chan struct{}), make(chan struct{})
+	tick := time.NewTicker(250 * time.Millisecond)
+	go func() {
+		defer close(finished)
+		defer tick.Stop()
+		for {
+			select {
+			case <-b.Done(): // nil, never ready, unless this process started it
+				exited()
+				return
+			case <-tick.C:
+				if b.Gone() {
+					exited()
+					return
+				}
+			case <-stopped:
+				return
+			}
+		}
+	}()
+	return func() { close(stopped); <-finished }
+}
+
+func brokerExited(b *broker.Broker) string {
+	return fmt.Sprintf("the %s broker (pid %d) exited during the run", b.Name, b.PID)
+}

@@ -1,0 +1,32 @@
+package trial
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hopbench/hopbench/internal/load"
+	"github.com/hopbench/hopbench/internal/results"
+	"github.com/hopbench/hopbench/internal/stats"
+	"github.com/hopbench/hopbench/internal/wire"
+)
+
+// A run most of whose calls failed is recorded as such, with its counts
+// and without a figure that could pass for the service's.
+func TestARunWhoseCallsFailedLosesItsFigures(t *testing.T) {
+	h := stats.NewHistogram()
+	stats.Record(h, time.Microsecond)
+	res := &load.Result{Requests: 4307775, Errors: 4307000, ErrorsByClass: map[string]int64{"refused": 4307000}, Elapsed: 3 * time.Second, Latency: h}
+	rec := &results.Record{Figures: res.Figures(wire.Totals{})}
+	rec.Histogram, _ = stats.Encode(h)
+	rec.Series = []results.Second{{T: 0, Requests: 1, P50Us: 1}}
+	ctx := context.Background()
+	outcome, reason := outcome(ctx, ctx, nil, nil, rec, res)
+	if outcome != results.OutcomeCallsFailed || !strings.Contains(reason, "4307000 of 4307775 calls failed (refused 4307000)") {
+		t.Errorf("outcome %q (%s)", outcome, reason)
+	}
+	if rec.RPS != 0 || rec.P50Us != 0 || rec.Histogram != "" || rec.Series != nil || rec.Requests != 4307775 || rec.Completed() {
+		t.Errorf("record keeps figures: %+v", rec.Figures)
+	}
+}

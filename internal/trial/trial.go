@@ -1,0 +1,245 @@
+package trial
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hopbench/hopbench/internal/broker"
+	"github.com/hopbench/hopbench/internal/evolution"
+	"github.com/hopbench/hopbench/internal/load"
+	"github.com/hopbench/hopbench/internal/results"
+	"github.com/hopbench/hopbench/internal/stats"
+	"github.com/hopbench/hopbench/internal/topology"
+	"github.com/hopbench/hopbench/internal/transport"
+	"github.com/hopbench/hopbench/internal/wire"
+)
+
+// Hooks are what a run's caller hears as it goes.
+type Hooks struct {
+	// OnSecond is called as each measured second completes.
+	OnSecond func(results.Second)
+}
+
+// errNodeExited ends a run whose node went away; errBrokerExited one whose
+// broker did; errNodeUnavailable one whose node said it could not serve.
+var (
+	errNodeExited      = errors.New("a node exited during the run")
+	errBrokerExited    = errors.New("the broker exited during the run")
+	errNodeUnavailable = errors.New("a node said it could not serve")
+)
+
+// Make makes one run of c in its steps, filling rec: its network, its
+// broker and TLS, its nodes started and booted, the generator dialled, the
+// schema trials, the load driven while nodes and broker are watched, the
+// figures collected and the outcome judged. An error means the run could
+// not be made at all.
+func (x *Rig) Make(ctx context.Context, c *Case, rec *results.Record, hooks Hooks) error {
+	m := x.assemble(c, rec, hooks)
+	defer m.close()
+	for _, step := range []func(context.Context) error{m.emulate, m.place, m.startNodes, m.boot, m.dial, m.evolve} {
+		if err := step(ctx); err != nil {
+			return err
+		}
+	}
+	runCtx, stopWatching := m.watch(ctx)
+	defer stopWatching()
+	m.runCtx = runCtx
+	got, err := m.gen.drive(runCtx, m, m.windowOpens)
+	if err != nil {
+		return err
+	}
+	m.collect(got)
+	rec.Outcome, rec.Reason = outcome(ctx, runCtx, m.brk, m.nodes, rec, got.Result)
+	return nil
+}
+
+// measurement is one run in the making: its parts, chosen once from its
+// case, and what each step leaves for the next.
+type measurement struct {
+	*Rig
+	c     *Case
+	rec   *results.Record
+	hooks Hooks
+
+	// The parts: where the nodes run, what drives them, where the broker
+	// is and what network lies between.
+	net   netPath
+	home  nodeHome
+	gen   generator
+	where brokerHome
+
+	listen    string
+	brk       *broker.Broker
+	tlsDir    string
+	clientTLS *tls.Config
+	nodes     *nodeSet
+	insts     []topology.Instance
+	// runCtx is the run's while it drives the load (admin calls take it).
+	runCtx context.Context
+	// starts open the run's meters as the window opens; meters read
+	// figures over it, in order.
+	starts []meterStart
+	meters []meter
+}
+
+// assemble chooses the run's parts from its case.
+func (x *Rig) assemble(c *Case, rec *results.Record, hooks Hooks) *measurement {
+	m := &measurement{Rig: x, c: c, rec: rec, hooks: hooks}
+	m.net = x.netPathOf(c)
+	m.home, m.gen, m.where = localNodes{}, engineOf(c), x.brokers
+	m.starts = []meterStart{brokerMeter}
+	if c.Placement != nil {
+		split := &shares{}
+		m.home, m.gen, m.where = hostNodes{}, split, hostBroker{x.agents[c.Placement.Broker]}
+		m.starts = append(m.starts, hostsMeter(split))
+	}
+	return m
+}
+
+// emulate sets up and measures the run's emulated network, if it has one:
+// what its figures were made under.
+func (m *measurement) emulate(ctx context.Context) error {
+	measured, err := m.net.measure(ctx)
+	m.rec.Network = measured
+	return err
+}
+
+// place resolves where the nodes listen (a broker stack's broker, made
+// sure of) and how the run's connections are encrypted.
+func (m *measurement) place(ctx context.Context) (err error) {
+	if m.listen, m.brk, err = m.placement(ctx); err != nil {
+		return err
+	}
+	m.tlsDir, m.clientTLS, err = m.runTLS()
+	return err
+}
+
+// startNodes starts the topology's nodes where the case puts them.
+func (m *measurement) startNodes(ctx context.Context) error {
+	m.nodes = &nodeSet{limit: m.c.Memory, name: fmt.Sprintf("hopbench-%d-run%d", pid, m.c.Index), reset: m.cfg.ResetNode, remote: m.home.remote()}
+	insts, err := topology.Start(ctx, m.c.Topology, m.home.start(m))
+	if err != nil {
+		return err
+	}
+	m.insts = insts
+	m.nodes.set(insts)
+	return nil
+}
+
+func (m *measurement) transportConfig() transport.Config {
+	tcfg := m.c.transport()
+	tcfg.ClientTLS = m.clientTLS
+	return tcfg
+}
+
+// boot times each node to its first good reply.
+func (m *measurement) boot(ctx context.Context) (err error) {
+	m.rec.Nodes, err = m.nodes.boot(ctx, m.c.Stack, m.transportConfig())
+	return err
+}
+
+// dial connects the generator to the entry node.
+func (m *measurement) dial(ctx context.Context) error {
+	return m.gen.dial(ctx, m)
+}
+
+// evolve, in a run with a schema set, sends a message of each schema
+// change through the live nodes in echo, on a client of its own (whose
+// bytes the load's figures do not count), and records what came back.
+func (m *measurement) evolve(ctx context.Context) error {
+	if m.c.Schema == nil {
+		return nil
+	}
+	tr, err := transport.Lookup(m.c.Stack.Transport)
+	if err != nil {
+		return err
+	}
+	tcfg := m.transportConfig()
+	tcfg.Dialer = &wire.Dialer{Counter: &wire.Counter{}, Network: m.c.inProcess(), From: m.net.from()}
+	cl, err := transport.Dial(ctx, tr, m.insts[0].Addr(), tcfg)
+	if err != nil {
+		return fmt.Errorf("dialling the entry node for the schema trials: %w", err)
+	}
+	defer cl.Close()
+	m.rec.Evolution, err = evolution.Live(ctx, cl, m.c.Stack, m.c.Schema, evolution.TrialCounts, m.c.Seed, m.c.Timeout)
+	return err
+}
+
+// watch returns a context that ends, with the cause, if a node or the
+// broker dies or a node says it cannot serve, until stop: through the
+// load and the collecting of figures after it.
+func (m *measurement) watch(ctx context.Context) (runCtx context.Context, stop func()) {
+	runCtx, cancel := context.WithCancelCause(ctx)
+	stops := []func(){m.nodes.watch(func() { cancel(errNodeExited) })}
+	if m.brk != nil {
+		stops = append(stops, watchBroker(m.brk, func() { cancel(errBrokerExited) }),
+			m.nodes.watchHealth(func(why string) { m.nodes.lost = why; cancel(errNodeUnavailable) }))
+	}
+	return runCtx, func() {
+		for _, s := range stops {
+			s()
+		}
+		cancel(nil)
+	}
+}
+
+// A meter reads figures over the measured window into the record: it
+// starts as the window opens (a meterStart; nil for nothing to measure)
+// and ends after the load.
+type meter interface {
+	end(ctx context.Context, m *measurement, requests int64, clientWire wire.Totals)
+}
+
+type meterStart func(m *measurement) meter
+
+// windowOpens notes every count the measured window is taken from: the
+// nodes' (which it resets), and those of each meter the run has.
+func (m *measurement) windowOpens() {
+	m.nodes.windowStart(m.runCtx)
+	for _, start := range m.starts {
+		if mt := start(m); mt != nil {
+			m.meters = append(m.meters, mt)
+		}
+	}
+}
+
+// collect writes the window's figures into the record: the generator's,
+// the nodes' and the meters'. Figures are read even from a run cut short:
+// what was measured stays.
+func (m *measurement) collect(got load.Measured) {
+	recordLoad(m.rec, got)
+	ctx := context.WithoutCancel(m.runCtx)
+	requests := got.Result.Requests
+	m.nodes.windowEnd(ctx, m.rec.Nodes, requests)
+	if m.brk != nil {
+		m.rec.Brokers = []results.Broker{brokerRecord(m.brk, m.rec.Nodes, requests, got.Wire)}
+	}
+	for _, mt := range m.meters {
+		mt.end(ctx, m, requests, got.Wire)
+	}
+}
+
+func (m *measurement) close() {
+	m.gen.close()
+	if m.nodes != nil {
+		m.nodes.close()
+	}
+}
+
+// recordLoad writes what the generator measured into rec.
+func recordLoad(rec *results.Record, got load.Measured) {
+	res := got.Result
+	rec.Figures = res.Figures(got.Wire)
+	rec.RequestBodyBytes, rec.RequestBodyRawBytes, rec.ResponseBodyBytes = got.RequestBytes, got.RawRequestBytes, got.ReplyBytes
+	rec.Series, rec.Steps = res.Series, res.Steps
+	rec.Histogram, _ = stats.Encode(res.Latency)
+	if res.Uncorrected != nil {
+		rec.UncorrectedHistogram, _ = stats.Encode(res.Uncorrected)
+	}
+}
+
+// bootWithin bounds a node's boot, from spawn to first good reply.
+const bootWithin = 30 * time.Second
