@@ -325,6 +325,6 @@ func TestNodesWithDefaultFlagsServeSideBySide(t *testing.T) {
 // implements (nodetest is what another runtime's node is pointed at).
 func TestNodeHonoursTheNodeContract(t *testing.T) {
 	for _, stack := range []string{"rest", "rest+proto", "grpc", "graphql"} {
-		t.Run(stack, func(t *testing.T) { nodetest.Check(t, stack, bin, "node", "--stack", stack) })
+		t.Run(stack, func(t *testing.T) { nodetest.Check(t, nodeapi.Config{Stack: stack}, nodetest.Command(bin, "node")) })
 	}
 }

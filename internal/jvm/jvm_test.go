@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/hopbench/hopbench/internal/codec"
 	"github.com/hopbench/hopbench/internal/jvm"
 	"github.com/hopbench/hopbench/internal/node"
+	"github.com/hopbench/hopbench/internal/nodeapi"
 	"github.com/hopbench/hopbench/internal/nodeapi/nodetest"
 	"github.com/hopbench/hopbench/internal/payload"
 	"github.com/hopbench/hopbench/internal/transport"
@@ -40,11 +42,14 @@ func jar(t *testing.T) string {
 	return p
 }
 
+// announce are the node contract's flags of a node serving on free ports.
+var announce = nodeapi.Config{Announce: true, Listen: "127.0.0.1:0", Admin: "127.0.0.1:0"}.Args()
+
 // startJVM starts a JVM node with the contract's flags and returns its
 // address.
 func startJVM(t *testing.T, args ...string) string {
 	t.Helper()
-	_, ready := nodetest.Start(t, append(jvm.Command(jar(t), jvm.Options{}.Flags()), args...)...)
+	_, ready := nodetest.Start(t, slices.Concat(jvm.Command(jar(t), jvm.Options{}.Flags()), announce, args)...)
 	return ready.Addr
 }
 
@@ -146,7 +151,7 @@ func compression(t *testing.T, st transport.Stack) codec.Compression {
 func TestTheJVMNodeHonoursTheNodeContract(t *testing.T) {
 	for _, stack := range []string{"rest", "rest+proto", "rest+gzip", "grpc", "grpc+gzip"} {
 		t.Run(stack, func(t *testing.T) {
-			nodetest.Check(t, stack, append(jvm.Command(jar(t), jvm.Options{}.Flags()), "--stack", stack)...)
+			nodetest.Check(t, nodeapi.Config{Stack: stack}, nodetest.Command(jvm.Command(jar(t), jvm.Options{}.Flags())...))
 		})
 	}
 }
@@ -208,7 +213,7 @@ func TestTheJVMNodeCachesGetReplies(t *testing.T) {
 	if err := jvm.WriteSeeds(seeds, []jvm.Get{{Model: "user", Count: 5}}, payload.DefaultSeed); err != nil {
 		t.Fatal(err)
 	}
-	_, ready := nodetest.Start(t, append(jvm.Command(jar(t), jvm.Options{}.Flags()), "--stack", "rest", "--cache", "--seeds", seeds)...)
+	_, ready := nodetest.Start(t, slices.Concat(jvm.Command(jar(t), jvm.Options{}.Flags()), announce, []string{"--stack", "rest", "--cache", "--seeds", seeds})...)
 	st, _ := transport.ParseStack("rest")
 	c := dial(t, st, ready.Addr)
 	m, _ := payload.Lookup("user")

@@ -1,6 +1,7 @@
-// Package nodetest checks that a node process honours the node contract
-// (package nodeapi), whatever its runtime: point Check at the command that
-// starts it.
+// Package nodetest checks that a node honours the node contract (package
+// nodeapi), whatever its runtime and whoever starts it: point Check at a
+// Launch (Command for a process started here; an agent's StartNode for
+// one started on a host).
 package nodetest
 
 import (
@@ -21,44 +22,83 @@ import (
 	_ "github.com/hopbench/hopbench/internal/transport/all" // Check takes any stack a node may serve
 )
 
-// Check starts argv (a node command and its own flags, e.g. hopbench node
-// --stack rest) with the contract's --announce --listen 127.0.0.1:0
-// --admin 127.0.0.1:0 and checks that it announces itself, serves stack,
-// counts the calls it serves in typed stats with every phase, resets them,
-// and ends on SIGINT.
-func Check(t *testing.T, stack string, argv ...string) {
+// Node is a node under check: what its ready line said, how to ask it to
+// stop as an orchestrator would (SIGINT to a process, StopNode to an
+// agent), and when it has ended.
+type Node interface {
+	Ready() nodeapi.Ready
+	Interrupt() error
+	Done() <-chan struct{}
+}
+
+// Launch starts a node with cfg (the contract's --announce, --listen and
+// --admin set) and stops it when the test ends.
+type Launch func(t *testing.T, cfg nodeapi.Config) Node
+
+// Check starts a node of cfg through launch and checks that it announces
+// itself, serves cfg.Stack, counts the calls it serves in typed stats with
+// every phase, resets them, and ends when interrupted. cfg.Listen, if
+// set, is where it serves (a broker stack's broker URL).
+func Check(t *testing.T, cfg nodeapi.Config, launch Launch) {
 	t.Helper()
-	cmd, ready := Start(t, argv...)
-	if ready.Stack != stack {
-		t.Errorf("ready line names stack %q, want %q", ready.Stack, stack)
+	cfg.Announce, cfg.Admin = true, "127.0.0.1:0"
+	if cfg.Listen == "" {
+		cfg.Listen = "127.0.0.1:0"
 	}
-	admin := "http://" + ready.Admin
-	if resp, err := http.Get(admin + "/ready"); err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET /ready: %v %v", resp, err)
+	n := launch(t, cfg)
+	ready := n.Ready()
+	if ready.Stack != cfg.Stack {
+		t.Errorf("ready line names stack %q, want %q", ready.Stack, cfg.Stack)
+	}
+	admin := nodeapi.Admin{Addr: ready.Admin}
+	if ok, why, err := admin.Ready(context.Background()); err != nil || !ok {
+		t.Fatalf("GET /ready: ok %v (%s), %v", ok, why, err)
 	}
 	const calls = 10
-	serve(t, stack, ready.Addr, calls)
-	checkStats(t, admin, calls)
-	if resp, err := http.Post(admin+"/reset", "", nil); err != nil || resp.StatusCode >= 300 {
-		t.Fatalf("POST /reset: %v %v", resp, err)
+	serve(t, cfg.Stack, ready.Addr, calls)
+	checkStats(t, "http://"+ready.Admin, calls)
+	if err := admin.Reset(context.Background()); err != nil {
+		t.Fatalf("POST /reset: %v", err)
 	}
-	checkStats(t, admin, 0)
-	cmd.Process.Signal(syscall.SIGINT)
-	ended := make(chan error, 1)
-	go func() { ended <- cmd.Wait() }()
+	checkStats(t, "http://"+ready.Admin, 0)
+	if err := n.Interrupt(); err != nil {
+		t.Fatalf("interrupting the node: %v", err)
+	}
 	select {
-	case <-ended:
+	case <-n.Done():
 	case <-time.After(10 * time.Second):
-		t.Error("the node did not end within 10s of SIGINT")
+		t.Error("the node did not end within 10s of being interrupted")
 	}
 }
 
-// Start starts argv (a node command and its own flags) with the
-// contract's --announce --listen 127.0.0.1:0 --admin 127.0.0.1:0, reads its
-// ready line, and kills it when the test ends.
+// Command launches nodes as child processes: argv (a node command and its
+// own flags, e.g. hopbench node, or java -jar node.jar) followed by the
+// configuration's flags.
+func Command(argv ...string) Launch {
+	return func(t *testing.T, cfg nodeapi.Config) Node {
+		t.Helper()
+		cmd, ready := Start(t, append(argv, cfg.Args()...)...)
+		p := &process{cmd: cmd, ready: ready, done: make(chan struct{})}
+		go func() { cmd.Wait(); close(p.done) }()
+		return p
+	}
+}
+
+type process struct {
+	cmd   *exec.Cmd
+	ready nodeapi.Ready
+	done  chan struct{}
+}
+
+func (p *process) Ready() nodeapi.Ready  { return p.ready }
+func (p *process) Interrupt() error      { return p.cmd.Process.Signal(syscall.SIGINT) }
+func (p *process) Done() <-chan struct{} { return p.done }
+
+// Start starts argv (a node command and all its flags, --announce among
+// them), reads its ready line, and kills it when the test ends.
 func Start(t *testing.T, argv ...string) (*exec.Cmd, nodeapi.Ready) {
 	t.Helper()
-	cmd := exec.Command(argv[0], append(argv[1:], "--announce", "--listen", "127.0.0.1:0", "--admin", "127.0.0.1:0")...)
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
