@@ -123,23 +123,7 @@ repetitions: 2
 		t.Fatal(err)
 	}
 	x := brokerRunner(t)
-	killed := map[int]bool{}
-	var mu sync.Mutex
-	// The first second is reported once final, about 3s into the run.
-	x.OnSecond = func(r Run, s results.Second) {
-		mu.Lock()
-		defer mu.Unlock()
-		if r.Repetition != 0 || killed[r.Index] {
-			return
-		}
-		killed[r.Index] = true
-		name := map[string]string{"amqp": "rabbitmq", "kafka": "kafka"}[r.Stack]
-		if pid := broker.ListenerPID(x.BrokerAddrs[name]); pid > 0 {
-			syscall.Kill(pid, syscall.SIGKILL)
-		} else {
-			t.Errorf("no %s process listening at %s", name, x.BrokerAddrs[name])
-		}
-	}
+	x.OnSecond = killBrokerOnce(t, x)
 	recs, err := x.Run(context.Background(), spec)
 	if err != nil {
 		t.Fatal(err)
@@ -147,18 +131,7 @@ repetitions: 2
 	if len(recs) != 4 {
 		t.Fatalf("%d records, want 4", len(recs))
 	}
-	for _, r := range recs[:2] {
-		t.Logf("%s, killed: %s (%s) after %v; %d requests, errors %v", r.Stack, r.Outcome, r.Reason, r.Ended.Sub(r.Started).Round(time.Millisecond), r.Requests, r.ErrorsByClass)
-		if r.Outcome != results.OutcomeBrokerDied || r.Reason == "" {
-			t.Errorf("%s, killed: outcome %q (%s), want broker died", r.Stack, r.Outcome, r.Reason)
-		}
-		// Under 5s of load, 2s of call timeout and teardown: no hang. The
-		// bound is loose because a loaded 2-core machine once took over 20s
-		// to tear down; a hang would not end at all.
-		if took := r.Ended.Sub(r.Started); took > 45*time.Second {
-			t.Errorf("%s, killed: the run took %v", r.Stack, took)
-		}
-	}
+	checkKilledRuns(t, recs[:2])
 	for _, r := range recs[2:] {
 		if r.Outcome != results.OutcomeOK || r.Requests == 0 {
 			t.Errorf("%s, after the kill: outcome %q (%s) with %d requests, want ok", r.Stack, r.Outcome, r.Reason, r.Requests)
@@ -302,5 +275,43 @@ func (p *cuttingProxy) cut() {
 	p.isCut = true
 	for _, c := range p.conns {
 		c.Close()
+	}
+}
+
+// killBrokerOnce kills the broker of each first-repetition run as its
+// first second is reported, once final, about 3s into the run.
+func killBrokerOnce(t *testing.T, x *Runner) func(Run, results.Second) {
+	killed := map[int]bool{}
+	var mu sync.Mutex
+	return func(r Run, s results.Second) {
+		mu.Lock()
+		defer mu.Unlock()
+		if r.Repetition != 0 || killed[r.Index] {
+			return
+		}
+		killed[r.Index] = true
+		name := map[string]string{"amqp": "rabbitmq", "kafka": "kafka"}[r.Stack]
+		if pid := broker.ListenerPID(x.BrokerAddrs[name]); pid > 0 {
+			syscall.Kill(pid, syscall.SIGKILL)
+		} else {
+			t.Errorf("no %s process listening at %s", name, x.BrokerAddrs[name])
+		}
+	}
+}
+
+// checkKilledRuns checks that runs whose broker was killed say so, soon.
+func checkKilledRuns(t *testing.T, recs []results.Record) {
+	t.Helper()
+	for _, r := range recs {
+		t.Logf("%s, killed: %s (%s) after %v; %d requests, errors %v", r.Stack, r.Outcome, r.Reason, r.Ended.Sub(r.Started).Round(time.Millisecond), r.Requests, r.ErrorsByClass)
+		if r.Outcome != results.OutcomeBrokerDied || r.Reason == "" {
+			t.Errorf("%s, killed: outcome %q (%s), want broker died", r.Stack, r.Outcome, r.Reason)
+		}
+		// Under 5s of load, 2s of call timeout and teardown: no hang. The
+		// bound is loose because a loaded 2-core machine once took over 20s
+		// to tear down; a hang would not end at all.
+		if took := r.Ended.Sub(r.Started); took > 45*time.Second {
+			t.Errorf("%s, killed: the run took %v", r.Stack, took)
+		}
 	}
 }
