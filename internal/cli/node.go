@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strings"
 	"time"
 
@@ -143,13 +144,20 @@ func parseCPUs(list string) (cpuset.Set, error) {
 }
 
 // pinNode pins this process, every thread of it, to cpus (none: leaves it
-// be), before it serves, so an orchestrator needs no taskset.
+// be), before it serves, so an orchestrator needs no taskset. The Go
+// runtime then runs as many threads at once as it has CPUs, as it would
+// have under taskset, which it reads at start: it would otherwise keep
+// this machine's count until its own periodic check, which may come
+// during the measured window (unless GOMAXPROCS says otherwise).
 func pinNode(cpus cpuset.Set) error {
 	if cpus == nil {
 		return nil
 	}
 	if err := cpuset.PinProcess(cpus); err != nil {
 		return fmt.Errorf("--cpus: %w", err)
+	}
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(len(cpus))
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/network"
 	"github.com/hopbench/hopbench/internal/results"
+	"github.com/hopbench/hopbench/internal/transport"
 )
 
 // Run is one cell of the matrix: everything one measurement needs. It is
@@ -72,6 +73,9 @@ type Run struct {
 	// Placement puts the generator and each node on the spec's hosts;
 	// nil for a run on this machine alone.
 	Placement *Placement `json:"placement,omitempty"`
+	// brokered says the run's stack talks through a broker (set with its
+	// stack by the matrix).
+	brokered bool
 }
 
 // OnJVM reports whether the run's nodes run on the JVM.
@@ -179,6 +183,7 @@ func (s *Spec) variants(rep int, top, model string, count int, op string, l Load
 	}
 	return expand(runs, s.Stacks, func(r *Run, stack string) {
 		st := s.stacks[stack]
+		r.brokered = transport.StackBroker(st) != ""
 		r.Stack, r.TransportOptions = st.String(), s.TransportOptions.For(st.Transport)
 	})
 }
@@ -290,7 +295,7 @@ func (r Run) Options() string {
 		parts = append(parts, "schema:"+r.Schema)
 	}
 	if p := r.Placement; p != nil {
-		parts = append(parts, "on "+cmp.Or(p.Name, p.StringFor(r.Stack)))
+		parts = append(parts, "on "+cmp.Or(p.Name, p.StringFor(r.brokered)))
 	}
 	if r.NetworkMode == network.Kernel {
 		parts = append(parts, "net:"+r.Network.String()+"@kernel")

@@ -11,7 +11,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/hopbench/hopbench/internal/specyaml"
-	"github.com/hopbench/hopbench/internal/transport"
 )
 
 // HostSpec is a host of the experiment's and its agent (hopbench agent).
@@ -109,11 +108,10 @@ func (p *Placement) String() string {
 	return "gen " + strings.Join(p.Generator, "+") + " · nodes " + strings.Join(p.Nodes, ",")
 }
 
-// StringFor says where the parts of a run of stack are, the broker's
-// host too for a broker stack.
-func (p *Placement) StringFor(stack string) string {
-	st, _ := transport.ParseStack(stack)
-	if tr, err := transport.Lookup(st.Transport); err == nil && transport.BrokerOf(tr) != "" {
+// StringFor says where the parts of a run are, the broker's host too for
+// a run through a broker.
+func (p *Placement) StringFor(brokered bool) string {
+	if brokered {
 		return p.String() + " · broker " + p.Broker
 	}
 	return p.String()

@@ -63,7 +63,7 @@ func (x *Runner) rig(ctx context.Context, s *Spec, cases []trial.Case) (*trial.R
 	for i, h := range s.Hosts {
 		hosts[i] = trial.Host{Name: h.Name, Agent: h.Agent}
 	}
-	return trial.NewRig(ctx, trial.RigConfig{Bin: x.Bin, Dir: x.Dir, NodeStderr: x.NodeStderr, Env: x.Env, Pin: s.Pin,
+	return trial.NewRig(ctx, trial.RigConfig{Bin: x.Bin, Dir: x.Dir, NodeStderr: x.NodeStderr, Env: x.Env, Pin: s.Pin, MTLS: s.MTLS,
 		Brokers: x.Brokers, BrokerAddrs: x.BrokerAddrs, OnBroker: x.OnBroker, Hosts: hosts, AgentAuth: x.AgentAuth,
 		ResetNode: x.resetNode}, cases)
 }

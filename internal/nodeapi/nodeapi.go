@@ -114,8 +114,8 @@ type Config struct {
 	Stack string
 	// Runtime is what it runs on: "" for Go, or jvm.
 	Runtime string
-	// Seed seeds the node's get replies.
-	Seed uint64
+	// Seed seeds the node's get replies (nil: the node's default).
+	Seed *uint64
 	// Schema is the payload schema's version it speaks ("" for the
 	// default, v1).
 	Schema string
@@ -160,7 +160,9 @@ func (c Config) Args() []string {
 	flag(c.Admin != "", "admin", c.Admin)
 	flag(len(c.Downstream) > 0, "downstream", strings.Join(c.Downstream, ","))
 	flag(c.Stack != "", "stack", c.Stack)
-	flag(c.Seed != 0, "seed", strconv.FormatUint(c.Seed, 10))
+	if c.Seed != nil {
+		flag(true, "seed", strconv.FormatUint(*c.Seed, 10))
+	}
 	flag(c.Schema != "", "schema", c.Schema)
 	for _, k := range slices.Sorted(maps.Keys(c.Options)) {
 		flag(true, "option", k+"="+c.Options[k])

@@ -438,3 +438,13 @@ func BodyCodec(t Transport, st Stack) (codec.Codec, codec.Compression, error) {
 	}
 	return c, z, nil
 }
+
+// StackBroker returns the broker a stack talks through: "" for a direct
+// stack, or one whose technology is not registered.
+func StackBroker(st Stack) string {
+	t, err := Lookup(st.Transport)
+	if err != nil {
+		return ""
+	}
+	return BrokerOf(t)
+}

@@ -106,35 +106,53 @@ type brokerHome interface {
 	ensure(ctx context.Context, name string) (*broker.Broker, error)
 }
 
-// brokerRecord is a run's broker as its record carries it, with what
-// went through it over the window; the nodes' figures must be read.
-func brokerRecord(b *broker.Broker, nodes []results.Node, requests int64, clientWire wire.Totals) results.Broker {
-	rec := results.Broker{Name: b.Name, Addr: b.Addr, Version: b.Version, PID: b.PID, Started: b.Started}
-	if requests > 0 {
-		// Every byte to or from the broker is a client's: the load
-		// generator's and the nodes'.
-		w := nodesWire(nodes)
-		n := float64(requests)
-		rec.Wire = &results.WirePerRequest{Sent: float64(clientWire.Written+w.Written) / n, Received: float64(clientWire.Read+w.Read) / n}
-	}
-	return rec
+// brokerRecord is a run's broker as its record carries it.
+func brokerRecord(b *broker.Broker) results.Broker {
+	return results.Broker{Name: b.Name, Addr: b.Addr, Version: b.Version, PID: b.PID, Started: b.Started}
 }
 
-// brokerUsage is a meter of the broker's CPU and memory over the window.
-type brokerUsage struct{ w *usageWindow }
+// brokerWire is what went through the broker over the window, per
+// request: every byte to or from it is a client's, the load generator's
+// and the nodes' (whose figures must be read).
+func brokerWire(nodes []results.Node, requests int64, clientWire wire.Totals) *results.WirePerRequest {
+	if requests == 0 {
+		return nil
+	}
+	w := nodesWire(nodes)
+	n := float64(requests)
+	return &results.WirePerRequest{Sent: float64(clientWire.Written+w.Written) / n, Received: float64(clientWire.Read+w.Read) / n}
+}
+
+// processUsage is a meter of processes' CPU and memory over the window,
+// read from this machine's /proc; put writes each one's into the record.
+type processUsage struct {
+	w   *usageWindow
+	put func(m *measurement, each []results.Usage)
+}
+
+func (u processUsage) end(_ context.Context, m *measurement, requests int64, _ wire.Totals) {
+	if got := u.w.end(requests); got != nil {
+		u.put(m, got)
+	}
+}
+
+// nodesMeter starts the meter of the nodes this machine runs.
+func nodesMeter(m *measurement) meter {
+	return processUsage{startUsage(m.nodes.pids()), func(m *measurement, each []results.Usage) {
+		for i := range m.rec.Nodes {
+			m.rec.Nodes[i].Usage = each[i]
+		}
+	}}
+}
 
 // brokerMeter starts the meter of a broker this machine runs.
 func brokerMeter(m *measurement) meter {
 	if m.brk == nil || m.brk.PID == 0 {
 		return nil
 	}
-	return brokerUsage{startUsage([]int{m.brk.PID})}
-}
-
-func (u brokerUsage) end(_ context.Context, m *measurement, requests int64, _ wire.Totals) {
-	if got := u.w.end(requests); len(got) == 1 && len(m.rec.Brokers) == 1 {
-		m.rec.Brokers[0].Usage = got[0]
-	}
+	return processUsage{startUsage([]int{m.brk.PID}), func(m *measurement, each []results.Usage) {
+		m.rec.Brokers[0].Usage = each[0]
+	}}
 }
 
 // watchBroker calls exited once if the run's broker exits before the run

@@ -65,15 +65,6 @@ type Placement struct {
 	Broker           string
 }
 
-// inProcess is the profile emulated in process (loopback when the kernel
-// emulates it).
-func (c *Case) inProcess() network.Profile {
-	if c.KernelNetwork {
-		return network.Profile{}
-	}
-	return c.Network
-}
-
 // transport is the case's transport settings for its clients.
 func (c *Case) transport() transport.Config {
 	return transport.Config{HTTP2: c.HTTP2, Options: c.TransportOptions}

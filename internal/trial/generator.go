@@ -34,7 +34,7 @@ type here struct {
 
 func (h *here) dial(ctx context.Context, m *measurement) (err error) {
 	h.window, err = load.OpenWindow(ctx, load.WindowConfig{Target: m.c.target(m.insts[0].Addr(), m.transportConfig()),
-		Network: m.c.inProcess(), From: m.net.from()})
+		Network: m.net.inProcess(), From: m.net.from()})
 	return err
 }
 
@@ -87,7 +87,7 @@ func (s *shares) drive(ctx context.Context, m *measurement, opened func()) (load
 	parts := make([]agent.Share, len(cfgs))
 	for i, c := range cfgs {
 		gens[i] = m.agents[p.Generator[i]]
-		parts[i] = agent.Share{Load: c, Network: m.c.inProcess(), Target: m.c.target(m.insts[0].Addr(), m.transportConfig())}
+		parts[i] = agent.Share{Load: c, Network: m.net.inProcess(), Target: m.c.target(m.insts[0].Addr(), m.transportConfig())}
 		parts[i].Target.Transport.ClientTLS = nil // refused with hosts
 	}
 	merged, each, err := agent.RunShares(ctx, gens, parts, opened)

@@ -23,6 +23,9 @@ type netPath interface {
 	// host places node i: the command that execs it on its host and the
 	// address it serves on; nil for here.
 	host() func(i int) (exec []string, addr string)
+	// inProcess is the profile each process emulates on the connections
+	// it dials (loopback: none).
+	inProcess() network.Profile
 }
 
 func (x *Rig) netPathOf(c *Case) netPath {
@@ -42,6 +45,7 @@ func (loopbackNet) from() func(context.Context, string, string) (net.Conn, error
 	return nil
 }
 func (loopbackNet) host() func(int) ([]string, string) { return nil }
+func (loopbackNet) inProcess() network.Profile         { return network.Profile{} }
 
 // inProcessNet is a profile emulated on each connection a process dials
 // (the generator's and the nodes'; they are told it by flag).
@@ -49,6 +53,8 @@ type inProcessNet struct {
 	loopbackNet
 	profile network.Profile
 }
+
+func (n inProcessNet) inProcess() network.Profile { return n.profile }
 
 func (n inProcessNet) measure(ctx context.Context) (*network.Measured, error) {
 	m, err := network.Measure(ctx, n.profile)
@@ -75,6 +81,8 @@ func (n kernelNet) measure(ctx context.Context) (*network.Measured, error) {
 	}
 	return &m, nil
 }
+
+func (kernelNet) inProcess() network.Profile { return network.Profile{} }
 
 func (n kernelNet) from() func(context.Context, string, string) (net.Conn, error) {
 	return n.lab.Hosts()[0].DialContext

@@ -22,14 +22,23 @@ var pid = os.Getpid()
 // the case's placement, started by their agents.
 type nodeHome interface {
 	start(m *measurement) topology.StartFunc
-	// remote says the nodes' usage is read by their hosts' agents, not
-	// from this machine's /proc.
-	remote() bool
+	// jvm is where a JVM node's get replies come from.
+	jvm(m *measurement, cfg nodeapi.Config) nodeapi.Config
+	// meter reads the nodes' CPU and memory over the window, if this
+	// machine can (nil: their hosts' agents do).
+	meter() meterStart
 }
 
 type localNodes struct{}
 
-func (localNodes) remote() bool { return false }
+// jvm gives a JVM node here the rig's seeds file of the run's seed (the
+// file is the seed's, so the seed is not given again).
+func (localNodes) jvm(m *measurement, cfg nodeapi.Config) nodeapi.Config {
+	cfg.Seeds, cfg.Seed = m.jvm.seeds[m.c.Seed], nil
+	return cfg
+}
+
+func (localNodes) meter() meterStart { return nodesMeter }
 
 func (localNodes) start(m *measurement) topology.StartFunc {
 	return topology.Processes(topology.ProcessConfig{
@@ -40,7 +49,16 @@ func (localNodes) start(m *measurement) topology.StartFunc {
 
 type hostNodes struct{}
 
-func (hostNodes) remote() bool { return true }
+// jvm has a JVM node on a host generate the run's get replies there, with
+// that host's hopbench.
+func (hostNodes) jvm(m *measurement, cfg nodeapi.Config) nodeapi.Config {
+	if m.c.Op == transport.OpGet {
+		cfg.Gets = []string{fmt.Sprintf("%s:%d", m.c.Model, m.c.Count)}
+	}
+	return cfg
+}
+
+func (hostNodes) meter() meterStart { return nil }
 
 // start starts node i on its host's agent, as that host's hopbench node
 // with the case's configuration; a broker stack's node listens on its
@@ -58,7 +76,7 @@ func (hostNodes) start(m *measurement) topology.StartFunc {
 // takes, and what the Go node or the JVM's takes beyond it.
 func (m *measurement) nodeConfig(i int) nodeapi.Config {
 	c := m.c
-	cfg := nodeapi.Config{Stack: c.Stack.String(), Seed: c.Seed, Cache: c.Cache, CPUs: m.pin.nodes}
+	cfg := nodeapi.Config{Stack: c.Stack.String(), Seed: &c.Seed, Cache: c.Cache, CPUs: m.pin.nodes}
 	if m.brk != nil {
 		cfg.Listen = m.listen
 	}
@@ -76,26 +94,18 @@ func (m *measurement) nodeConfig(i int) nodeapi.Config {
 	if peak := c.Load.PeakConcurrency() + 64; peak > transport.DefaultMaxConns {
 		cfg.MaxConns = peak
 	}
-	if p := c.inProcess(); !p.IsLoopback() {
+	if p := m.net.inProcess(); !p.IsLoopback() {
 		cfg.Network = p.String()
 	}
 	return cfg
 }
 
-// jvmConfig is a JVM node's configuration: the stack, its get replies and
-// the cache (what else a Go node would be told, validation has refused
-// for the JVM). Here it reads the rig's seeds file for the run's seed; on
-// a host, that host's hopbench writes the run's get replies itself.
+// jvmConfig is a JVM node's configuration: the stack, its get replies
+// (where they come from is its home's to say) and the cache; what else a
+// Go node would be told, validation has refused for the JVM.
 func (m *measurement) jvmConfig(cfg nodeapi.Config) nodeapi.Config {
 	cfg.Runtime, cfg.JVMFlags = jvm.JVM, m.c.JVM.Flags
-	if m.c.Placement == nil {
-		cfg.Seeds, cfg.Seed = m.jvm.seeds[m.c.Seed], 0 // the seeds file is the seed's
-		return cfg
-	}
-	if m.c.Op == transport.OpGet {
-		cfg.Gets = []string{fmt.Sprintf("%s:%d", m.c.Model, m.c.Count)}
-	}
-	return cfg
+	return m.home.jvm(m, cfg)
 }
 
 // nodeEnv is the nodes' environment: the runner's, and the Go runtime's

@@ -34,10 +34,6 @@ type nodeSet struct {
 	groups map[int]*cgroup.Memory
 	procs  []runningNode
 	insts  []topology.Instance
-	// remote nodes run on hosts of their own: their agents read their
-	// usage, not this machine's /proc.
-	remote bool
-	usage  *usageWindow
 	// lost says which node reported it could not serve, and why.
 	lost string
 	// reset zeroes a node's figures (default: POST /reset to its admin);
@@ -147,8 +143,7 @@ func (n *nodeSet) unavailable(ctx context.Context) string {
 	return ""
 }
 
-// windowStart zeroes the nodes' own figures and peak RSS as the measured
-// window opens, and notes their CPU time.
+// windowStart zeroes the nodes' own figures as the measured window opens.
 // A node whose /reset fails fails the run: its figures would include the
 // warm-up.
 func (n *nodeSet) windowStart(ctx context.Context) {
@@ -156,27 +151,27 @@ func (n *nodeSet) windowStart(ctx context.Context) {
 	if reset == nil {
 		reset = func(ctx context.Context, addr string) error { return nodeapi.Admin{Addr: addr}.Reset(ctx) }
 	}
-	pids := make([]int, len(n.procs))
 	for i, p := range n.procs {
 		if err := reset(ctx, p.AdminAddr()); err != nil && n.resetErr == nil {
 			n.resetErr = fmt.Errorf("node %d: its admin /reset failed (%v), so its figures would include the warm-up", i, err)
 		}
+	}
+}
+
+// pids are the nodes' processes.
+func (n *nodeSet) pids() []int {
+	pids := make([]int, len(n.procs))
+	for i, p := range n.procs {
 		pids[i] = p.PID()
 	}
-	if !n.remote {
-		n.usage = startUsage(pids)
-	}
+	return pids
 }
 
 // windowEnd reads each node's figures for the window into out; a node
 // whose /stats cannot be read says why.
-func (n *nodeSet) windowEnd(ctx context.Context, out []results.Node, requests int64) {
+func (n *nodeSet) windowEnd(ctx context.Context, out []results.Node) {
 	var err error
-	usage := n.usage.end(requests)
 	for i, p := range n.procs {
-		if usage != nil {
-			out[i].Usage = usage[i]
-		}
 		if out[i].Stats, err = (nodeapi.Admin{Addr: p.AdminAddr()}).Stats(ctx); err != nil {
 			out[i].StatsError = err.Error()
 		}

@@ -2,6 +2,7 @@ package trial
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"path/filepath"
 	"slices"
@@ -26,6 +27,9 @@ type RigConfig struct {
 	// Pin places the generator and the nodes on CPUs: none, split or
 	// same.
 	Pin string
+	// MTLS makes the TLS listeners of the brokers the rig starts require
+	// client certificates (the spec's mtls).
+	MTLS bool
 	// Brokers says where the brokers keep their data; BrokerAddrs
 	// overrides a broker's address by name; OnBroker hears of each
 	// broker made ready for a run.
@@ -90,7 +94,7 @@ func NewRig(ctx context.Context, cfg RigConfig, cases []Case) (_ *Rig, err error
 		}
 		// Brokers the experiment starts take TLS too, with its
 		// certificates, beside plain clients.
-		bcfg.TLSDir, bcfg.MTLS = x.tlsDir(), slices.ContainsFunc(cases, func(c Case) bool { return c.MTLS })
+		bcfg.TLSDir, bcfg.MTLS = x.tlsDir(), cfg.MTLS
 	}
 	bcfg, addrs := kernelBrokers(x.lab, bcfg, cfg.BrokerAddrs)
 	x.brokers = newBrokerSet(bcfg, addrs)
@@ -121,4 +125,39 @@ func (x *Rig) Close(ctx context.Context) {
 	if x.lab != nil {
 		x.lab.Close()
 	}
+}
+
+// check refuses, before anything of it starts, a case the rig was not
+// made for (NewRig prepares what its cases need) or whose parts do not go
+// together.
+func (x *Rig) check(c *Case) error {
+	switch {
+	case c.KernelNetwork && (x.lab == nil || c.Topology.Nodes()+1 > len(x.lab.Hosts())):
+		return fmt.Errorf("run %d crosses the kernel's network, and the rig has no lab of %d hosts for it: give NewRig every case", c.Index, c.Topology.Nodes()+1)
+	case c.JVM != nil && (x.jvm == nil || x.jvm.seeds[c.Seed] == ""):
+		return fmt.Errorf("run %d has JVM nodes, and the rig wrote no seeds for its seed %d: give NewRig every case", c.Index, c.Seed)
+	case c.Placement != nil:
+		return x.checkPlacement(c)
+	}
+	return nil
+}
+
+// checkPlacement refuses a case placed on hosts the rig holds no session
+// on, or with what runs on hosts do not take.
+func (x *Rig) checkPlacement(c *Case) error {
+	p := c.Placement
+	switch {
+	case c.Generator != Engine:
+		return fmt.Errorf("run %d: runs on hosts are driven by hopbench's engine, not the independent generator", c.Index)
+	case c.KernelNetwork:
+		return fmt.Errorf("run %d: runs on hosts cross the hosts' network, not the kernel lab's", c.Index)
+	case x.pin.mode != "none":
+		return fmt.Errorf("run %d: runs on hosts are not pinned (pin: %s)", c.Index, x.pin.mode)
+	}
+	for _, h := range slices.Concat(p.Generator, p.Nodes, []string{p.Broker}) {
+		if x.agents[h] == nil {
+			return fmt.Errorf("run %d is placed on host %q, which the rig holds no session on: give NewRig its hosts", c.Index, h)
+		}
+	}
+	return nil
 }

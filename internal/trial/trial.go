@@ -37,6 +37,9 @@ var (
 // figures collected and the outcome judged. An error means the run could
 // not be made at all.
 func (x *Rig) Make(ctx context.Context, c *Case, rec *results.Record, hooks Hooks) error {
+	if err := x.check(c); err != nil {
+		return err
+	}
 	m := x.assemble(c, rec, hooks)
 	defer m.close()
 	for _, step := range []func(context.Context) error{m.emulate, m.place, m.startNodes, m.boot, m.dial, m.evolve} {
@@ -90,12 +93,12 @@ func (x *Rig) assemble(c *Case, rec *results.Record, hooks Hooks) *measurement {
 	m := &measurement{Rig: x, c: c, rec: rec, hooks: hooks}
 	m.net = x.netPathOf(c)
 	m.home, m.gen, m.where = localNodes{}, engineOf(c), x.brokers
-	m.starts = []meterStart{brokerMeter}
 	if c.Placement != nil {
 		split := &shares{}
 		m.home, m.gen, m.where = hostNodes{}, split, hostBroker{x.agents[c.Placement.Broker]}
-		m.starts = append(m.starts, hostsMeter(split))
+		m.starts = []meterStart{hostsMeter(split)}
 	}
+	m.starts = append([]meterStart{m.home.meter(), brokerMeter}, m.starts...)
 	return m
 }
 
@@ -119,7 +122,7 @@ func (m *measurement) place(ctx context.Context) (err error) {
 
 // startNodes starts the topology's nodes where the case puts them.
 func (m *measurement) startNodes(ctx context.Context) error {
-	m.nodes = &nodeSet{limit: m.c.Memory, name: fmt.Sprintf("hopbench-%d-run%d", pid, m.c.Index), reset: m.cfg.ResetNode, remote: m.home.remote()}
+	m.nodes = &nodeSet{limit: m.c.Memory, name: fmt.Sprintf("hopbench-%d-run%d", pid, m.c.Index), reset: m.cfg.ResetNode}
 	insts, err := topology.Start(ctx, m.c.Topology, m.home.start(m))
 	if err != nil {
 		return err
@@ -158,7 +161,7 @@ func (m *measurement) evolve(ctx context.Context) error {
 		return err
 	}
 	tcfg := m.transportConfig()
-	tcfg.Dialer = &wire.Dialer{Counter: &wire.Counter{}, Network: m.c.inProcess(), From: m.net.from()}
+	tcfg.Dialer = &wire.Dialer{Counter: &wire.Counter{}, Network: m.net.inProcess(), From: m.net.from()}
 	cl, err := transport.Dial(ctx, tr, m.insts[0].Addr(), tcfg)
 	if err != nil {
 		return fmt.Errorf("dialling the entry node for the schema trials: %w", err)
@@ -200,6 +203,9 @@ type meterStart func(m *measurement) meter
 func (m *measurement) windowOpens() {
 	m.nodes.windowStart(m.runCtx)
 	for _, start := range m.starts {
+		if start == nil {
+			continue
+		}
 		if mt := start(m); mt != nil {
 			m.meters = append(m.meters, mt)
 		}
@@ -207,18 +213,22 @@ func (m *measurement) windowOpens() {
 }
 
 // collect writes the window's figures into the record: the generator's,
-// the nodes' and the meters'. Figures are read even from a run cut short:
-// what was measured stays.
+// the meters' (the processes' usage first), the nodes' own and what
+// crossed the broker. Figures are read even from a run cut short: what
+// was measured stays.
 func (m *measurement) collect(got load.Measured) {
 	recordLoad(m.rec, got)
 	ctx := context.WithoutCancel(m.runCtx)
 	requests := got.Result.Requests
-	m.nodes.windowEnd(ctx, m.rec.Nodes, requests)
 	if m.brk != nil {
-		m.rec.Brokers = []results.Broker{brokerRecord(m.brk, m.rec.Nodes, requests, got.Wire)}
+		m.rec.Brokers = []results.Broker{brokerRecord(m.brk)}
 	}
 	for _, mt := range m.meters {
 		mt.end(ctx, m, requests, got.Wire)
+	}
+	m.nodes.windowEnd(ctx, m.rec.Nodes)
+	if m.brk != nil {
+		m.rec.Brokers[0].Wire = brokerWire(m.rec.Nodes, requests, got.Wire)
 	}
 }
 
