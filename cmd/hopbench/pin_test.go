@@ -1,7 +1,6 @@
 package main_test
 
 import (
-	"bufio"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"github.com/hopbench/hopbench/internal/cpuset"
 	"github.com/hopbench/hopbench/internal/jvm"
 	"github.com/hopbench/hopbench/internal/nodeapi"
+	"github.com/hopbench/hopbench/internal/nodeapi/nodetest"
 )
 
 // onlyGo is an environment whose PATH holds the go command's directory
@@ -32,27 +32,13 @@ func onlyGo(t *testing.T) []string {
 	return env
 }
 
-// startAnnounced starts hopbench with args and --announce, and returns the
-// process once it has written its ready line; it is killed when the test
-// ends.
+// startAnnounced starts hopbench with args and the contract's flags, and
+// returns the process once it has written its ready line; it is killed
+// when the test ends.
 func startAnnounced(t *testing.T, env []string, args ...string) (*exec.Cmd, nodeapi.Ready) {
 	t.Helper()
-	cmd := exec.Command(bin, append(args, "--announce", "--listen", "127.0.0.1:0", "--admin", "127.0.0.1:0")...)
-	cmd.Env, cmd.Stderr = env, os.Stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	line, _ := bufio.NewReader(stdout).ReadString('\n')
-	ready, err := nodeapi.ParseReady(line)
-	if err != nil {
-		t.Fatalf("ready line %q: %v", line, err)
-	}
-	return cmd, ready
+	contract := nodeapi.Config{Announce: true, Listen: "127.0.0.1:0", Admin: "127.0.0.1:0"}.Args()
+	return nodetest.StartEnv(t, env, slices.Concat([]string{bin}, args, contract)...)
 }
 
 // lastCPU is the set of this machine's last CPU: on a machine of more

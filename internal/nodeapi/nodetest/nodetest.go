@@ -98,8 +98,15 @@ func (p *process) Done() <-chan struct{} { return p.done }
 // them), reads its ready line, and kills it when the test ends.
 func Start(t *testing.T, argv ...string) (*exec.Cmd, nodeapi.Ready) {
 	t.Helper()
+	return StartEnv(t, nil, argv...)
+}
+
+// StartEnv is Start with env as the node's environment (nil: this
+// process's).
+func StartEnv(t *testing.T, env []string, argv ...string) (*exec.Cmd, nodeapi.Ready) {
+	t.Helper()
 	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stderr = os.Stderr
+	cmd.Env, cmd.Stderr = env, os.Stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
