@@ -204,3 +204,19 @@ func (z *zstdCompression) Decompress(src []byte, limit int) ([]byte, error) {
 	}
 	return readLimited(d, limit, len(src)*4)
 }
+
+// ParseName reads codec[+compression], e.g. json or proto+gzip;
+// compression is none when not given.
+func ParseName(s string) (name, compression string, err error) {
+	name, compression, _ = strings.Cut(s, "+")
+	if compression == "" {
+		compression = "none"
+	}
+	if _, err := Lookup(name); err != nil {
+		return "", "", err
+	}
+	if _, err := LookupCompression(compression); err != nil {
+		return "", "", err
+	}
+	return name, compression, nil
+}

@@ -243,3 +243,25 @@ func median(sorted []float64) float64 {
 	}
 	return (sorted[n/2-1] + sorted[n/2]) / 2
 }
+
+// CasesOf is every codec of codecs (each codec[+compression]) on each
+// payload's model and count, each payload once, in their order.
+func CasesOf(payloads []Case, codecs []string) ([]Case, error) {
+	var cases []Case
+	seen := map[Case]bool{}
+	for _, p := range payloads {
+		key := Case{Model: p.Model, Count: p.Count}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		for _, c := range codecs {
+			name, z, err := codec.ParseName(c)
+			if err != nil {
+				return nil, fmt.Errorf("codecs: %w", err)
+			}
+			cases = append(cases, Case{Model: p.Model, Count: p.Count, Codec: name, Compress: z})
+		}
+	}
+	return cases, nil
+}

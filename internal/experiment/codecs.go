@@ -19,7 +19,11 @@ const CodecFile = "codec.json"
 // use and writes them to CodecFile; what was timed before an interruption
 // is kept.
 func (x *Runner) timeCodecs(ctx context.Context, s *Spec, runs []Run) error {
-	cases, err := codecCases(s, runs)
+	payloads := make([]codecbench.Case, len(runs))
+	for i, r := range runs {
+		payloads[i] = codecbench.Case{Model: r.Model, Count: r.Count}
+	}
+	cases, err := codecbench.CasesOf(payloads, s.Codecs)
 	if err != nil {
 		return err
 	}
@@ -48,23 +52,4 @@ func (x *Runner) timeCodecs(ctx context.Context, s *Spec, runs []Run) error {
 		return fmt.Errorf("timing codecs: %w", err)
 	}
 	return nil
-}
-
-// codecCases are the spec's codecs on every payload its runs use.
-func codecCases(s *Spec, runs []Run) ([]codecbench.Case, error) {
-	var cases []codecbench.Case
-	seen := map[codecbench.Case]bool{}
-	for _, r := range runs {
-		if key := (codecbench.Case{Model: r.Model, Count: r.Count}); !seen[key] {
-			seen[key] = true
-			for _, c := range s.Codecs {
-				name, z, err := ParseCodec(c)
-				if err != nil {
-					return nil, fmt.Errorf("codecs: %w", err)
-				}
-				cases = append(cases, codecbench.Case{Model: r.Model, Count: r.Count, Codec: name, Compress: z})
-			}
-		}
-	}
-	return cases, nil
 }

@@ -66,25 +66,10 @@ func (s *Spec) validateExperiment(bad func(string, string, ...any)) {
 		}
 	}
 	for i, c := range s.Codecs {
-		if _, _, err := ParseCodec(c); err != nil {
+		if _, _, err := codec.ParseName(c); err != nil {
 			bad(fmt.Sprintf("codecs[%d]", i), "%v", err)
 		}
 	}
-}
-
-// ParseCodec reads codec[+compression], e.g. json or proto+gzip.
-func ParseCodec(s string) (name, compression string, err error) {
-	name, compression, _ = strings.Cut(s, "+")
-	if compression == "" {
-		compression = "none"
-	}
-	if _, err := codec.Lookup(name); err != nil {
-		return "", "", err
-	}
-	if _, err := codec.LookupCompression(compression); err != nil {
-		return "", "", err
-	}
-	return name, compression, nil
 }
 
 // validateMatrix checks the lists the runs are made of.
