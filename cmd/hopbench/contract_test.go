@@ -66,7 +66,9 @@ func TestAgentStartedNodesHonourTheNodeContract(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
-	go func() { served <- agent.Serve(ctx, &agent.Server{Host: "a", Advertise: "127.0.0.1", Bin: bin}, l, auth) }()
+	go func() {
+		served <- agent.Serve(ctx, &agent.Server{Host: "a", Advertise: "127.0.0.1", Bin: bin}, l, auth)
+	}()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-served; err != nil {

@@ -118,7 +118,7 @@ func codecRecords(t *testing.T, args ...string) map[string]record {
 
 // The must-show commands, as a user would run them. Sizes are
 // deterministic; timings are only checked for being measured at all
-// (the speed comparison is a benchmark: see the README).
+// (the speed comparison is a benchmark: see docs/development.md).
 func TestMustShowCommands(t *testing.T) {
 	pay := codecRecords(t, "--model", "payment", "--count", "650", "--codec", "json,proto")
 	if p, j := pay["proto"].Bytes, pay["json"].Bytes; p == 0 || float64(p) > 0.5*float64(j) {

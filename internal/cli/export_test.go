@@ -8,7 +8,7 @@ import (
 )
 
 // PrintCapacity is what hopbench load prints for a capacity search that
-// found c through steps (the README's example is checked against it); an
+// found c through steps (docs/capacity.md's example is checked against it); an
 // open loop's uncorrected row is there, as in every capacity search.
 func PrintCapacity(c *results.SearchResult, steps []results.Step) (string, error) {
 	o := &loadOutput{Stack: "rest", Target: "127.0.0.1:7171", Op: "echo", Model: "text", Count: 100,

@@ -80,7 +80,7 @@ func TestProtoIsSmallerThanJSON(t *testing.T) {
 		return len(b)
 	}
 	// The thesis saw 64-72% smaller nested payloads; with PayPal-shaped
-	// values proto is 54% smaller here (see the README): "under half".
+	// values proto is 54% smaller here (see docs/codec.md): "under half".
 	if j, p := size(jsonC, "payment", 650), size(protoC, "payment", 650); float64(p) > 0.5*float64(j) {
 		t.Errorf("payment 650: proto %d bytes is more than half of json's %d", p, j)
 	}

@@ -20,7 +20,7 @@ func (jsonCodec) Marshal(m proto.Message) ([]byte, error) { return json.Marshal(
 func (jsonCodec) Unmarshal(data []byte, m proto.Message) error { return json.Unmarshal(data, m) }
 
 // jsonFastCodec produces the same JSON as jsonCodec with goccy/go-json, the
-// fastest of the drop-in JSON libraries measured here (see the README).
+// fastest of the drop-in JSON libraries measured here (see docs/payloads-and-codecs.md).
 type jsonFastCodec struct{}
 
 func (jsonFastCodec) Name() string        { return "json-fast" }

@@ -34,7 +34,7 @@ type Config struct {
 	// Listen is host:port; default 127.0.0.1:0 (a free port on loopback).
 	Listen string
 	// Downstream are the nodes this one calls for every request, in
-	// parallel; replies are aggregated (see the README).
+	// parallel; replies are aggregated (see docs/node.md).
 	Downstream []string
 	// Transport carries HTTP version, TLS and limits; Codec and Compression
 	// are taken from Stack.

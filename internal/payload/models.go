@@ -12,7 +12,7 @@ import (
 	pb "github.com/hopbench/hopbench/schema/hopbench/v1"
 )
 
-// The fixed shape of the nested models, documented in the README.
+// The fixed shape of the nested models, documented in docs/payloads-and-codecs.md.
 const (
 	transactionsPerPayment = 2
 	itemsPerTransaction    = 5

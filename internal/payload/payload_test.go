@@ -31,7 +31,7 @@ func TestCountsMeanWhatTheModelSays(t *testing.T) {
 	}
 	for _, p := range payments {
 		if len(p.Transactions) != 2 || len(p.Transactions[0].ItemList.Items) != 5 {
-			t.Fatalf("payment shape: %d transactions, %d items; the README documents 2 x 5",
+			t.Fatalf("payment shape: %d transactions, %d items; docs/payloads-and-codecs.md documents 2 x 5",
 				len(p.Transactions), len(p.Transactions[0].ItemList.Items))
 		}
 	}
