@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode"
 
 	"github.com/hopbench/hopbench/internal/results"
 )
@@ -19,8 +20,21 @@ var templates embed.FS
 var page = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap{
 	// svg marks a chart gonum/plot drew as safe: it is generated here, and
 	// its only text (titles, stack names) was escaped when drawn.
-	"svg": func(b []byte) template.HTML { return template.HTML(b) },
+	"svg":       func(b []byte) template.HTML { return template.HTML(b) },
+	"fields":    strings.Fields,
+	"breakable": breakable,
 }).ParseFS(templates, "templates/report.html.tmpl"))
+
+// breakable says whether a browser may break a line inside word: it
+// breaks after a hyphen, a dash or a slash (a stack's "rest-grpc", a
+// range's "(1.535–1.662)", a load's "1/1s"), so the page keeps every
+// word holding anything but letters, digits, points and commas whole in
+// a span it does not wrap (template "words").
+func breakable(word string) bool {
+	return strings.IndexFunc(word, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '.' && r != ','
+	}) >= 0
+}
 
 // Files written into a report directory.
 const (
