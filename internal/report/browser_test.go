@@ -30,8 +30,11 @@ type chartState struct {
 // make test installs) from a file, in a 1400×900 window: every chart must
 // be laid out with a size and drawn paths, the verdict must be the first
 // thing in view with its direct cases, no table may overflow its box,
-// every stack must have one colour in every chart's legend, and the
-// console must stay silent. The first screen is saved as a PNG.
+// no word in a table may be broken across lines, every stack must have
+// one colour in every chart's legend, and the console must stay silent.
+// The first screen is saved as a PNG. The page is then narrowed to
+// 1000×900, where the charts, the tables' boxes and their words are
+// checked again.
 //
 // HOPBENCH_REPORT=DIR checks the report in DIR instead of the fixture's,
 // and HOPBENCH_SCREENSHOT=FILE keeps the first screen (how the README's
@@ -52,6 +55,7 @@ func TestReportRendersInChromium(t *testing.T) {
 	checkCharts(t, bctx)
 	checkFirstScreen(t, bctx)
 	checkTablesFit(t, bctx)
+	checkWordsWhole(t, bctx)
 	checkLegendColours(t, bctx)
 	png := screenshot(t, bctx)
 	if out := os.Getenv("HOPBENCH_SCREENSHOT"); out != "" {
@@ -59,6 +63,17 @@ func TestReportRendersInChromium(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// A laptop's window, or one beside another: the tables keep their
+	// words whole and scroll in boxes of their own, never the page.
+	if err := chromedp.Do(bctx, chromedp.EmulateViewport(1000, 900)); err != nil {
+		t.Fatalf("chromium: %v", err)
+	}
+	if w := evaluate[float64](t, bctx, `window.innerWidth`); w != 1000 {
+		t.Fatalf("the narrowed page is %.0f px wide, want 1000", w)
+	}
+	checkCharts(t, bctx)
+	checkTablesFit(t, bctx)
+	checkWordsWhole(t, bctx)
 	for _, m := range console() {
 		t.Error(m)
 	}
@@ -170,20 +185,88 @@ func checkFirstScreen(t *testing.T, bctx context.Context) {
 	}
 }
 
-// checkTablesFit: no table is wider than its box, and the page does not
-// scroll sideways.
+// checkTablesFit: a table wider than its box scrolls in it (the box is
+// a scroll container of its own), no box runs past the page's column,
+// and the page does not scroll sideways.
 func checkTablesFit(t *testing.T, bctx context.Context) {
 	over := evaluate[[]string](t, bctx, `(() => {
-			const out = [];
+			const out = [], main = document.querySelector('main');
+			const column = main.getBoundingClientRect().right - parseFloat(getComputedStyle(main).paddingRight);
 			for (const tb of document.querySelectorAll('main table')) {
-				const box = tb.parentElement.getBoundingClientRect(), r = tb.getBoundingClientRect();
-				if (r.right > box.right + 1 || tb.scrollWidth > tb.clientWidth + 1) out.push((tb.closest('[data-chart]')?.dataset.chart || tb.className || 'table') + ': ' + Math.round(r.width) + ' px in ' + Math.round(box.width));
+				const name = tb.closest('[data-chart]')?.dataset.chart || tb.className || tb.closest('.summary')?.className || 'table';
+				const parent = tb.parentElement, box = parent.getBoundingClientRect(), r = tb.getBoundingClientRect();
+				const scrolls = ['auto', 'scroll'].includes(getComputedStyle(parent).overflowX);
+				if ((r.right > box.right + 1 && !scrolls) || tb.scrollWidth > tb.clientWidth + 1) out.push(name + ': ' + Math.round(r.width) + ' px in ' + Math.round(box.width));
+				if (box.right > column + 1) out.push(name + ': its box ends at ' + Math.round(box.right) + ' px, past the page column at ' + Math.round(column));
 			}
 			if (document.documentElement.scrollWidth > window.innerWidth) out.push('the page scrolls sideways: ' + document.documentElement.scrollWidth + ' px');
 			return out;
 		})()`)
 	for _, o := range over {
 		t.Errorf("overflows: %s", o)
+	}
+}
+
+// checkWordsWhole: in every table cell, each word (a run of text between
+// whitespace, even one that crosses inline elements) is laid out on one
+// line; a word broken in the middle, or after a hyphen, has boxes on two.
+func checkWordsWhole(t *testing.T, bctx context.Context) {
+	type words struct {
+		Checked int      `json:"checked"`
+		Broken  []string `json:"broken"`
+	}
+	w := evaluate[words](t, bctx, `(() => {
+			const out = [], width = window.innerWidth;
+			let checked = 0;
+			const name = tb => tb.closest('[data-chart]')?.dataset.chart || tb.className || tb.closest('.summary')?.className || 'table';
+			// Text on both sides of a box of its own (a block, a list's
+			// item) is two words even with no space between.
+			const apart = (a, b) => {
+				const common = document.createRange();
+				common.setStart(a, 0);
+				common.setEnd(b, 0);
+				for (const n of [a, b])
+					for (let e = n.parentElement; e && e !== common.commonAncestorContainer; e = e.parentElement)
+						if (getComputedStyle(e).display !== 'inline') return true;
+				return false;
+			};
+			const oneLine = rects => {
+				const rs = [...rects].filter(r => r.width > 0 && r.height > 0);
+				return rs.length < 2 || Math.max(...rs.map(r => r.top)) < Math.min(...rs.map(r => r.bottom));
+			};
+			for (const tb of document.querySelectorAll('main table')) {
+				for (const cell of tb.querySelectorAll('th, td')) {
+					if (cell.closest('table') !== tb) continue;
+					const nodes = [], walk = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+					let text = '';
+					for (let n; (n = walk.nextNode());) {
+						if (nodes.length && apart(nodes[nodes.length - 1].n, n)) text += ' ';
+						nodes.push({n, at: text.length});
+						text += n.data;
+					}
+					const locate = i => { let k = nodes.length - 1; while (nodes[k].at > i) k--; return [nodes[k].n, i - nodes[k].at]; };
+					for (const m of text.matchAll(/\S+/g)) {
+						const range = document.createRange();
+						const [last, at] = locate(m.index + m[0].length - 1);
+						range.setStart(...locate(m.index));
+						range.setEnd(last, at + 1);
+						checked++;
+						if (!oneLine(range.getClientRects())) out.push(name(tb) + ': "' + m[0] + '" at ' + width + ' px');
+					}
+				}
+			}
+			return {checked, broken: out};
+		})()`)
+	if w.Checked == 0 {
+		t.Error("no word found in any table")
+	}
+	const most = 20
+	for i, b := range w.Broken {
+		if i == most {
+			t.Errorf("and %d more of the %d words broken", len(w.Broken)-most, w.Checked)
+			break
+		}
+		t.Errorf("a word broken across lines in %s", b)
 	}
 }
 
