@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/hopbench/hopbench/internal/calibrate"
 	"github.com/hopbench/hopbench/internal/codecbench"
 	"github.com/hopbench/hopbench/internal/experiment"
+	"github.com/hopbench/hopbench/internal/jvm"
 	"github.com/hopbench/hopbench/internal/lease"
 	"github.com/hopbench/hopbench/internal/report"
 	"github.com/hopbench/hopbench/internal/results"
@@ -25,9 +27,9 @@ import (
 )
 
 type runFlags struct {
-	out, scale        string
-	noCalibrate, yes  bool
-	tlsDir, tokenFile string
+	out, scale               string
+	noCalibrate, yes, dryRun bool
+	tlsDir, tokenFile        string
 }
 
 func newRunCommand(a *app) *cobra.Command {
@@ -43,10 +45,16 @@ For each run hopbench starts the topology's nodes as child processes, times
 their boot, warms up, measures, reads the nodes' own figures and /proc, and
 stops them. Each run's record is appended to DIR/results.jsonl as it ends;
 DIR/summary.md, summary.csv and the report (report.html, report.md,
-charts/) are written at the end, also when interrupted.`,
+charts/) are written at the end, also when interrupted.
+
+A spec that needs the JVM node (runtimes: [jvm]) builds it on first use in
+a hopbench checkout (scripts/setup.sh jvm), as brokers are started. With
+--dry-run, hopbench run checks the spec and prints its cases, runs and
+estimated time, and starts nothing.`,
 		Example: `  hopbench run
   hopbench run presets/quick.yaml --out results/mine
   hopbench run ensor --scale quick
+  hopbench run --dry-run thesis
   hopbench run my-experiment.yaml`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -58,6 +66,9 @@ charts/) are written at the end, also when interrupted.`,
 			if err != nil {
 				return err
 			}
+			if f.dryRun {
+				return dryRun(a.stdout, spec, f)
+			}
 			_, err = runExperiment(cmd, a, spec, data, f)
 			return err
 		},
@@ -65,6 +76,7 @@ charts/) are written at the end, also when interrupted.`,
 	cmd.Flags().StringVar(&f.out, "out", "", "results directory (default results/<name>-<timestamp>)")
 	cmd.Flags().StringVar(&f.scale, "scale", "", "run the spec at one of its scales, e.g. quick (default: as written, the study's own scale)")
 	cmd.Flags().BoolVar(&f.noCalibrate, "no-calibrate", false, "skip measuring the machine's floor before the runs")
+	cmd.Flags().BoolVar(&f.dryRun, "dry-run", false, "check the spec, print its cases, runs and estimated time, and start nothing")
 	cmd.Flags().BoolVar(&f.yes, "yes", false, "run an experiment estimated to take more than an hour (or set max_duration: in the spec)")
 	cmd.Flags().StringVar(&f.tlsDir, "tls-dir", "", "a spec with hosts: the certificate bundle `DIR` its agents take (hopbench hosts certs); default: hopbench hosts up's")
 	cmd.Flags().StringVar(&f.tokenFile, "token-file", "", "a spec with hosts: a `FILE` holding the token its agents take")
@@ -126,6 +138,12 @@ func checkLength(spec *experiment.Spec, estimate time.Duration, yes bool) error 
 	return nil
 }
 
+// needsJVM says whether an experiment starts JVM nodes or times codecs
+// on the JVM: what the JVM node's build serves.
+func needsJVM(spec *experiment.Spec, runs []experiment.Run) bool {
+	return slices.ContainsFunc(runs, experiment.Run.OnJVM) || len(spec.Codecs) > 0 && slices.Contains(spec.Runtimes, jvm.JVM)
+}
+
 // agentAuth is how the run authenticates to its hosts' agents: as its
 // flags say, or by default as hopbench hosts up's certificates (the zero
 // Auth).
@@ -162,6 +180,11 @@ func runExperiment(cmd *cobra.Command, a *app, spec *experiment.Spec, data []byt
 	auth, err := agentAuth(spec, f)
 	if err != nil {
 		return nil, err
+	}
+	if needsJVM(spec, runs) {
+		if _, err := jvm.Ensure(cmd.Context(), a.stderr); err != nil {
+			return nil, fmt.Errorf("runtime jvm: %w", err)
+		}
 	}
 	bin, err := os.Executable()
 	if err != nil {
