@@ -60,8 +60,10 @@ the generator cannot send a rate while the node is still within its SLA,
 the capacity is reported as a lower bound ("≥ N").`,
 		Example: `  hopbench node --stack grpc &
   hopbench load --stack grpc --op echo --model text --count 100 --clients 64 --duration 10s
-  hopbench load --stack rest+proto --rate 1000 --duration 30s --format json
-  hopbench load --stack rest --capacity --sla 5ms --percentile 99`,
+  hopbench load --stack grpc --rate 1000 --duration 30s --format json
+  hopbench load --stack grpc --capacity --sla 5ms --percentile 99
+  hopbench node --stack rest+proto --listen 127.0.0.1:7071 &
+  hopbench load --stack rest+proto --target 127.0.0.1:7071 --rate 1000 --duration 30s`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runLoad(cmd, a, &f) },
 	}
