@@ -51,7 +51,7 @@ func newNodeCommand(a *app) *cobra.Command {
 
 Stacks: ` + strings.Join(transport.Names(), ", ") + `, with a codec and compression
 appended, e.g. rest+proto+gzip, grpc+gzip. The API is the same on every
-stack (see the README). The broker stacks (amqp, kafka, nats) serve through
+stack (docs/node.md). The broker stacks (amqp, kafka, nats) serve through
 a broker: start it first with hopbench brokers up.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runNode(cmd, a, f) },
