@@ -73,7 +73,7 @@ func build(ctx context.Context, checkout string, stderr io.Writer) (string, erro
 		return "", fmt.Errorf("building the JVM node: %w", err)
 	}
 	defer log.Close()
-	fmt.Fprintf(stderr, "building the JVM node (first use): scripts/setup.sh jvm ... (minutes the first time: a JDK and Maven where missing, the node's libraries from Maven Central; log %s)\n", logPath)
+	fmt.Fprintf(stderr, "building the JVM node (first use): scripts/setup.sh jvm ... (a few minutes: a JDK and Maven where missing, then the node's libraries from Maven Central; log %s)\n", logPath)
 	began := time.Now()
 	cmd := exec.CommandContext(ctx, filepath.Join(checkout, setupScript), "jvm")
 	cmd.Dir, cmd.Stdout, cmd.Stderr = checkout, log, log
