@@ -10,8 +10,8 @@ import (
 )
 
 // Overrides are spec fields written over others: a scale's over the whole
-// spec, a part's over the top level. The schema says only that they are a
-// mapping; each is checked as a spec once applied.
+// spec, a part's over the top level. The schema lists the fields each may
+// set (schema.go: overrides); each is checked as a spec once applied.
 type Overrides map[string]any
 
 // A part may not set what belongs to the experiment as a whole.

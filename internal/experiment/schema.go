@@ -15,7 +15,7 @@ func JSONSchema() ([]byte, error) {
 	s := r.Reflect(&Spec{})
 	s.ID = "https://github.com/hopbench/hopbench/schema/experiment.schema.json"
 	s.Title = "hopbench experiment"
-	s.Description = "An experiment: every combination of its lists is one run. See the README."
+	s.Description = "An experiment: every combination of its lists is one run. See docs/run.md."
 	loads := s.Properties.Value("loads")
 	loads.Items.OneOf = []*jsonschema.Schema{{Required: []string{"closed"}}, {Required: []string{"rate"}}, {Required: []string{"ramp"}}, {Required: []string{"capacity"}}}
 	overrides(s)
