@@ -21,14 +21,16 @@ const (
 )
 
 // LoadOrCreate returns the bundle stored in dir, making and storing a new
-// one first when dir does not exist. Nodes in separate processes that share
+// one first when dir does not exist or is empty. Nodes in separate processes that share
 // dir share one CA, so they can call each other over TLS. The bundle is
 // written to a temporary directory renamed into place, so concurrent
 // starters never see half a bundle. A new bundle's certificates also name
 // the addresses given.
 func LoadOrCreate(dir string, also ...net.IP) (*Bundle, error) {
-	if _, err := os.Stat(dir); err == nil {
+	if entries, err := os.ReadDir(dir); err == nil && len(entries) > 0 {
 		return Load(dir)
+	} else if err == nil {
+		os.Remove(dir) // an empty directory is filled: made here, in place of it
 	}
 	b, err := New(also...)
 	if err != nil {

@@ -86,6 +86,9 @@ estimated time, and starts nothing.`,
 // loadSpec reads a spec file, or failing that a preset of that name. A
 // spec that does not parse is a usage error: the user's input is wrong.
 func loadSpec(name, scale string) (*experiment.Spec, []byte, error) {
+	if st, err := os.Stat(name); err == nil && st.IsDir() {
+		return nil, nil, usageError{fmt.Errorf("%s is a directory: give a spec file (YAML) in it, or a preset's name (presets: %s)", name, strings.Join(presets.Names(), ", "))}
+	}
 	data, err := os.ReadFile(name)
 	if err != nil {
 		var ok bool

@@ -138,3 +138,16 @@ func TestCapacityIsSummarizedWithItsBound(t *testing.T) {
 		t.Errorf("a table with no capacity search has a capacity column: %q", header)
 	}
 }
+
+// A file of JSON lines that are not hopbench records is refused as such,
+// not as records of an unknown format version.
+func TestAForeignFileIsNotReadAsRecords(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "results.jsonl")
+	if err := os.WriteFile(path, []byte(`{"foo":1}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := Read(path)
+	if err == nil || !strings.Contains(err.Error(), "not a hopbench record") || strings.Contains(err.Error(), "version 0") {
+		t.Errorf("read: %v, want it called not a hopbench record", err)
+	}
+}
