@@ -123,7 +123,7 @@ repetitions: 2
 		t.Fatal(err)
 	}
 	x := brokerRunner(t)
-	x.OnSecond = killBrokerOnce(t, x)
+	x.OnSecond = killBrokerOnce(t, x, syscall.SIGKILL)
 	recs, err := x.Run(context.Background(), spec)
 	if err != nil {
 		t.Fatal(err)
@@ -278,9 +278,45 @@ func (p *cuttingProxy) cut() {
 	}
 }
 
-// killBrokerOnce kills the broker of each first-repetition run as its
-// first second is reported, once final, about 3s into the run.
-func killBrokerOnce(t *testing.T, x *Runner) func(Run, results.Second) {
+// RabbitMQ stopped politely (SIGTERM) mid-run closes its connections
+// before its process ends: the run is judged once it has ended, broker
+// died, not node unavailable with the broker living on, and the next run
+// starts it again and measures.
+func TestABrokerStoppedPolitelyMidRunIsRecordedAndRestarted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts brokers")
+	}
+	spec, err := Parse([]byte(`
+stacks: [amqp]
+payloads: [{model: text, counts: [10]}]
+topologies: [chain:2]
+loads: [{closed: {clients: 2}}]
+duration: 5s
+warmup: 0s
+timeout: 2s
+repetitions: 2
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := brokerRunner(t)
+	x.OnSecond = killBrokerOnce(t, x, syscall.SIGTERM)
+	recs, err := x.Run(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 {
+		t.Fatalf("%d records, want 2", len(recs))
+	}
+	checkKilledRuns(t, recs[:1])
+	if r := recs[1]; r.Outcome != results.OutcomeOK || r.Requests == 0 {
+		t.Errorf("after the stop: outcome %q (%s) with %d requests, want ok", r.Outcome, r.Reason, r.Requests)
+	}
+}
+
+// killBrokerOnce sends sig to the broker of each first-repetition run as
+// its first second is reported, once final, about 3s into the run.
+func killBrokerOnce(t *testing.T, x *Runner, sig syscall.Signal) func(Run, results.Second) {
 	killed := map[int]bool{}
 	var mu sync.Mutex
 	return func(r Run, s results.Second) {
@@ -292,7 +328,7 @@ func killBrokerOnce(t *testing.T, x *Runner) func(Run, results.Second) {
 		killed[r.Index] = true
 		name := map[string]string{"amqp": "rabbitmq", "kafka": "kafka"}[r.Stack]
 		if pid := broker.ListenerPID(x.BrokerAddrs[name]); pid > 0 {
-			syscall.Kill(pid, syscall.SIGKILL)
+			syscall.Kill(pid, sig)
 		} else {
 			t.Errorf("no %s process listening at %s", name, x.BrokerAddrs[name])
 		}

@@ -3,6 +3,7 @@ package trial
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/hopbench/hopbench/internal/broker"
 	"github.com/hopbench/hopbench/internal/load"
@@ -19,7 +20,7 @@ func outcome(ctx, runCtx context.Context, brk *broker.Broker, nodes *nodeSet, re
 		return results.OutcomeBrokerDied, brokerExited(brk)
 	case context.Cause(runCtx) == errNodeExited:
 		return nodes.exitOutcome(rec.Nodes)
-	case context.Cause(runCtx) == errNodeUnavailable && brk.Gone():
+	case context.Cause(runCtx) == errNodeUnavailable && brokerDying(brk, brokerExitWithin):
 		return results.OutcomeBrokerDied, brokerExited(brk)
 	case context.Cause(runCtx) == errNodeUnavailable:
 		return results.OutcomeNodeUnavailable, nodes.lost + "; the broker lived on"
@@ -57,4 +58,27 @@ func capacityOutcome(res *load.Result) (string, string) {
 		return results.OutcomeErrors, ""
 	}
 	return results.OutcomeOK, ""
+}
+
+// brokerExitWithin bounds the wait for a broker that a node lost to finish
+// exiting: RabbitMQ stopped politely (SIGTERM) closes its connections
+// seconds before its process ends.
+const brokerExitWithin = 15 * time.Second
+
+// brokerDying says whether brk is gone or goes within d: a broker that
+// closed its connections as it stops is judged once it has stopped, not
+// while it is still exiting (and the next run finds it gone, and starts
+// it again). A broker that answers through d lived on.
+func brokerDying(brk *broker.Broker, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for !brk.Gone() {
+		if time.Now().After(deadline) {
+			return false
+		}
+		select {
+		case <-brk.Done(): // nil, never ready, unless this process started it
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return true
 }
