@@ -63,7 +63,8 @@ func check(cfg transport.Config) error {
 }
 
 // MaxQueryItems bounds the items one GraphQL request may ask for, over all
-// its aliases.
+// its aliases; the estimated bytes of its reply are bounded too, by the
+// node's body limit (see replyLimit).
 const MaxQueryItems = 1_000_000
 
 // Options are graphql's own settings.
@@ -96,6 +97,7 @@ func (t Transport) Listen(ctx context.Context, addr string, cfg transport.Config
 	gcfg.Complexity.Query.Get = func(_ int, _ string, count int) int { return max(count, 1) }
 	gql := handler.New(generated.NewExecutableSchema(gcfg))
 	gql.Use(extension.FixedComplexityLimit(MaxQueryItems))
+	gql.Use(newReplyLimit(cfg.MaxBytesOrDefault()))
 	gql.AddTransport(gqltransport.POST{})
 	gql.SetErrorPresenter(presentError)
 	if on, _ := strconv.ParseBool(opts["introspection"]); on {
