@@ -228,7 +228,7 @@ func (s *searcher) probe(ctx context.Context, rate float64, first bool) (results
 	}
 	pctx, cancel := context.WithTimeout(ctx, pc.Warmup+sc.Step+s.drain())
 	defer cancel()
-	due := scheduled(pc)
+	due := scheduledIn(pctx, pc)
 	r, err := Run(pctx, pc, s.newCall)
 	if err != nil {
 		return results.Step{}, nil, nil, err

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sort"
 	"time"
 )
 
@@ -26,12 +27,35 @@ type Constant struct {
 }
 
 func (c *Constant) Next() (time.Duration, bool) {
-	due := time.Duration(float64(c.n) * float64(time.Second) / c.Rate)
+	due := c.dueAt(c.n)
 	if due >= c.Duration {
 		return 0, false
 	}
 	c.n++
 	return due, true
+}
+
+func (c *Constant) dueAt(n int64) time.Duration {
+	return time.Duration(float64(n) * float64(time.Second) / c.Rate)
+}
+
+// Left counts the due times at or after from that Next has yet to return,
+// by arithmetic: at a rate of 10^12 a walk of them would take minutes.
+func (c *Constant) Left(from time.Duration) int64 {
+	return max(0, c.index(c.Duration)-max(c.n, c.index(from)))
+}
+
+// index is the first request due at or after t: found by bisection on
+// dueAt itself, so that it agrees with Next to the nanosecond.
+func (c *Constant) index(t time.Duration) int64 {
+	if t <= 0 {
+		return 0
+	}
+	hi := int64(math.Ceil(t.Seconds()*c.Rate)) + 1
+	for c.dueAt(hi) < t {
+		hi *= 2
+	}
+	return int64(sort.Search(int(hi), func(n int) bool { return c.dueAt(int64(n)) >= t }))
 }
 
 // Poisson is a rate with exponentially distributed gaps, as independent
@@ -55,6 +79,20 @@ func (p *Poisson) Next() (time.Duration, bool) {
 	}
 	p.due += p.rng.ExpFloat64() / p.Rate
 	return due, true
+}
+
+// ExpectedLeft is how many due times at or after from Next would return,
+// on average over the draws: for a count whose walk was cut short.
+func (p *Poisson) ExpectedLeft(from time.Duration) float64 {
+	next := time.Duration(p.due * float64(time.Second))
+	if next >= p.Duration {
+		return 0
+	}
+	var n float64
+	if next >= from {
+		n = 1 // drawn already: the next due time
+	}
+	return n + p.Rate*(p.Duration-max(next, from)).Seconds()
 }
 
 // Steps is a ramp: a value (a rate, or a number of clients) that starts at
@@ -126,5 +164,30 @@ func (r *RateRamp) Next() (time.Duration, bool) {
 		}
 		r.inStep++
 		return due, true
+	}
+}
+
+// Left counts the due times at or after from that Next has yet to return:
+// step by step, each step a constant rate counted by arithmetic.
+func (r *RateRamp) Left(from time.Duration) int64 {
+	var n int64
+	for step := r.step; ; step++ {
+		start := time.Duration(step) * r.Steps.Every
+		if start >= r.Duration {
+			return n
+		}
+		last := step >= r.Steps.steps()-1
+		end := r.Duration
+		if !last {
+			end = min(end, start+r.Steps.Every)
+		}
+		seg := Constant{Rate: r.Steps.value(step), Duration: end - start}
+		if step == r.step {
+			seg.n = r.inStep
+		}
+		n += seg.Left(from - start)
+		if last {
+			return n
+		}
 	}
 }

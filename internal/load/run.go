@@ -2,6 +2,8 @@ package load
 
 import (
 	"context"
+	"math"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -187,7 +189,7 @@ func (e *engine) open(ctx context.Context, wd *watchdog) {
 			return
 		}
 		if e.clock.Now().After(stop) {
-			e.notSent = e.remaining(due, p)
+			e.notSent = e.remaining(ctx, due, p)
 			return
 		}
 		at := e.t0.Add(due)
@@ -238,15 +240,57 @@ func (e *engine) countSent(intended, sent time.Time) {
 	}
 }
 
-// remaining counts the measured requests p still holds, due included.
-func (e *engine) remaining(due time.Duration, p Pacer) int64 {
+// counter is a Pacer that counts the due times it has left by arithmetic
+// (Constant, RateRamp); estimator one that can say how many it has left
+// on average (Poisson), for a walk of them cut short.
+type (
+	counter interface {
+		Left(from time.Duration) int64
+	}
+	countingPacer interface {
+		Pacer
+		counter
+	}
+	estimator interface {
+		ExpectedLeft(from time.Duration) float64
+	}
+)
+
+// walkBudget bounds the time a count of due times may walk a pacer that
+// cannot count them by arithmetic: at 10^12 requests/s a walk would take
+// minutes, and a run must end within 2 s of being interrupted. It is this
+// process's time, not the load's clock: a fake clock does not move while
+// the walk burns the CPU.
+const walkBudget = 250 * time.Millisecond
+
+// remaining counts the measured requests p still holds, due included:
+// by arithmetic where the pacer allows, otherwise by walking it, checking
+// ctx and walkBudget every few thousand due times and, when either ends
+// the walk, adding the pacer's expectation for the rest.
+func (e *engine) remaining(ctx context.Context, due time.Duration, p Pacer) int64 {
 	var n int64
-	for ok := true; ok; due, ok = p.Next() {
+	if due >= e.cfg.Warmup {
+		n = 1
+	}
+	if c, ok := p.(counter); ok {
+		return n + c.Left(e.cfg.Warmup)
+	}
+	stop := time.Now().Add(walkBudget)
+	for i := 1; ; i++ {
+		due, ok := p.Next()
+		if !ok {
+			return n
+		}
 		if due >= e.cfg.Warmup {
 			n++
 		}
+		if i%4096 == 0 && (ctx.Err() != nil || time.Now().After(stop)) {
+			if est, ok := p.(estimator); ok {
+				n += int64(math.Round(est.ExpectedLeft(e.cfg.Warmup)))
+			}
+			return n
+		}
 	}
-	return n
 }
 
 // pacer covers the warm-up and the measured window, from t0.
@@ -263,21 +307,23 @@ func (e *engine) pacer() Pacer {
 	return &Constant{Rate: c.Rate, Duration: total}
 }
 
-// scheduled counts the requests cfg's pacer makes due in the measured
-// window: for Poisson arrivals, the draw the run itself makes.
-func scheduled(cfg Config) int64 {
+// scheduledIn counts the requests cfg's pacer makes due in the measured
+// window: for Poisson arrivals, the draw the run itself makes, as far as
+// remaining walks it before ctx ends or its budget runs out.
+func scheduledIn(ctx context.Context, cfg Config) int64 {
 	e := &engine{cfg: cfg}
 	p := e.pacer()
 	due, ok := p.Next()
 	if !ok {
 		return 0
 	}
-	return e.remaining(due, p)
+	return e.remaining(ctx, due, p)
 }
 
-// then runs one pacer and, after it, another shifted by offset.
+// then runs one pacer and, after it, another shifted by offset (a ramp
+// after its warm-up); both count what they have left, and so does then.
 type then struct {
-	first, second Pacer
+	first, second countingPacer
 	offset        time.Duration
 }
 
@@ -290,6 +336,15 @@ func (t *then) Next() (time.Duration, bool) {
 	}
 	due, ok := t.second.Next()
 	return due + t.offset, ok
+}
+
+// Left counts both pacers' due times left.
+func (t *then) Left(from time.Duration) int64 {
+	var n int64
+	if t.first != nil {
+		n = t.first.Left(from)
+	}
+	return n + t.second.Left(from-t.offset)
 }
 
 func (e *engine) result(c *collector, cpu time.Duration) *Result {
@@ -305,11 +360,15 @@ func (e *engine) result(c *collector, cpu time.Duration) *Result {
 	for i, n := range t.classes {
 		r.ErrorsByClass[Class(i).String()] = n
 	}
-	for i := range e.cfg.Steps.steps() {
+	// The steps reached, not every step of the ramp: a ramp of 10^12
+	// steps runs only a few of them.
+	reached := make([]int, 0, len(c.steps))
+	for i := range c.steps {
+		reached = append(reached, i)
+	}
+	sort.Ints(reached)
+	for _, i := range reached {
 		b := c.steps[i]
-		if b == nil {
-			continue
-		}
 		st := results.Step{Value: e.cfg.Steps.value(i), Requests: b.requests, Errors: b.errors(), Latency: stats.Summarize(b.hist)}
 		st.RPS = float64(b.requests-b.failed()) / e.cfg.Steps.Every.Seconds()
 		st.GoodRPS = float64(b.withinSLA) / e.cfg.Steps.Every.Seconds()

@@ -1,0 +1,57 @@
+package load_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/hopbench/hopbench/internal/load"
+)
+
+// instant is a call that returns at once: the generator, not the service,
+// is what these loads test.
+func instant() load.Call { return func(context.Context) error { return nil } }
+
+// A rate of 10^12 with the rate limit raised to it: cancelled after 200 ms,
+// the run returns within 2 s with what it measured.
+func TestARunAtAnyRateEndsSoonAfterItIsCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cfg := load.Config{Kind: load.Rate, Rate: 1e12, Limits: load.Limits{Rate: 1e12}, Duration: 2 * time.Second}
+	time.AfterFunc(200*time.Millisecond, cancel)
+	began := time.Now()
+	r, err := load.Run(ctx, cfg, instant)
+	took := time.Since(began)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if took > 200*time.Millisecond+2*time.Second {
+		t.Errorf("cancelled after 200ms, the run returned after %v", took)
+	}
+	if r == nil || r.Requests == 0 {
+		t.Fatalf("no partial result: %+v", r)
+	}
+}
+
+// Left to its end, the same rate stops sending a second after its window
+// and counts the requests it never sent by arithmetic, where it used to
+// walk two trillion due times for minutes.
+func TestARunAtAnyRateCountsWhatItDidNotSendAtOnce(t *testing.T) {
+	for _, poisson := range []bool{false, true} {
+		cfg := load.Config{Kind: load.Rate, Rate: 1e12, Poisson: poisson, Limits: load.Limits{Rate: 1e12}, Duration: 300 * time.Millisecond}
+		began := time.Now()
+		r, err := load.Run(context.Background(), cfg, instant)
+		took := time.Since(began)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The window, the second after it and the budget of a walk, with
+		// a second to spare on a busy machine.
+		if took > 300*time.Millisecond+time.Second+250*time.Millisecond+time.Second {
+			t.Errorf("poisson %v: a run of 300ms took %v", poisson, took)
+		}
+		if want := int64(0.29e12); r.NotSent < want {
+			t.Errorf("poisson %v: %d not sent of 3e11 due", poisson, r.NotSent)
+		}
+	}
+}
