@@ -70,6 +70,19 @@ func Compressed(c Codec, z Compression, limit int) Codec {
 	return compressedCodec{Codec: c, z: z, limit: limit}
 }
 
+// CompressedBound is the most bytes z makes of n bytes: n for none; for
+// gzip and zstd n plus a tenth of a percent and 64 bytes, above what either
+// adds to incompressible input (deflate's stored blocks cost 5 bytes per
+// block of up to 64 KiB, zstd's raw blocks 3 bytes per 128 KiB, plus their
+// headers and checksums). With a size bound of the uncompressed body it
+// bounds the compressed one (tested for every model and codec).
+func CompressedBound(z Compression, n int64) int64 {
+	if z == nil || z.Name() == "none" {
+		return n
+	}
+	return n + n/1024 + 64
+}
+
 type compressedCodec struct {
 	Codec
 	z     Compression

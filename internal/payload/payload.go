@@ -37,6 +37,11 @@ type Model struct {
 	generate func(g *gen, count int) proto.Message
 	// length counts the items a message of the model carries.
 	length func(proto.Message) int
+	// shape says how the encoded size grows with the count (SizeBound).
+	shape shape
+	// unitsPerItem is how many units of the count one list item carries
+	// (alltypes: a record of 9 properties); 0 means 1.
+	unitsPerItem int
 }
 
 // Len returns how many items msg carries, in the model's unit; -1 when msg
@@ -67,36 +72,38 @@ func (m Model) Message(count int, seed uint64) (proto.Message, error) {
 	return m.generate(newGen(seed), count), nil
 }
 
-// sampleItems is how many items EncodedSize encodes to extrapolate from.
-const sampleItems = 64
-
-// EncodedSize estimates the encoded size of count items by encoding
-// sampleItems of them with marshal and scaling linearly (every model's
-// size grows with its count), so a reply or request too large to send
-// can be refused before it is generated. Counts up to sampleItems are
-// encoded whole: exact.
-func (m Model) EncodedSize(count int, marshal func(proto.Message) ([]byte, error)) (int64, error) {
+// EncodedSize is an upper bound on the encoded size of count items with
+// marshal (see SizeBound), so that a reply or request too large to send can
+// be refused before it is generated. A caller checking many counts keeps
+// the model's SizeBound instead: this measures it anew.
+func (m Model) EncodedSize(count int, marshal Marshal) (int64, error) {
 	if err := m.CheckCount(count); err != nil {
 		return 0, err
 	}
-	k := min(count, sampleItems)
-	b, err := marshal(m.generate(newGen(1), k))
-	if err != nil || k == 0 {
-		return int64(len(b)), err
+	b, err := m.SizeBound(marshal)
+	if err != nil {
+		return 0, err
 	}
-	return int64(len(b)) * int64(count) / int64(k), nil
+	return b.Size(count), nil
 }
 
-// ItemBytes is the encoded size of one item with marshal, from
-// sampleItems of them (fewer for a model that carries fewer): what
-// EncodedSize scales by, for a caller that checks many counts.
-func (m Model) ItemBytes(marshal func(proto.Message) ([]byte, error)) (float64, error) {
-	k := sampleItems
-	if m.MaxCount > 0 {
-		k = min(k, m.MaxCount)
+// ItemBytes is an upper bound on the bytes one unit of the model adds with
+// marshal, whatever the count (for ints, the widest int32's), leaving out
+// the bytes a message has whatever its count: for a rough cost of many
+// counts. SizeBound gives the bound for a count.
+func (m Model) ItemBytes(marshal Marshal) (float64, error) {
+	b, err := m.SizeBound(marshal)
+	if err != nil {
+		return 0, err
 	}
-	size, err := m.EncodedSize(k, marshal)
-	return float64(size) / float64(k), err
+	if b.sizes != nil {
+		return float64(b.sizes[len(b.sizes)-1]), nil
+	}
+	per := 0.0
+	for _, s := range b.steps {
+		per = max(per, s.per)
+	}
+	return per / float64(b.unitsPerItem), nil
 }
 
 // models is the closed set of payload models, in the order reports list them.
@@ -124,36 +131,42 @@ var models = []Model{
 		Doc:    "one string of N ASCII characters of lorem text",
 		Counts: []int{10, 1_000, 100_000, 1_000_000},
 		New:    func() proto.Message { return new(pb.Text) }, generate: genText, length: func(m proto.Message) int { return len(m.(*pb.Text).Text) },
+		shape: linear,
 	},
 	{
 		Name: "alltypes", Unit: "properties", Source: "five-technology study (seed 002)",
 		Doc:    fmt.Sprintf("records of %d scalar properties (text, bool, byte, date-time, decimal, float, int, short, long); N properties in all", propertiesPerRecord),
 		Counts: []int{10, 100, 1_000, 10_000},
 		New:    func() proto.Message { return new(pb.AllTypesList) }, generate: genAllTypes, length: allTypesLen,
+		unitsPerItem: propertiesPerRecord,
 	},
 	{
 		Name: "int", Unit: "int32", Source: "REST-vs-gRPC study (seed 004)",
 		Doc:    "one int32, 2147483647; the count must be 1",
 		Counts: []int{1}, MaxCount: 1,
 		New: func() proto.Message { return new(pb.Int) }, generate: genInt, length: func(m proto.Message) int { return min(1, int(m.(*pb.Int).Value)) },
+		shape: exact,
 	},
 	{
 		Name: "ints", Unit: "int32s", Source: "REST-vs-gRPC study (seed 004)",
 		Doc:    "an int32 array 0..N-1",
 		Counts: []int{10_000},
 		New:    func() proto.Message { return new(pb.Ints) }, generate: genInts, length: func(m proto.Message) int { return len(m.(*pb.Ints).Values) },
+		shape: counting,
 	},
 	{
 		Name: "textfile", Unit: "bytes", Source: "REST-vs-gRPC study (seed 004)",
 		Doc:    "a text file of N bytes (lines of lorem text) carried as bytes",
 		Counts: []int{455 * 1024},
 		New:    func() proto.Message { return new(pb.Blob) }, generate: genTextFile, length: blobLen,
+		shape: linear,
 	},
 	{
 		Name: "blob", Unit: "bytes", Source: "REST-vs-gRPC study (seed 004)",
 		Doc:    "N bytes of PDF-like binary file content (PDF syntax around incompressible streams)",
 		Counts: []int{3_400 * 1024},
 		New:    func() proto.Message { return new(pb.Blob) }, generate: genBlob, length: blobLen,
+		shape: linear,
 	},
 }
 
