@@ -132,8 +132,8 @@ func (s *Spec) runCount() int {
 }
 
 // tooLarge says why count items of m cannot be a request or reply body in
-// some stack's codec: encoded (estimated from a sample, not generated),
-// they would pass the nodes' body limit.
+// some stack's codec: encoded (bounded from above, not generated) and
+// compressed as the stack does, they could pass the nodes' body limit.
 func (s *Spec) tooLarge(m payload.Model, count int) string {
 	for _, name := range s.Stacks {
 		st, err := transport.ParseStack(name)
@@ -144,8 +144,13 @@ func (s *Spec) tooLarge(m payload.Model, count int) string {
 		if err != nil {
 			continue
 		}
-		if size, err := m.EncodedSize(count, c.Marshal); err == nil && size > codec.DefaultMaxBytes {
-			return fmt.Sprintf("%d %s encode to about %d bytes in %s (%s), over the %d bytes a body may have: use a smaller count", count, m.Unit, size, st.Codec, name, codec.DefaultMaxBytes)
+		z, err := codec.LookupCompression(st.Compression)
+		if err != nil {
+			continue
+		}
+		size, err := m.EncodedSize(count, c.Marshal)
+		if size = codec.CompressedBound(z, size); err == nil && size > codec.DefaultMaxBytes {
+			return fmt.Sprintf("%d %s could encode to up to %d bytes in %s (%s), over the %d bytes a body may have: use a smaller count", count, m.Unit, size, codec.Compressed(c, z, 0).Name(), name, codec.DefaultMaxBytes)
 		}
 	}
 	return ""

@@ -68,9 +68,9 @@ type Node struct {
 	errs     sync.Map // code name -> *atomic.Int64
 	hits     atomic.Int64
 	cache    sync.Map // cacheKey -> []byte
-	// itemBytes is a model's encoded bytes per item in a codec, measured
-	// once: what a get's reply size is estimated from.
-	itemBytes sync.Map // itemKey -> float64
+	// sizeBounds bound a model's encoded size in a codec, measured once:
+	// what a get's reply size is checked against the limit with.
+	sizeBounds sync.Map // itemKey -> *payload.SizeBound
 	// wire counts the connections the node dials: its calls downstream
 	// and, on broker stacks, all its traffic to and from the broker.
 	wire      wire.Counter
@@ -326,24 +326,25 @@ func (n *Node) operate(ctx context.Context, req *transport.Request, m payload.Mo
 
 type itemKey struct{ model, codec string }
 
-// checkReplySize refuses a get whose reply would exceed the node's body
+// checkReplySize refuses a get whose reply could exceed the node's body
 // limit, before generating it: a count of a billion would otherwise take
-// the node's memory, not just its reply. The bytes per item are measured
-// once per model and codec, so a get pays a multiplication, not a second
-// encoding.
+// the node's memory, not just its reply. The size bound is measured once
+// per model and codec, so a get pays arithmetic, not a second encoding; it
+// is an upper bound (payload.SizeBound), compressed or not.
 func (n *Node) checkReplySize(req *transport.Request, m payload.Model) error {
 	key := itemKey{m.Name, req.Codec.Name()}
-	per, ok := n.itemBytes.Load(key)
+	bound, ok := n.sizeBounds.Load(key)
 	if !ok {
-		b, err := m.ItemBytes(req.Codec.Marshal)
+		b, err := m.SizeBound(req.Codec.Marshal)
 		if err != nil {
 			return &transport.Error{Code: transport.CodeBadRequest, Msg: err.Error()}
 		}
-		per, _ = n.itemBytes.LoadOrStore(key, b)
+		bound, _ = n.sizeBounds.LoadOrStore(key, b)
 	}
 	limit := n.cfg.Transport.MaxBytesOrDefault()
-	if size := int64(per.(float64) * float64(req.Count)); size > int64(limit) {
-		return &transport.Error{Code: transport.CodeTooLarge, Msg: fmt.Sprintf("a reply of %d %s would be about %d bytes, over the node's limit of %d bytes (--max-bytes)", req.Count, m.Unit, size, limit)}
+	size := codec.CompressedBound(req.Compression, bound.(*payload.SizeBound).Size(req.Count))
+	if size > int64(limit) {
+		return &transport.Error{Code: transport.CodeTooLarge, Msg: fmt.Sprintf("a reply of %d %s could be up to %d bytes, over the node's limit of %d bytes (--max-bytes)", req.Count, m.Unit, size, limit)}
 	}
 	return nil
 }
