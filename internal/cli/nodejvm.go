@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -95,11 +96,45 @@ func jvmSeeds(f nodeFlags) (seeds string, gets []jvm.Get, err error) {
 	if gets, err = parseGets(f.gets); err != nil {
 		return "", nil, usageError{fmt.Errorf("--gets: %w", err)}
 	}
-	// Named by what it holds, so nodes asking the same share one file and
-	// the files of nodes that ended (this process is replaced, and cannot
-	// remove its own) do not pile up.
-	seeds = filepath.Join(os.TempDir(), fmt.Sprintf("hopbench-%d-jvm-seeds-%x.bin", os.Getuid(), sha256.Sum256(fmt.Appendf(nil, "%v %d", gets, f.cfg.Seed))))
+	dir, err := jvmSeedsCache()
+	if err != nil {
+		return "", nil, err
+	}
+	seeds = filepath.Join(dir, fmt.Sprintf("%x.bin", sha256.Sum256(fmt.Appendf(nil, "%v %d", gets, f.cfg.Seed))))
 	return seeds, gets, nil
+}
+
+// jvmSeedsMaxAge is how long a seeds file of the cache outlives its last
+// use.
+const jvmSeedsMaxAge = 24 * time.Hour
+
+// jvmSeedsCache is the directory of the seeds files lone JVM nodes read:
+// hopbench/jvm-seeds in the user's cache directory ($XDG_CACHE_HOME or
+// ~/.cache), not the system's temp folder. This process is replaced by
+// the JVM (its PID and signals are the node's), so nothing is left to
+// remove the file when the node ends: files are named by what they hold,
+// so nodes asking the same share one, and each node that writes one
+// removes those no node wrote for a day. A node already running has read
+// its file (the JVM maps it at start); one starting now rewrites its own.
+func jvmSeedsCache() (string, error) {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("--runtime jvm: no cache directory to write the seeds file in (%w): give --seeds FILE", err)
+	}
+	dir := filepath.Join(base, "hopbench", "jvm-seeds")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("--runtime jvm: the seeds cache: %w", err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", fmt.Errorf("--runtime jvm: the seeds cache: %w", err)
+	}
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() && time.Since(info.ModTime()) > jvmSeedsMaxAge {
+			os.Remove(filepath.Join(dir, e.Name())) // another node may have removed it first
+		}
+	}
+	return dir, nil
 }
 
 // jvmArgv is the command line of the JVM node: the JVM's flags, then the

@@ -21,7 +21,7 @@ func TestEachJVMRunGetsTheSeedsOfItsOwnSeed(t *testing.T) {
 	a := Case{JVM: &JVM{}, Op: transport.OpGet, Model: "text", Count: 10, Seed: 1}
 	b := a
 	b.Seed = 2
-	s, err := jvmNodes([]Case{a, b})
+	s, err := jvmNodes([]Case{a, b}, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -81,7 +81,7 @@ func NewRig(ctx context.Context, cfg RigConfig, cases []Case) (_ *Rig, err error
 	if x.lab, err = kernelLab(cases); err != nil {
 		return nil, err
 	}
-	if x.jvm, err = jvmNodes(cases); err != nil {
+	if x.jvm, err = jvmNodes(cases, cfg.Dir); err != nil {
 		return nil, err
 	}
 	bcfg := cfg.Brokers
@@ -113,7 +113,7 @@ func (x *Rig) tlsDir() string { return filepath.Join(x.cfg.Dir, "tls") }
 
 // Close stops the brokers the rig started (each once no other hopbench
 // process uses it, or ctx ends), ends its sessions on the agents and
-// removes the lab and the JVM's seeds.
+// removes the lab and the JVM's seeds (kept under Dir while it runs).
 func (x *Rig) Close(ctx context.Context) {
 	if x.brokers != nil {
 		x.brokers.close(ctx)
