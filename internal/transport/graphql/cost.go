@@ -18,12 +18,12 @@ import (
 // replyLimit refuses, before anything runs, an operation whose reply would
 // pass the node's body limit: each alias of get(count: 3990) may be under
 // it while 250 of them are 250 times over. An operation's cost is the
-// estimated bytes of every get and echo it asks for, summed over its
+// bytes every get and echo it asks for could reply, summed over its
 // aliases, fragments and inline fragments by gqlgen's complexity walk, on a
 // schema whose complexity functions return bytes.
 type replyLimit struct {
-	perItem *sync.Map // model name -> JSON bytes per item (float64)
-	limit   int
+	bounds *sync.Map // model name -> *payload.SizeBound in JSON
+	limit  int
 }
 
 var _ interface {
@@ -31,7 +31,7 @@ var _ interface {
 	graphql.HandlerExtension
 } = replyLimit{}
 
-func newReplyLimit(limit int) replyLimit { return replyLimit{perItem: new(sync.Map), limit: limit} }
+func newReplyLimit(limit int) replyLimit { return replyLimit{bounds: new(sync.Map), limit: limit} }
 
 func (replyLimit) ExtensionName() string { return "ReplyLimit" }
 
@@ -54,7 +54,7 @@ func (r replyLimit) MutateOperationContext(ctx context.Context, opCtx *graphql.O
 	if cost <= r.limit {
 		return nil
 	}
-	err := gqlerror.Errorf("the query's reply would be about %d bytes (its cost: the estimated size of every get and echo, summed over its aliases and fragments), over the node's limit of %d bytes (--max-bytes)", cost, r.limit)
+	err := gqlerror.Errorf("the query's reply could be %d bytes (its cost: the size bound of every get and the size of every echo, summed over its aliases and fragments), over the node's limit of %d bytes (--max-bytes)", cost, r.limit)
 	err.Extensions = map[string]any{"code": transport.CodeTooLarge.String()}
 	return err
 }
@@ -74,26 +74,25 @@ func (w *costWalk) add(cost int) int {
 	return cost
 }
 
-// items is the estimated JSON size of count items of model, as the node
-// estimates a get's reply to refuse a single one too large
-// (node.checkReplySize): the model's bytes per item, measured once with
-// payload.Model.ItemBytes, times the count. An unknown model or a
-// negative count costs nothing here: the node refuses it.
+// items is the JSON size of count items of model as the node bounds a
+// get's reply to refuse a single one too large (node.checkReplySize): the
+// model's payload.SizeBound in JSON, measured once. An unknown model or
+// a negative count costs nothing here: the node refuses it.
 func (w *costWalk) items(model string, count int) int {
 	m, err := payload.Lookup(model)
 	if err != nil || count <= 0 {
 		return 0
 	}
-	per, ok := w.perItem.Load(model)
+	bound, ok := w.bounds.Load(model)
 	if !ok {
 		json, _ := codec.Lookup("json")
-		b, err := m.ItemBytes(json.Marshal)
+		b, err := m.SizeBound(json.Marshal)
 		if err != nil {
 			return 0
 		}
-		per, _ = w.perItem.LoadOrStore(model, b)
+		bound, _ = w.bounds.LoadOrStore(model, b)
 	}
-	return saturate(per.(float64) * float64(count))
+	return int(min(bound.(*payload.SizeBound).Size(count), 1<<62))
 }
 
 // echo is the estimated size of an echo's reply, its input: its JSON
@@ -117,14 +116,4 @@ func (w *costWalk) echo(input generated.PayloadInput) int {
 		return 0
 	}
 	return max(w.items(model, m.Len(msg)), proto.Size(msg))
-}
-
-// saturate converts an estimate to int without overflowing: a count of
-// 2^62 items costs the most an int can say, not a negative number.
-func saturate(f float64) int {
-	const most = float64(1 << 62)
-	if f >= most {
-		return 1 << 62
-	}
-	return int(f)
 }

@@ -57,7 +57,7 @@ func aliases(n, count int, sel string) string {
 	return q.String()
 }
 
-var refusal = regexp.MustCompile(`reply would be about (\d+) bytes .* over the node's limit of 1048576 bytes \(--max-bytes\)`)
+var refusal = regexp.MustCompile(`reply could be (\d+) bytes .* over the node's limit of 1048576 bytes \(--max-bytes\)`)
 
 // 250 aliases of 3990 users are each under a 1 MiB limit and together
 // about 150 MB: the query is refused before it runs, however it spells
