@@ -134,3 +134,24 @@ func TestIntsBoundRefusesTheIssuesCount(t *testing.T) {
 		t.Errorf("ints×22000000 in json: bound %d bytes (%v), want over %d", size, err, codec.DefaultMaxBytes)
 	}
 }
+
+// The counts the studies measured (a model's Counts, what presets run)
+// stay within the default body limit in every codec, compressed or not: a
+// bound loose enough to refuse them (the widest user times 300 000 is
+// 72.6 MB of JSON, the users 65.2 MB) would refuse the thesis's preset.
+func TestStandardCountsFitTheDefaultLimit(t *testing.T) {
+	gzip, _ := codec.LookupCompression("gzip")
+	for _, m := range payload.Models() {
+		for _, c := range codec.All() {
+			bound, err := m.SizeBound(c.Marshal)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, count := range m.Counts {
+				if size := codec.CompressedBound(gzip, bound.Size(count)); size > codec.DefaultMaxBytes {
+					t.Errorf("%s×%d in %s+gzip: bound %d bytes, over the default limit of %d", m.Name, count, c.Name(), size, codec.DefaultMaxBytes)
+				}
+			}
+		}
+	}
+}
