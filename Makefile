@@ -43,6 +43,9 @@ experiments: setup build
 		$(BIN) report experiments/$$p || exit 1; \
 	done
 
+# The end-to-end package (cmd/hopbench) runs every preset, every help
+# example and the node contract against real brokers: past go test's
+# default 10 minutes a package on a busy 2-core runner, hence -timeout.
 # gqlgen's generated input unmarshallers return the bound proto structs by
 # value; vet's copylocks check flags that (proto messages embed a mutex). The
 # copies are of freshly zeroed messages before first use, so that one check
@@ -52,7 +55,7 @@ test: setup
 	scripts/setup.sh chromium jvm
 	$(GO) vet $$($(GO) list ./... | grep -v /graphql/generated)
 	$(GO) vet -copylocks=false $(GQL_GENERATED)
-	HOPBENCH_REQUIRE_JVM=1 $(GO) test -race -count=1 ./...
+	HOPBENCH_REQUIRE_JVM=1 $(GO) test -race -count=1 -timeout 30m ./...
 
 test-short:
 	$(GO) test -short ./...
