@@ -109,28 +109,8 @@ func TestABrokerDyingMidRunIsRecordedAndTheExperimentGoesOn(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts brokers")
 	}
-	spec, err := Parse([]byte(`
-stacks: [amqp, kafka]
-payloads: [{model: text, counts: [10]}]
-topologies: [chain:2]
-loads: [{closed: {clients: 2}}]
-duration: 5s
-warmup: 0s
-timeout: 2s
-repetitions: 2
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
 	x := brokerRunner(t)
-	x.OnSecond = killBrokerOnce(t, x, syscall.SIGKILL)
-	recs, err := x.Run(context.Background(), spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(recs) != 4 {
-		t.Fatalf("%d records, want 4", len(recs))
-	}
+	recs := runSignallingBrokers(t, x, "amqp, kafka", syscall.SIGKILL)
 	checkKilledRuns(t, recs[:2])
 	for _, r := range recs[2:] {
 		if r.Outcome != results.OutcomeOK || r.Requests == 0 {
@@ -286,8 +266,20 @@ func TestABrokerStoppedPolitelyMidRunIsRecordedAndRestarted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts brokers")
 	}
+	recs := runSignallingBrokers(t, brokerRunner(t), "amqp", syscall.SIGTERM)
+	checkKilledRuns(t, recs[:1])
+	if r := recs[1]; r.Outcome != results.OutcomeOK || r.Requests == 0 {
+		t.Errorf("after the stop: outcome %q (%s) with %d requests, want ok", r.Outcome, r.Reason, r.Requests)
+	}
+}
+
+// runSignallingBrokers runs each of stacks twice, a chain:2 for 5 s, and
+// sends sig to each first run's broker about 3 s in; the first runs come
+// first in the records it returns.
+func runSignallingBrokers(t *testing.T, x *Runner, stacks string, sig syscall.Signal) []results.Record {
+	t.Helper()
 	spec, err := Parse([]byte(`
-stacks: [amqp]
+stacks: [` + stacks + `]
 payloads: [{model: text, counts: [10]}]
 topologies: [chain:2]
 loads: [{closed: {clients: 2}}]
@@ -299,19 +291,15 @@ repetitions: 2
 	if err != nil {
 		t.Fatal(err)
 	}
-	x := brokerRunner(t)
-	x.OnSecond = killBrokerOnce(t, x, syscall.SIGTERM)
+	x.OnSecond = killBrokerOnce(t, x, sig)
 	recs, err := x.Run(context.Background(), spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != 2 {
-		t.Fatalf("%d records, want 2", len(recs))
+	if want := 2 * len(spec.Stacks); len(recs) != want {
+		t.Fatalf("%d records, want %d", len(recs), want)
 	}
-	checkKilledRuns(t, recs[:1])
-	if r := recs[1]; r.Outcome != results.OutcomeOK || r.Requests == 0 {
-		t.Errorf("after the stop: outcome %q (%s) with %d requests, want ok", r.Outcome, r.Reason, r.Requests)
-	}
+	return recs
 }
 
 // killBrokerOnce sends sig to the broker of each first-repetition run as
