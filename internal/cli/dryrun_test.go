@@ -11,8 +11,9 @@ import (
 )
 
 // A dry run of the thesis preset prints every case with its runs and the
-// estimate, within a second, and starts nothing: no results directory,
-// even with --out.
+// estimate, and starts nothing: no results directory, even with --out. How
+// long it takes is logged, not asserted (a timed unit test fails on a busy
+// machine; here it takes tens of milliseconds).
 func TestADryRunPrintsTheMatrixAndStartsNothing(t *testing.T) {
 	t.Chdir(t.TempDir())
 	began := time.Now()
@@ -22,9 +23,6 @@ func TestADryRunPrintsTheMatrixAndStartsNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("the thesis preset's dry run took %s", took)
-	if took > time.Second {
-		t.Errorf("the dry run took %s, want under a second", took)
-	}
 	for _, want := range []string{
 		"thesis: the cases as records name them",
 		"   5  1s warm-up + 100 requests  response-time: rest chain:2 get user×5 closed:1 100 requests cache jvm\n",
