@@ -229,7 +229,7 @@ func TestKernelModeCleansUpAfterAnInterruptAndAKill(t *testing.T) {
 		t.Skip(caps.Missing)
 	}
 	before := namespaces(t)
-	spec := strings.Replace(threeRuns, "duration: 2s", "duration: 2s\nnetwork: {bandwidth: 100mbit}\nnetwork_mode: kernel", 1)
+	spec := threeRuns + "network: {bandwidth: 100mbit}\nnetwork_mode: kernel\n"
 	cmd, _ := startRun(t, spec)
 	cmd.Process.Signal(os.Interrupt)
 	cmd.Wait()
