@@ -71,8 +71,11 @@ warmup: 0s
 			case err := <-exited:
 				took := time.Since(signalled)
 				t.Logf("exited %v after the signal: %v", took.Round(time.Millisecond), err)
-				if took > 2*time.Second+teardown {
-					t.Errorf("exited %v after SIGINT, want within 2s and %v of teardown", took, teardown)
+				// Within 2 s and the teardown here; the test fails only
+				// past a bound a busy machine cannot reach by lateness alone
+				// (the old count was deaf to the signal for minutes).
+				if took > 10*(2*time.Second+teardown) {
+					t.Errorf("exited %v after SIGINT, want about 2s and %v of teardown", took, teardown)
 				}
 			case <-time.After(30 * time.Second):
 				t.Fatal("still running 30s after SIGINT")

@@ -12,8 +12,14 @@ import (
 // is what these loads test.
 func instant() load.Call { return func(context.Context) error { return nil } }
 
+// hangBound tells a run that ends late on a busy machine from one that
+// does not end: the counts these tests guard took minutes.
+const hangBound = 30 * time.Second
+
 // A rate of 10^12 with the rate limit raised to it: cancelled after 200 ms,
-// the run returns within 2 s with what it measured.
+// the run returns soon with what it measured (here in well under 2 s; the
+// test fails only past hangBound, since a timed test fails on a busy
+// machine, and before the fix the run was deaf to its context for minutes).
 func TestARunAtAnyRateEndsSoonAfterItIsCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -25,7 +31,8 @@ func TestARunAtAnyRateEndsSoonAfterItIsCancelled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if took > 200*time.Millisecond+2*time.Second*slowdown {
+	t.Logf("cancelled after 200ms, the run returned after %v", took)
+	if took > hangBound {
 		t.Errorf("cancelled after 200ms, the run returned after %v", took)
 	}
 	if r == nil || r.Requests == 0 {
@@ -45,9 +52,10 @@ func TestARunAtAnyRateCountsWhatItDidNotSendAtOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// The window, the second after it and the budget of a walk, with
-		// a second to spare on a busy machine.
-		if took > 300*time.Millisecond+time.Second+250*time.Millisecond+time.Second*slowdown {
+		// The window, the second after it and the budget of a walk: about
+		// 1.6 s; walking the due times one by one took minutes.
+		t.Logf("poisson %v: a run of 300ms took %v", poisson, took)
+		if took > hangBound {
 			t.Errorf("poisson %v: a run of 300ms took %v", poisson, took)
 		}
 		if want := int64(0.29e12); r.NotSent < want {
