@@ -71,15 +71,16 @@ func TestCountingRequestsLeftIsBoundedInTime(t *testing.T) {
 	if n := scheduled(cfg); n != 2e12 {
 		t.Errorf("constant 1e12/s for 2s: %d scheduled", n)
 	}
-	// Microseconds of work: the margins are for a busy machine.
-	if took := time.Since(began); took > 150*time.Millisecond {
+	// Microseconds of work here; the bound only tells it from a walk of
+	// two trillion due times, which took minutes.
+	if took := time.Since(began); took > 10*time.Second {
 		t.Errorf("counting a constant rate took %v", took)
 	}
 
 	cfg.Poisson = true
 	began = time.Now()
 	n := scheduled(cfg)
-	if took := time.Since(began); took > walkBudget+time.Second {
+	if took := time.Since(began); took > walkBudget+10*time.Second {
 		t.Errorf("counting Poisson arrivals took %v, past the budget of %v", took, walkBudget)
 	}
 	if n < 1.99e12 || n > 2.01e12 {
