@@ -63,3 +63,24 @@ func TestARunAtAnyRateCountsWhatItDidNotSendAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// The timeout is a deadline on every call, whatever the transport does
+// with it: a reply that comes after it is counted a timeout, not a
+// success, even from a call that ignores its context.
+func TestAReplyPastTheTimeoutIsATimeout(t *testing.T) {
+	deaf := func() load.Call {
+		return func(context.Context) error { time.Sleep(20 * time.Millisecond); return nil }
+	}
+	cfg := load.Config{Kind: load.Closed, Clients: 2, Duration: 300 * time.Millisecond, Timeout: 5 * time.Millisecond, SLA: time.Second}
+	r, err := load.Run(context.Background(), cfg, deaf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Requests == 0 || r.ErrorsByClass["timeout"] != r.Requests || r.Good != 0 {
+		t.Errorf("%d requests, %d timeouts, %d good: want every reply past the 5ms timeout counted a timeout", r.Requests, r.ErrorsByClass["timeout"], r.Good)
+	}
+	cfg.Timeout = time.Second
+	if r, err := load.Run(context.Background(), cfg, deaf); err != nil || r.ErrorsByClass["timeout"] != 0 || r.Good != r.Requests {
+		t.Errorf("within the timeout: %+v (%v), want every call good", r, err)
+	}
+}

@@ -64,9 +64,14 @@ func (r *recorder) record(intended, sent, end time.Time, err error) {
 	b.lastEndNs = max(b.lastEndNs, int64(since))
 	latency := end.Sub(intended)
 	class := Class(-1)
-	if err != nil {
+	switch {
+	case err != nil:
 		class = Classify(err)
-	} else if latency > w.sla {
+	case w.timeout > 0 && end.Sub(sent) > w.timeout:
+		// A reply after the call's deadline is a timeout, whether or not
+		// the transport heeded the deadline: its caller had given up.
+		class = ClassTimeout
+	case latency > w.sla:
 		class = ClassOverSLA
 	}
 	if class >= 0 {
@@ -92,9 +97,10 @@ func (r *recorder) flush() {
 
 // window is the measured time span's shared, read-only facts.
 type window struct {
-	start time.Time
-	sla   time.Duration
-	open  bool
+	start   time.Time
+	sla     time.Duration
+	timeout time.Duration // every call's deadline, from its send
+	open    bool
 }
 
 // collector merges the workers' buckets into the run totals, the

@@ -25,7 +25,7 @@ func Run(ctx context.Context, cfg Config, newCall func() Call) (*Result, error) 
 	}
 	e := &engine{cfg: cfg, clock: cfg.clock, newCall: newCall, buckets: make(chan *bucket, 1024)}
 	e.t0 = e.clock.Now()
-	e.win = &window{start: e.t0.Add(cfg.Warmup), sla: cfg.SLA, open: cfg.Open()}
+	e.win = &window{start: e.t0.Add(cfg.Warmup), sla: cfg.SLA, timeout: cfg.Timeout, open: cfg.Open()}
 	e.end = e.win.start.Add(cfg.Duration)
 	if cfg.Requests > 0 {
 		e.end = time.Time{}
