@@ -2,6 +2,7 @@ package load
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -55,19 +56,22 @@ func (s *Search) validate() error {
 	d := defaultSearch
 	s.Percentile, s.MaxErrors, s.Step = orDefault(s.Percentile, d.Percentile), orDefault(s.MaxErrors, d.MaxErrors), orDefault(s.Step, d.Step)
 	s.Start, s.MaxRate, s.Resolution = orDefault(s.Start, d.Start), orDefault(s.MaxRate, d.MaxRate), orDefault(s.Resolution, d.Resolution)
-	switch {
-	case s.Percentile <= 0 || s.Percentile >= 100:
-		return fmt.Errorf("capacity percentile %v: want one between 0 and 100, such as 99", s.Percentile)
-	case s.MaxErrors < 0 || s.MaxErrors >= 1:
-		return fmt.Errorf("capacity max_errors %v: want a share of calls from 0 to below 1, such as 0.001", s.MaxErrors)
-	case s.Step < 500*time.Millisecond:
-		return fmt.Errorf("capacity step %v: want at least 500ms, enough calls for a percentile", s.Step)
-	case s.Start < minProbeRate || s.MaxRate < s.Start || s.MaxRate > MaxRate:
-		return fmt.Errorf("capacity start %v and max_rate %v: want 1 ≤ start ≤ max_rate ≤ %d (requests/s)", s.Start, s.MaxRate, MaxRate)
-	case s.Resolution < 0.01 || s.Resolution > 1:
-		return fmt.Errorf("capacity resolution %v: want 0.01 to 1", s.Resolution)
+	var errs []error
+	for _, c := range []struct {
+		bad bool
+		msg string
+	}{
+		{s.Percentile <= 0 || s.Percentile >= 100, fmt.Sprintf("capacity percentile %v: want one between 0 and 100, such as 99", s.Percentile)},
+		{s.MaxErrors < 0 || s.MaxErrors >= 1, fmt.Sprintf("capacity max_errors %v: want a share of calls from 0 to below 1, such as 0.001", s.MaxErrors)},
+		{s.Step < 500*time.Millisecond, fmt.Sprintf("capacity step %v: want at least 500ms, enough calls for a percentile", s.Step)},
+		{s.Start < minProbeRate || s.MaxRate < s.Start || s.MaxRate > MaxRate, fmt.Sprintf("capacity start %v and max_rate %v: want 1 ≤ start ≤ max_rate ≤ %d (requests/s)", s.Start, s.MaxRate, MaxRate)},
+		{s.Resolution < 0.01 || s.Resolution > 1, fmt.Sprintf("capacity resolution %v: want 0.01 to 1", s.Resolution)},
+	} {
+		if c.bad {
+			errs = append(errs, errors.New(c.msg))
+		}
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // knobs names the settings a search has beyond its percentile and SLA

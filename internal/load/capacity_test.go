@@ -143,6 +143,14 @@ func TestCapacitySettingsAreChecked(t *testing.T) {
 			t.Errorf("%+v: error %v, want one naming the capacity setting", s, err)
 		}
 	}
+	// Several bad settings are named together, not the first alone.
+	cfg := load.Config{Kind: load.Capacity, Search: load.Search{Percentile: 100, MaxErrors: 2, Step: time.Millisecond, Start: 10, MaxRate: 5}}
+	err := cfg.Validate()
+	for _, want := range []string{"percentile 100", "max_errors 2", "step 1ms", "start 10 and max_rate 5"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v: want it to name %s", err, want)
+		}
+	}
 }
 
 // A stall as the warm-up ends leaves warm-up calls waiting for a worker
