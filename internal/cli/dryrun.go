@@ -18,10 +18,8 @@ import (
 // It starts nothing and writes no results directory.
 func dryRun(w io.Writer, spec *experiment.Spec, f runFlags) error {
 	runs := spec.Runs()
-	for _, r := range runs {
-		if _, err := r.Trial(); err != nil {
-			return usageError{fmt.Errorf("%s: %w", r.Case(), err)}
-		}
+	if _, err := experiment.Cases(runs); err != nil {
+		return usageError{err}
 	}
 	if _, err := agentAuth(spec, f); err != nil {
 		return err

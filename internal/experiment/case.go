@@ -39,6 +39,20 @@ func (r Run) Trial() (trial.Case, error) {
 	return c, p.err
 }
 
+// Cases are runs as package trial makes them (Trial), in their order; the
+// first run that does not parse is named in the error.
+func Cases(runs []Run) ([]trial.Case, error) {
+	cases := make([]trial.Case, len(runs))
+	for i, r := range runs {
+		c, err := r.Trial()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", r.Case(), err)
+		}
+		cases[i] = c
+	}
+	return cases, nil
+}
+
 // parser keeps the first error of the parses of one run.
 type parser struct{ err error }
 

@@ -81,13 +81,9 @@ func (x *Runner) Run(ctx context.Context, s *Spec) ([]results.Record, error) {
 		return nil, fmt.Errorf("results directory: %w", err)
 	}
 	runs := s.Runs()
-	cases := make([]trial.Case, len(runs))
-	for i, r := range runs {
-		c, err := r.Trial()
-		if err != nil {
-			return nil, err
-		}
-		cases[i] = c
+	cases, err := Cases(runs)
+	if err != nil {
+		return nil, err
 	}
 	measuring, others, err := lease.Measure()
 	if err != nil {

@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hopbench/hopbench/internal/cpuset"
 	"github.com/hopbench/hopbench/internal/stats"
 	"github.com/hopbench/hopbench/internal/wire"
 )
@@ -134,7 +135,7 @@ type Config struct {
 	Network string
 	// CPUs pins the node's process to these CPUs before it serves (none:
 	// unpinned).
-	CPUs []int
+	CPUs cpuset.Set
 	// Seeds is a JVM node's seeds file, written by the orchestrator, or
 	// Gets the get replies it generates there, MODEL:COUNT; JVMFlags are
 	// the JVM's own flags.
@@ -173,19 +174,11 @@ func (c Config) Args() []string {
 	flag(c.MTLS, "mtls")
 	flag(c.MaxConns > 0, "max-conns", strconv.Itoa(c.MaxConns))
 	flag(c.Network != "", "network", c.Network)
-	flag(len(c.CPUs) > 0, "cpus", cpuList(c.CPUs))
+	flag(len(c.CPUs) > 0, "cpus", c.CPUs.String())
 	flag(c.Seeds != "", "seeds", c.Seeds)
 	flag(len(c.Gets) > 0, "gets", strings.Join(c.Gets, ","))
 	for _, f := range c.JVMFlags {
 		flag(true, "jvm-flag="+f)
 	}
 	return append(a, c.Extra...)
-}
-
-func cpuList(cpus []int) string {
-	s := make([]string, len(cpus))
-	for i, c := range cpus {
-		s[i] = strconv.Itoa(c)
-	}
-	return strings.Join(s, ",")
 }
