@@ -290,17 +290,7 @@ func TestAGetTooLargeIsRefusedBeforeItIsMade(t *testing.T) {
 	for _, stack := range []string{"rest", "grpc", "graphql"} {
 		t.Run(stack, func(t *testing.T) {
 			st, _ := transport.ParseStack(stack)
-			n, err := node.Start(context.Background(), node.Config{Stack: st, Transport: transport.Config{MaxBytes: 1 << 20}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer n.Close()
-			tr, _ := transport.Lookup(st.Transport)
-			cl, err := tr.Dial(context.Background(), n.Addr(), transport.Config{Codec: st.Codec, Compression: st.Compression})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer cl.Close()
+			cl := limitedNode(t, st, 0)
 			c, _ := codec.Lookup(st.Codec)
 			none, _ := codec.LookupCompression("none")
 			for _, count := range []int{2_000_000, 1_000_000_000} {

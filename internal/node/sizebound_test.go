@@ -19,17 +19,7 @@ func TestIntsOverTheLimitAreRefusedBeforeTheyAreMade(t *testing.T) {
 	for _, stack := range []string{"rest+json", "rest+json+gzip", "rest+proto+zstd"} {
 		t.Run(stack, func(t *testing.T) {
 			st, _ := transport.ParseStack(stack)
-			n, err := node.Start(context.Background(), node.Config{Stack: st, Transport: transport.Config{MaxBytes: 1 << 20}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer n.Close()
-			tr, _ := transport.Lookup(st.Transport)
-			cl, err := tr.Dial(context.Background(), n.Addr(), transport.Config{Codec: st.Codec, Compression: st.Compression, MaxBytes: 1 << 20})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer cl.Close()
+			cl := limitedNode(t, st, 1<<20)
 			c, _ := codec.Lookup(st.Codec)
 			z, _ := codec.LookupCompression(st.Compression)
 			get := func(count int) error {
@@ -48,4 +38,23 @@ func TestIntsOverTheLimitAreRefusedBeforeTheyAreMade(t *testing.T) {
 			}
 		})
 	}
+}
+
+// limitedNode starts a node of st whose bodies are limited to 1 MiB and
+// dials it with a client whose replies may be clientMax bytes (0: the
+// default); both end with the test.
+func limitedNode(t *testing.T, st transport.Stack, clientMax int) transport.Client {
+	t.Helper()
+	n, err := node.Start(context.Background(), node.Config{Stack: st, Transport: transport.Config{MaxBytes: 1 << 20}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	tr, _ := transport.Lookup(st.Transport)
+	cl, err := tr.Dial(context.Background(), n.Addr(), transport.Config{Codec: st.Codec, Compression: st.Compression, MaxBytes: clientMax})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cl.Close() })
+	return cl
 }
