@@ -31,37 +31,7 @@ warmup: 0s
 	for _, after := range []time.Duration{500 * time.Millisecond, 2500 * time.Millisecond} {
 		t.Run("signal "+after.String()+" into the run", func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "results")
-			cmd := exec.Command(bin, "run", spec, "--out", out, "--no-calibrate")
-			stderr, err := cmd.StderrPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-			started := make(chan struct{})
-			go func() {
-				lines := bufio.NewScanner(stderr)
-				for lines.Scan() {
-					if strings.HasPrefix(lines.Text(), "[1/1] ") {
-						close(started)
-						break
-					}
-				}
-				for lines.Scan() {
-				}
-			}()
-			select {
-			case <-started:
-			case <-time.After(60 * time.Second):
-				t.Fatal("the run did not start within 60s")
-			}
-			// The run has begun when its node is up; the load starts then.
-			deadline := time.Now().Add(30 * time.Second)
-			for len(processesOf(cmd.Process.Pid)) == 0 && time.Now().Before(deadline) {
-				time.Sleep(20 * time.Millisecond)
-			}
+			cmd := startLoading(t, spec, out)
 			time.Sleep(after)
 			signalled := time.Now()
 			cmd.Process.Signal(os.Interrupt)
@@ -86,4 +56,43 @@ warmup: 0s
 			}
 		})
 	}
+}
+
+// startLoading starts hopbench run of spec into out and returns once its
+// one run's node is up, when the load starts; the process is killed when
+// the test ends.
+func startLoading(t *testing.T, spec, out string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(bin, "run", spec, "--out", out, "--no-calibrate")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	started := make(chan struct{})
+	go func() {
+		lines := bufio.NewScanner(stderr)
+		for lines.Scan() {
+			if strings.HasPrefix(lines.Text(), "[1/1] ") {
+				close(started)
+				break
+			}
+		}
+		for lines.Scan() {
+		}
+	}()
+	select {
+	case <-started:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the run did not start within 60s")
+	}
+	// The run has begun when its node is up; the load starts then.
+	deadline := time.Now().Add(30 * time.Second)
+	for len(processesOf(cmd.Process.Pid)) == 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	return cmd
 }
