@@ -117,8 +117,12 @@ type Stack struct {
 type Advice struct {
 	Requirements Requirements
 	// Basis says which measurements were compared.
-	Basis   string
-	Ranked  []Stack
+	Basis  string
+	Ranked []Stack
+	// LeftOut names the runs of the compared payload whose figures a
+	// flag withholds (they partly failed), by stack, and why: a stack
+	// with no other run is not ranked at all.
+	LeftOut []string
 	Missing []string
 }
 
@@ -130,6 +134,7 @@ func Advise(req Requirements, recs []results.Record) (*Advice, error) {
 	a := &Advice{Requirements: req}
 	cases, count := matching(req, recs)
 	if len(cases) == 0 {
+		a.LeftOut = leftOut(req, recs, nearestCount(req, recs, func(r *results.Record) bool { return r.Completed() && relevant(req, r) }))
 		a.Missing = append(a.Missing, missingFor(req, recs))
 		return a, nil
 	}
@@ -138,6 +143,7 @@ func Advise(req Requirements, recs []results.Record) (*Advice, error) {
 		a.Basis += fmt.Sprintf(" (the measured count nearest the %d asked for)", req.Count)
 		a.Missing = append(a.Missing, fmt.Sprintf("no run measured %s×%d: the figures are for ×%d; measure the size you need for figures that fit it", req.Model, req.Count, count))
 	}
+	a.LeftOut = leftOut(req, recs, count)
 	var unmeasured []string
 	evos := evolutions(recs)
 	for _, name := range stackOrder(cases) {
@@ -193,17 +199,10 @@ type candidate struct {
 	recs []*results.Record
 }
 
-// matching keeps completed echo runs of the required model and topology at
-// the measured count nearest the one asked for, grouped by stack.
+// matching keeps the usable echo runs of the required model and topology
+// at the measured count nearest the one asked for, grouped by stack.
 func matching(req Requirements, recs []results.Record) (map[string][]*candidate, int) {
-	best, bestDist := 0, math.Inf(1)
-	for _, r := range recs {
-		if usable(req, &r) {
-			if d := math.Abs(math.Log(float64(r.Count) / float64(req.Count))); d < bestDist {
-				best, bestDist = r.Count, d
-			}
-		}
-	}
+	best := nearestCount(req, recs, func(r *results.Record) bool { return usable(req, r) })
 	var kept []results.Record
 	for _, r := range recs {
 		if usable(req, &r) && r.Count == best {
@@ -224,11 +223,60 @@ func matching(req Requirements, recs []results.Record) (map[string][]*candidate,
 	return out, best
 }
 
-func usable(req Requirements, r *results.Record) bool {
+// usable says whether r answers req: a run whose figures stand, of the
+// model, topology and stacks asked.
+// nearestCount is the count nearest req's among the records kept; 0 for
+// none.
+func nearestCount(req Requirements, recs []results.Record, keep func(*results.Record) bool) int {
+	best, bestDist := 0, math.Inf(1)
+	for i := range recs {
+		if r := &recs[i]; keep(r) {
+			if d := math.Abs(math.Log(float64(r.Count) / float64(req.Count))); d < bestDist {
+				best, bestDist = r.Count, d
+			}
+		}
+	}
+	return best
+}
+
+func usable(req Requirements, r *results.Record) bool { return r.Stands() && relevant(req, r) }
+
+func relevant(req Requirements, r *results.Record) bool {
 	if len(req.Stacks) > 0 && !slices.Contains(req.Stacks, r.Stack) {
 		return false
 	}
-	return r.Completed() && r.Model == req.Model && r.Topology == req.Topology && r.Op == string(transport.OpEcho) && r.Count > 0
+	return r.Model == req.Model && r.Topology == req.Topology && r.Op == string(transport.OpEcho) && r.Count > 0
+}
+
+// leftOut says, stack by stack, which runs at count measured to their end
+// but were left out because a flag withholds their figures, and why; a
+// stack left with no run is not ranked.
+func leftOut(req Requirements, recs []results.Record, count int) []string {
+	var order []string
+	out, ranked := map[string][]*results.Record{}, map[string]bool{}
+	for i := range recs {
+		r := &recs[i]
+		switch {
+		case !relevant(req, r) || r.Count != count || !r.Completed():
+		case r.Stands():
+			ranked[r.Stack] = true
+		default:
+			if out[r.Stack] == nil {
+				order = append(order, r.Stack)
+			}
+			out[r.Stack] = append(out[r.Stack], r)
+		}
+	}
+	var lines []string
+	for _, st := range order {
+		runs := out[st]
+		then := "its other runs are ranked"
+		if !ranked[st] {
+			then = "not ranked: no run of it at this payload stands"
+		}
+		lines = append(lines, fmt.Sprintf("%s: %s left out (%s, %s); %s", st, plural(len(runs), "run"), runs[0].Load, runs[0].Flags, then))
+	}
+	return lines
 }
 
 func stackOrder(cases map[string][]*candidate) []string {
@@ -246,12 +294,12 @@ func missingFor(req Requirements, recs []results.Record) string {
 	var have []string
 	for _, r := range recs {
 		k := fmt.Sprintf("%s×%d through %s", r.Model, r.Count, r.Topology)
-		if r.Completed() && r.Op == string(transport.OpEcho) && !seen[k] {
+		if r.Stands() && r.Op == string(transport.OpEcho) && !seen[k] {
 			seen[k] = true
 			have = append(have, k)
 		}
 	}
-	msg := fmt.Sprintf("no completed echo run of %s through %s in these results", req.Model, req.Topology)
+	msg := fmt.Sprintf("no echo run of %s through %s whose figures stand in these results", req.Model, req.Topology)
 	if len(have) > 0 {
 		msg += " (they measured " + strings.Join(have, "; ") + ")"
 	}

@@ -28,7 +28,7 @@ func (p point) meets(slaUs float64) bool {
 
 // Bounds a point is held to, as the capacity search holds its probes.
 const (
-	maxFailedShare = 0.001
+	maxFailedShare = results.MaxFailedShare
 	keptShare      = 0.97
 )
 

@@ -42,6 +42,12 @@ func (a *Advice) Write(w io.Writer) error {
 			fmt.Fprintf(&b, "   trade-off: %s\n", t)
 		}
 	}
+	if len(a.LeftOut) > 0 {
+		b.WriteString("\n")
+		for _, l := range a.LeftOut {
+			fmt.Fprintf(&b, "Left out: %s\n", l)
+		}
+	}
 	if len(a.Missing) > 0 {
 		b.WriteString("\n")
 		for _, m := range a.Missing {

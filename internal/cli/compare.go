@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hopbench/hopbench/internal/compare"
+	"github.com/hopbench/hopbench/internal/results"
 )
 
 func newCompareCommand(a *app) *cobra.Command {
@@ -28,7 +29,11 @@ repetitions: at least 4 in each set at alpha 0.05 (repetitions: in the spec).
 
 --format benchfmt writes the results of any number of sets in Go benchmark
 format instead, one line per repetition, for benchstat and its -col, -row
-and -filter options.`,
+and -filter options.
+
+Runs whose figures a flag withholds (more than ` + fmt.Sprintf("%g %%", 100*results.MaxFailedShare) + ` of their calls failed
+or went unsent: "partly failed") are left out of both, each named under
+"left out".`,
 		Example: `  hopbench compare results/before results/after
   hopbench compare --format benchfmt results/before > before.txt
   benchstat -col /stack before.txt`,
@@ -40,7 +45,11 @@ and -filter options.`,
 				if err != nil {
 					return err
 				}
-				return compare.Benchfmt(a.stdout, recs)
+				leftOut, err := compare.Benchfmt(a.stdout, recs)
+				for _, l := range leftOut {
+					fmt.Fprintf(a.stderr, "left out: %s\n", l)
+				}
+				return err
 			case "table":
 			default:
 				return usageError{fmt.Errorf("--format %q: want table or benchfmt", format)}

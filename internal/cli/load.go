@@ -149,6 +149,8 @@ func runLoad(cmd *cobra.Command, a *app, f *loadFlags) error {
 	}
 	if out.NoFigures = res.CallsFailed(); out.NoFigures != "" {
 		out.Figures.Withhold()
+	} else if mark, ok := results.PartlyFailed(&out.Figures, out.Steps); ok {
+		out.Flags = results.Marks{mark}
 	}
 	if err := out.write(a.stdout, f.format); err != nil {
 		return err
@@ -273,6 +275,7 @@ func appendLoadRecord(dir string, run experiment.Run, out *loadOutput, res *load
 	default:
 		rec.Outcome = results.OutcomeOK
 	}
+	rec.MarkFailures()
 	if out.NoFigures == "" {
 		var err error
 		if rec.Histogram, err = stats.Encode(res.Latency); err != nil {
@@ -311,6 +314,9 @@ type loadOutput struct {
 	// NoFigures says why the load has no latency or throughput figure
 	// (its calls failed); empty when it has them.
 	NoFigures string `json:"no_figures,omitempty"`
+	// Flags mark figures that stand for less than a clean measurement,
+	// as the record's do.
+	Flags results.Marks `json:"flags,omitempty"`
 	// Steps are a capacity search's probes: its curve.
 	Steps []results.Step `json:"steps,omitempty"`
 	// Network is the emulated network as measured before the load.
@@ -346,6 +352,12 @@ func (o *loadOutput) write(w io.Writer, format string) error {
 	if o.NoFigures != "" {
 		row("figures", "none: %s", o.NoFigures)
 		return tw.Flush()
+	}
+	for _, m := range o.Flags {
+		row("flag", "%s: %s", m.Flag, m.Why)
+		if m.Flag.Withholds() {
+			row("", "no ranking uses these figures")
+		}
 	}
 	row("latency", "p50 %s  p90 %s  p99 %s  p99.9 %s  max %s", us(o.P50Us), us(o.P90Us), us(o.P99Us), us(o.P999Us), us(o.MaxUs))
 	if u := o.Uncorrected; u != nil {

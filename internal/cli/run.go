@@ -342,6 +342,9 @@ func runReporter(a *app) (func(int, int, experiment.Run), func(experiment.Run, r
 		if rec.Reason != "" {
 			line += " (" + rec.Reason + ")"
 		}
+		if len(rec.Flags) > 0 {
+			line += "; flagged " + rec.Flags.String()
+		}
 		if live.tty {
 			fmt.Fprintf(a.stderr, "%s  %s\n", live.label, line)
 		} else {

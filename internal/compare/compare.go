@@ -78,6 +78,9 @@ type Result struct {
 	Fixed        []Fixed
 	Rows         []Row // by metric, then in A's order
 	OnlyA, OnlyB []string
+	// LeftOutA and LeftOutB are the runs of each set that measured to
+	// their end but whose figures a flag withholds (Standing).
+	LeftOutA, LeftOutB []string
 }
 
 // Compare matches a's and b's completed runs by configuration and compares
@@ -86,8 +89,9 @@ func Compare(a, b []results.Record, alpha float64) *Result {
 	if alpha <= 0 {
 		alpha = benchmath.DefaultThresholds.CompareAlpha
 	}
-	a, b = completed(a), completed(b)
 	res := &Result{Alpha: alpha}
+	a, res.LeftOutA = Standing(a)
+	b, res.LeftOutB = Standing(b)
 	keep := make([]bool, len(dims))
 	for i, d := range dims {
 		va, vb := values(a, d.of), values(b, d.of)
@@ -139,16 +143,19 @@ func Compare(a, b []results.Record, alpha float64) *Result {
 	return res
 }
 
-// completed keeps the runs whose figures stand: a failed or interrupted
-// run measured nothing to compare.
-func completed(recs []results.Record) []results.Record {
-	var out []results.Record
+// Standing keeps the runs whose figures stand (results.Record.Stands): a
+// failed or interrupted run measured nothing to compare. leftOut names
+// each run that measured to its end but that a flag withholds, and why.
+func Standing(recs []results.Record) (kept []results.Record, leftOut []string) {
 	for _, r := range recs {
-		if r.Completed() {
-			out = append(out, r)
+		switch {
+		case r.Stands():
+			kept = append(kept, r)
+		case r.Completed():
+			leftOut = append(leftOut, fmt.Sprintf("%s, repetition %d: %s", r.Case, r.Repetition, r.Flags))
 		}
 	}
-	return out
+	return kept, leftOut
 }
 
 func values(recs []results.Record, of func(*results.Record) string) []string {

@@ -118,7 +118,7 @@ func TestFailedRunsAreNotCompared(t *testing.T) {
 // benchstat reads its input with x/perf/benchfmt: so does this test.
 func TestBenchfmtIsReadableByBenchstatsReader(t *testing.T) {
 	var out bytes.Buffer
-	if err := Benchfmt(&out, read(t, "testdata/a.jsonl")); err != nil {
+	if _, err := Benchfmt(&out, read(t, "testdata/a.jsonl")); err != nil {
 		t.Fatal(err)
 	}
 	r := benchfmt.NewReader(&out, "a.txt")
@@ -143,5 +143,42 @@ func TestBenchfmtIsReadableByBenchstatsReader(t *testing.T) {
 	}
 	if n != 12 {
 		t.Errorf("%d results, want 12 (2 cases × 6 repetitions)", n)
+	}
+}
+
+// partlyFail makes every graphql run of recs one whose calls partly
+// failed, flagged as its writer flags it.
+func partlyFail(recs []results.Record) []results.Record {
+	for i := range recs {
+		if recs[i].Stack == "graphql" {
+			recs[i].Outcome, recs[i].Errors, recs[i].ErrorsByClass = results.OutcomeErrors, recs[i].Requests/3, map[string]int64{"timeout": recs[i].Requests / 3}
+			recs[i].MarkFailures()
+		}
+	}
+	return recs
+}
+
+// Runs that partly failed are neither compared nor exported, and each is
+// named as left out.
+func TestRunsThatPartlyFailedAreLeftOutAndNamed(t *testing.T) {
+	a := partlyFail(read(t, "testdata/a.jsonl"))
+	res := Compare(a, read(t, "testdata/b.jsonl"), 0)
+	if len(res.OnlyB) != 1 || !strings.HasPrefix(res.OnlyB[0], "graphql") || len(res.LeftOutA) == 0 {
+		t.Fatalf("only in B %v, left out of A %v: want graphql's runs left out", res.OnlyB, res.LeftOutA)
+	}
+	var table bytes.Buffer
+	if err := res.Write(&table, "a", "b"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(table.String(), "left out of A: graphql") || !strings.Contains(table.String(), "partly failed (") {
+		t.Errorf("the table does not name the runs left out:\n%s", table.String())
+	}
+	var out bytes.Buffer
+	leftOut, err := Benchfmt(&out, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), "stack=graphql") || len(leftOut) != len(res.LeftOutA) {
+		t.Errorf("benchfmt exports a run that partly failed, or names %d of %d left out", len(leftOut), len(res.LeftOutA))
 	}
 }

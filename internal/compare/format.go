@@ -57,6 +57,12 @@ func (r *Result) Write(w io.Writer, nameA, nameB string) error {
 	for _, k := range r.OnlyB {
 		fmt.Fprintf(&b, "only in B: %s\n", k)
 	}
+	for _, k := range r.LeftOutA {
+		fmt.Fprintf(&b, "left out of A: %s\n", k)
+	}
+	for _, k := range r.LeftOutB {
+		fmt.Fprintf(&b, "left out of B: %s\n", k)
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -117,16 +123,17 @@ func superscript(n int) string {
 	return string(out)
 }
 
-// Benchfmt writes completed runs as Go benchmark results, one line per
-// repetition, so `benchstat a.txt b.txt` (or -col /stack) reads them:
+// Benchfmt writes the runs whose figures stand as Go benchmark results,
+// one line per repetition, so `benchstat a.txt b.txt` (or -col /stack) reads them:
 //
 //	BenchmarkHopbench/stack=grpc/topology=direct/op=echo/payload=text×100/load=closed:1 N V req/s V p50-ns ...
 //
 // N is the run's requests. A "/" inside a value (rate:1000/poisson) becomes
-// "," and a space "+", as benchmark names allow neither.
-func Benchfmt(w io.Writer, recs []results.Record) error {
+// "," and a space "+", as benchmark names allow neither. leftOut names
+// the runs that measured to their end but that a flag withholds.
+func Benchfmt(w io.Writer, recs []results.Record) (leftOut []string, err error) {
 	var b strings.Builder
-	recs = completed(recs)
+	recs, leftOut = Standing(recs)
 	if len(recs) > 0 {
 		e := recs[0].Environment
 		fmt.Fprintf(&b, "goos: %s\ngoarch: %s\ncpu: %s\nhopbench: %s\n", e.OS, e.Arch, e.CPU, e.Hopbench)
@@ -147,6 +154,6 @@ func Benchfmt(w io.Writer, recs []results.Record) error {
 			r.Requests, strconv.FormatFloat(r.RPS, 'f', -1, 64), r.P50Us*1000, r.P90Us*1000, r.P99Us*1000, r.P999Us*1000,
 			strconv.FormatFloat(r.ClientCPUUsPerReq, 'f', -1, 64))
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	_, err = io.WriteString(w, b.String())
+	return leftOut, err
 }

@@ -41,7 +41,7 @@ const (
 
 // defaultSearch holds the settings a search takes when left zero. Start:
 // a probe of 2s at 1000 req/s has 2000 calls, 20 in its p99's tail.
-var defaultSearch = Search{Percentile: 99, MaxErrors: 0.001, Step: 2 * time.Second, Start: 1000, MaxRate: 200_000, Resolution: 0.05}
+var defaultSearch = Search{Percentile: 99, MaxErrors: results.MaxFailedShare, Step: 2 * time.Second, Start: 1000, MaxRate: 200_000, Resolution: 0.05}
 
 // orDefault is v, or d when v is zero.
 func orDefault[T comparable](v, d T) T {

@@ -41,6 +41,8 @@ func (r *Result) CallsFailed() string {
 	}
 	failed := r.Failed()
 	switch {
+	case r.Requests == 0 && r.NotSent > 0:
+		return fmt.Sprintf("the generator sent none of the %d requests due in the measured window: it was still sending those due before it, that far behind the rate; lower the rate", r.NotSent)
 	case r.Requests == 0:
 		return "no call ended in the measured window"
 	case 2*failed > r.Requests:

@@ -42,4 +42,10 @@ func TestARunWhoseCallsFailedCarriesNoFigure(t *testing.T) {
 	if why := (&load.Result{Latency: h}).CallsFailed(); !strings.Contains(why, "no call ended") {
 		t.Errorf("no calls: %q", why)
 	}
+	// A generator still sending the warm-up's requests when the window
+	// closed says so, not that calls failed to end.
+	behind := &load.Result{Latency: h, NotSent: 2_000_000}
+	if why := behind.CallsFailed(); !strings.Contains(why, "sent none of the 2000000 requests due in the measured window") {
+		t.Errorf("a generator behind its rate: %q", why)
+	}
 }

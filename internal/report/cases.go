@@ -68,8 +68,8 @@ func joinNonEmpty(parts ...string) string {
 }
 
 // measure reduces records to cases, in the order cases first appear. Runs
-// that did not complete (failed, interrupted, died) give no figures; their
-// outcomes stay in the summary table.
+// whose figures do not stand (failed, interrupted, died, partly failed)
+// give no figures; their outcomes and flags stay in the summary table.
 func measure(recs []results.Record) ([]*measured, error) {
 	rows := results.Summarize(recs)
 	byCase := map[string]*measured{}
@@ -82,7 +82,7 @@ func measure(recs []results.Record) ([]*measured, error) {
 	acc := map[string]*accumulator{}
 	for i := range recs {
 		r := &recs[i]
-		if !r.Completed() {
+		if !r.Stands() {
 			continue
 		}
 		a := acc[r.Case]

@@ -68,7 +68,7 @@ func ratioWords(a, b point) string {
 // runsPoint is the median of a side's runs, with them.
 func runsPoint(vs []float64) point { return point{v: results.SpreadOf(vs).Median, runs: vs} }
 
-// pointOf is a case's figure f: the median over its runs that ended ok
+// pointOf is a case's figure f: the median over its runs that stand
 // and gave one, with them; false when none did.
 func pointOf(c *measured, runs map[string][]*results.Record, f figure) (point, bool) {
 	vs, bound := f.values(runs[c.Case])

@@ -77,7 +77,7 @@ type builder struct {
 	report *Report
 	cases  []*measured
 	ids    map[string]int
-	runs   map[string][]*results.Record // each case's runs that ended ok
+	runs   map[string][]*results.Record // each case's runs whose figures stand
 }
 
 func (b *builder) section(id, title, intro string) *Section {

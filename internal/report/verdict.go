@@ -159,12 +159,12 @@ func (f figure) words() string {
 	return f.name + ", lower is better"
 }
 
-// perCase is each case's runs that ended ok. A run with failed calls
-// gives no figure.
+// perCase is each case's runs whose figures stand (results.Record.Stands).
+// A run that partly failed gives no figure.
 func perCase(recs []results.Record) map[string][]*results.Record {
 	out := map[string][]*results.Record{}
 	for i := range recs {
-		if r := &recs[i]; r.Outcome == results.OutcomeOK {
+		if r := &recs[i]; r.Stands() {
 			out[r.Case] = append(out[r.Case], r)
 		}
 	}
@@ -213,7 +213,9 @@ func noFigure(c *measured, ok int, f figure) string {
 		return "no rate met the SLA"
 	case ok > 0:
 		return "not measured"
-	case slices.Contains(c.Outcomes, results.OutcomeErrors):
+	case c.Flagged[results.FlagPartlyFailed] > 0:
+		return fmt.Sprintf("%d of its runs partly failed (over %g %% of calls failed or went unsent), so no figure", c.Flagged[results.FlagPartlyFailed], 100*results.MaxFailedShare)
+	case slices.Contains(c.Outcomes, results.OutcomeCallsFailed):
 		return "calls failed, so no figure"
 	}
 	return "no run ended ok (" + strings.Join(c.Outcomes, ", ") + ")"
@@ -469,7 +471,7 @@ func verdictMethod(keys []string, by map[string][]*measured, runs map[string][]*
 	}
 	sp := results.SpreadOf(counts)
 	m := "Each case's stacks are ranked by its headline figure: p50 with one client or at a fixed rate, throughput with more clients, capacity at the SLA for a capacity search. " +
-		"A figure is the median over the stack's runs that ended ok: a run whose calls failed gives none. " +
+		fmt.Sprintf("A figure is the median over the stack's runs whose figures stand: a run whose calls failed, or more than %g %% of them (failed or never sent, late replies aside), gives none. ", 100*results.MaxFailedShare) +
 		fmt.Sprintf("×N is a stack's median against the best's, with its 95 %% bootstrap interval where both have 2 runs or more; ≈ marks a stack whose runs do not differ significantly from the best's, ≠ one whose do (Mann–Whitney U, α=%g, %d runs or more each). ", reproduce.Alpha, reproduce.MinRuns)
 	switch {
 	case len(counts) == 0:

@@ -46,7 +46,12 @@ func TestTheVerdictRanksTestsAndLeavesOutFailedRuns(t *testing.T) {
 	recs = append(recs, runsOf("grpc", "closed:1", results.OutcomeOK, []int64{100, 102, 98, 101, 99}, rps)...)
 	recs = append(recs, runsOf("rest", "closed:1", results.OutcomeOK, []int64{101, 103, 99, 104, 97}, rps)...)
 	recs = append(recs, runsOf("graphql", "closed:1", results.OutcomeOK, []int64{300, 310, 305, 290, 320}, rps)...)
-	recs = append(recs, runsOf("kafka", "closed:1", results.OutcomeErrors, []int64{50, 50}, []float64{1, 1})...)
+	failing := runsOf("kafka", "closed:1", results.OutcomeErrors, []int64{50, 50}, []float64{1, 1})
+	for i := range failing {
+		failing[i].Errors, failing[i].ErrorsByClass = 40, map[string]int64{"refused": 40}
+		failing[i].MarkFailures() // as the run's writer does
+	}
+	recs = append(recs, failing...)
 	rk := rankingOf(t, recs, "closed:1")
 	var got []string
 	for _, e := range rk.Entries {
@@ -64,8 +69,8 @@ func TestTheVerdictRanksTestsAndLeavesOutFailedRuns(t *testing.T) {
 	if rk.Entries[1].Versus != "≈" || rk.Entries[2].Versus != "≠" {
 		t.Errorf("rest %q and graphql %q against grpc, want ≈ and ≠", rk.Entries[1].Versus, rk.Entries[2].Versus)
 	}
-	if len(rk.Without) != 1 || !strings.Contains(rk.Without[0], "kafka: calls failed") {
-		t.Errorf("without %q, want kafka's failed calls", rk.Without)
+	if len(rk.Without) != 1 || !strings.Contains(rk.Without[0], "kafka: 2 of its runs partly failed") {
+		t.Errorf("without %q, want kafka's runs that partly failed", rk.Without)
 	}
 	if rk.Figure != "p50, lower is better" {
 		t.Errorf("figure %q", rk.Figure)

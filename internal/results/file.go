@@ -64,8 +64,12 @@ func parse(data []byte, path string) (recs []Record, skipped int, err error) {
 		if rec.Version == 0 {
 			return nil, 0, fmt.Errorf("results: %s line %d: not a hopbench record (it has no format version); hopbench run and hopbench load --out write results.jsonl", path, n)
 		}
-		if rec.Version != FormatVersion {
-			return nil, 0, fmt.Errorf("results: %s line %d: format version %d; this hopbench reads version %d", path, n, rec.Version, FormatVersion)
+		switch rec.Version {
+		case FormatVersion:
+		case 1:
+			rec.MarkFailures()
+		default:
+			return nil, 0, fmt.Errorf("results: %s line %d: format version %d; this hopbench reads versions 1 to %d", path, n, rec.Version, FormatVersion)
 		}
 		recs = append(recs, rec)
 	}

@@ -18,8 +18,9 @@ import (
 )
 
 // FormatVersion is the record format written; bump it on any change a
-// reader of older records would misread.
-const FormatVersion = 1
+// reader of older records would misread. Version 2 added flags (a record
+// of version 1 has none written: reading it sets them from its figures).
+const FormatVersion = 2
 
 // Outcomes of a run.
 const (
@@ -73,6 +74,9 @@ type Record struct {
 	Options string `json:"options,omitempty"`
 	Outcome string `json:"outcome"`
 	Reason  string `json:"reason,omitempty"`
+	// Flags mark figures that stand for less than a clean measurement
+	// (Stands says whether any ranking may use them).
+	Flags Marks `json:"flags,omitempty"`
 	Figures
 	// Config is the run's full configuration as the experiment expanded it.
 	Config      json.RawMessage         `json:"config,omitempty"`

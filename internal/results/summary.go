@@ -4,6 +4,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -53,6 +54,9 @@ type Row struct {
 	// Search is the first completed repetition's search, for the bound
 	// it read when no repetition found a capacity.
 	Search *SearchResult
+	// Flagged counts the completed runs carrying each flag; the spreads
+	// leave out those whose flag withholds their figures.
+	Flagged map[Flag]int
 }
 
 // Summarize groups records by case, in the order cases first appear, and
@@ -79,6 +83,10 @@ func Summarize(recs []Record) []Row {
 		if !r.Completed() {
 			continue
 		}
+		row.count(&r)
+		if !r.Stands() {
+			continue
+		}
 		row.Reps++
 		if c := r.Capacity; c != nil {
 			capacity[i] = append(capacity[i], c.RPS)
@@ -89,13 +97,6 @@ func Summarize(recs []Record) []Row {
 			if c.Step < 0 || c.Step >= len(r.Steps) {
 				continue // no rate met the SLA: no rate or latency there to show
 			}
-			// Like its rate and latency, a search's errors are those at
-			// its capacity: the probes above it fail by design.
-			row.Requests += r.Steps[c.Step].Requests
-			row.Errors += r.Steps[c.Step].Errors
-		} else {
-			row.Requests += r.Requests
-			row.Errors += r.Errors
 		}
 		rps[i] = append(rps[i], r.RPS)
 		p50[i] = append(p50[i], float64(r.P50Us))
@@ -109,6 +110,27 @@ func Summarize(recs []Record) []Row {
 	return rows
 }
 
+// count adds a completed run's calls, errors and flags to the row, whether
+// or not its figures stand: they are what happened. A capacity search's
+// calls and errors are those at its capacity, like its rate and latency:
+// the probes above it fail by design.
+func (row *Row) count(r *Record) {
+	for _, m := range r.Flags {
+		if row.Flagged == nil {
+			row.Flagged = map[Flag]int{}
+		}
+		row.Flagged[m.Flag]++
+	}
+	switch c := r.Capacity; {
+	case c == nil:
+		row.Requests += r.Requests
+		row.Errors += r.Errors
+	case c.Step >= 0 && c.Step < len(r.Steps):
+		row.Requests += r.Steps[c.Step].Requests
+		row.Errors += r.Steps[c.Step].Errors
+	}
+}
+
 // Header is the summary table's header, a cell for each of Row.Cells.
 var Header = []string{"stack", "topology", "op", "payload", "load", "options", "reps", "req/s", "p50 ms", "p99 ms", "errors", "outcome"}
 
@@ -117,8 +139,21 @@ func (r Row) Cells() []string {
 	return []string{
 		r.Stack, r.Topology, r.Op, fmt.Sprintf("%s×%d", r.Model, r.Count), r.Load, r.Options, strconv.Itoa(r.Reps),
 		r.RPS.format(1, 0, r.Reps), r.P50Us.format(1000, 3, r.Reps), r.P99Us.format(1000, 3, r.Reps),
-		errorShare(r.Errors, r.Requests), strings.Join(r.Outcomes, ", "),
+		errorShare(r.Errors, r.Requests), r.outcomeCell(),
 	}
+}
+
+// outcomeCell is the row's outcomes, then each flag with its runs:
+// "errors; partly failed ×2 (left out)".
+func (r Row) outcomeCell() string {
+	cell := strings.Join(r.Outcomes, ", ")
+	for _, f := range slices.Sorted(maps.Keys(r.Flagged)) {
+		cell += fmt.Sprintf("; %s ×%d", f, r.Flagged[f])
+		if f.Withholds() {
+			cell += " (left out)"
+		}
+	}
+	return cell
 }
 
 // CapacityCell is the row's capacity at its SLA as tables show it:
@@ -197,16 +232,25 @@ func CSV(w io.Writer, rows []Row) error {
 	cw.Write([]string{"case", "part", "stack", "topology", "op", "model", "count", "load", "options", "reps", "outcomes", "requests", "errors",
 		"rps_median", "rps_min", "rps_max", "p50_us_median", "p50_us_min", "p50_us_max",
 		"p99_us_median", "p99_us_min", "p99_us_max", "client_cpu_us_per_req_median",
-		"capacity_rps_median", "capacity_rps_min", "capacity_rps_max", "capacity_lower_bound"})
+		"capacity_rps_median", "capacity_rps_min", "capacity_rps_max", "capacity_lower_bound", "flagged"})
 	g := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 	for _, r := range rows {
 		cw.Write(append([]string{r.Case, r.Part, r.Stack, r.Topology, r.Op, r.Model, strconv.Itoa(r.Count), r.Load, r.Options, strconv.Itoa(r.Reps),
 			strings.Join(r.Outcomes, ";"), strconv.FormatInt(r.Requests, 10), strconv.FormatInt(r.Errors, 10),
 			g(r.RPS.Median), g(r.RPS.Min), g(r.RPS.Max), g(r.P50Us.Median), g(r.P50Us.Min), g(r.P50Us.Max),
-			g(r.P99Us.Median), g(r.P99Us.Min), g(r.P99Us.Max), g(r.CPUUsPerReq.Median)}, r.capacityCSV()...))
+			g(r.P99Us.Median), g(r.P99Us.Min), g(r.P99Us.Max), g(r.CPUUsPerReq.Median)}, append(r.capacityCSV(), r.flaggedCSV())...))
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// flaggedCSV is each flag with its runs: "partly failed:2".
+func (r Row) flaggedCSV() string {
+	var parts []string
+	for _, f := range slices.Sorted(maps.Keys(r.Flagged)) {
+		parts = append(parts, fmt.Sprintf("%s:%d", f, r.Flagged[f]))
+	}
+	return strings.Join(parts, ";")
 }
 
 // capacityCSV is the row's capacity columns: empty for a case that

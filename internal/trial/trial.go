@@ -56,6 +56,7 @@ func (x *Rig) Make(ctx context.Context, c *Case, rec *results.Record, hooks Hook
 	}
 	m.collect(got)
 	rec.Outcome, rec.Reason = outcome(ctx, runCtx, m.brk, m.nodes, rec, got.Result)
+	rec.MarkFailures()
 	return nil
 }
 

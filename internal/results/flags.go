@@ -1,0 +1,121 @@
+package results
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// A Flag marks a run whose figures stand for less than a clean
+// measurement of its configuration. A flag is set once, where the run is
+// recorded; the verdict, the report, compare and advise read it through
+// Stands and Marks alike.
+type Flag string
+
+const (
+	// FlagPartlyFailed: more than MaxFailedShare of the run's calls
+	// failed (for any reason but lateness) or were never sent. Its
+	// latency and throughput stand for a service that did not answer, so
+	// no ranking uses them.
+	FlagPartlyFailed Flag = "partly failed"
+)
+
+// withholds says which flags take a run's figures out of every ranking;
+// the others mark figures that are shown with their mark.
+var withholds = map[Flag]bool{FlagPartlyFailed: true}
+
+// MaxFailedShare is the share of a run's calls that may fail (lateness
+// aside) or go unsent while its figures still stand for the service: the
+// bound a capacity search holds its probes to by default.
+const MaxFailedShare = 0.001
+
+// Mark is a flag set on a record and why.
+type Mark struct {
+	Flag Flag   `json:"flag"`
+	Why  string `json:"why"`
+}
+
+// Marks are a record's flags, each at most once.
+type Marks []Mark
+
+// Has says whether f is set.
+func (m Marks) Has(f Flag) bool {
+	return slices.ContainsFunc(m, func(k Mark) bool { return k.Flag == f })
+}
+
+// Set sets f with why, replacing its earlier reason.
+func (m *Marks) Set(f Flag, why string) {
+	if i := slices.IndexFunc(*m, func(k Mark) bool { return k.Flag == f }); i >= 0 {
+		(*m)[i].Why = why
+		return
+	}
+	*m = append(*m, Mark{Flag: f, Why: why})
+}
+
+// Withholds says whether f takes a run's figures out of every ranking.
+func (f Flag) Withholds() bool { return withholds[f] }
+
+// Withhold says whether a flag set takes the run out of rankings.
+func (m Marks) Withhold() bool {
+	return slices.ContainsFunc(m, func(k Mark) bool { return k.Flag.Withholds() })
+}
+
+// String is the marks as a reader sees them: "partly failed (why); …".
+func (m Marks) String() string {
+	parts := make([]string, len(m))
+	for i, k := range m {
+		parts[i] = fmt.Sprintf("%s (%s)", k.Flag, k.Why)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// Stands reports whether the run's figures stand for its configuration:
+// it measured to its end and no flag withholds them. Every ranking,
+// verdict and comparison reads a run through Stands.
+func (r *Record) Stands() bool { return r.Completed() && !r.Flags.Withhold() }
+
+// MarkFailures sets FlagPartlyFailed on a completed run that partly
+// failed (PartlyFailed).
+func (r *Record) MarkFailures() {
+	if m, ok := PartlyFailed(&r.Figures, r.Steps); ok && r.Completed() {
+		r.Flags.Set(m.Flag, m.Why)
+	}
+}
+
+// PartlyFailed is the mark of figures whose failed and unsent calls pass
+// MaxFailedShare: of the whole load, or of a capacity search's probe at
+// its capacity (steps; the probes above it fail by design).
+func PartlyFailed(f *Figures, steps []Step) (Mark, bool) {
+	failed, total, detail := f.failures(steps)
+	if total == 0 || float64(failed) <= MaxFailedShare*float64(total) {
+		return Mark{}, false
+	}
+	return Mark{Flag: FlagPartlyFailed, Why: fmt.Sprintf("%d of %d calls failed or went unsent (%s), over the %g %% bound",
+		failed, total, strings.Join(detail, ", "), 100*MaxFailedShare)}, true
+}
+
+// failures are the calls that failed or went unsent, all calls, and the
+// failures by kind; for a capacity search, those of its probe at the
+// capacity (none when it found none).
+func (f *Figures) failures(steps []Step) (failed, total int64, detail []string) {
+	byClass, unsent, unsentAs := f.ErrorsByClass, f.NotSent, "never sent"
+	failed, total = f.Errors-byClass[ClassOverSLA], f.Requests
+	if c := f.Capacity; c != nil {
+		if c.Step < 0 || c.Step >= len(steps) {
+			return 0, 0, nil
+		}
+		st := steps[c.Step]
+		byClass, unsent, unsentAs = st.ErrorsByClass, st.Unanswered, "unanswered"
+		failed, total = st.Failed(), st.Requests
+	}
+	for _, c := range slices.Sorted(maps.Keys(byClass)) {
+		if n := byClass[c]; n > 0 && c != ClassOverSLA {
+			detail = append(detail, fmt.Sprintf("%s %d", c, n))
+		}
+	}
+	if unsent > 0 {
+		detail = append(detail, fmt.Sprintf("%s %d", unsentAs, unsent))
+	}
+	return failed + unsent, total + unsent, detail
+}

@@ -1,0 +1,81 @@
+package results
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func run(requests, errors, overSLA, notSent int64) Record {
+	r := Record{Case: "c", Stack: "rest", Outcome: OutcomeErrors}
+	r.Requests, r.Errors, r.NotSent = requests, errors+overSLA, notSent
+	r.ErrorsByClass = map[string]int64{"refused": errors, ClassOverSLA: overSLA}
+	if r.Errors == 0 && notSent == 0 {
+		r.Outcome = OutcomeOK
+	}
+	return r
+}
+
+// A run is flagged partly failed past MaxFailedShare of failed or unsent
+// calls, and only then; replies later than the SLA are not failures, and
+// a run that did not complete carries its outcome, not the flag.
+func TestPartlyFailedIsPastTheBoundOfFailedOrUnsentCalls(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		rec  Record
+		want bool
+	}{
+		{"clean", run(10_000, 0, 0, 0), false},
+		{"at the bound", run(10_000, 10, 0, 0), false},
+		{"past the bound", run(10_000, 11, 0, 0), true},
+		{"late replies only", run(10_000, 0, 9_000, 0), false},
+		{"never sent", run(1_000_000, 0, 0, 1_900_000), true},
+		{"interrupted", func() Record { r := run(10_000, 5_000, 0, 0); r.Outcome = OutcomeInterrupted; return r }(), false},
+	} {
+		c.rec.MarkFailures()
+		if got := c.rec.Flags.Has(FlagPartlyFailed); got != c.want {
+			t.Errorf("%s: flagged %v (%v), want %v", c.name, got, c.rec.Flags, c.want)
+		}
+		if c.rec.Completed() && c.rec.Stands() == c.want {
+			t.Errorf("%s: stands %v with flags %v", c.name, c.rec.Stands(), c.rec.Flags)
+		}
+	}
+}
+
+// A capacity search is judged by its probe at the capacity: the probes
+// above it fail by design.
+func TestACapacitySearchIsJudgedAtItsCapacity(t *testing.T) {
+	r := run(30_000, 20_000, 0, 0)
+	r.Capacity = &SearchResult{RPS: 1000, Step: 0}
+	r.Steps = []Step{{Requests: 2000, Errors: 1, ErrorsByClass: map[string]int64{"refused": 1}}, {Requests: 28_000, Errors: 19_999}}
+	if r.MarkFailures(); len(r.Flags) != 0 {
+		t.Errorf("a search whose capacity probe held is flagged: %v", r.Flags)
+	}
+	r.Steps[0].Unanswered = 100
+	if r.MarkFailures(); !strings.Contains(r.Flags.String(), "partly failed (101 of 2100 calls failed or went unsent (refused 1, unanswered 100)") {
+		t.Errorf("flags %q", r.Flags)
+	}
+}
+
+// Records written before flags existed (format version 1) are flagged as
+// they are read, by the same rule: a reader never takes an old record
+// that partly failed for a clean one.
+func TestAVersionOneRecordIsFlaggedAsItIsRead(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "results.jsonl")
+	line := `{"version":1,"case":"c","stack":"rest","load":"rate:1000000","outcome":"errors","requests":1000,"errors":660,"errors_by_class":{"refused":660},"not_sent":1900}` + "\n"
+	if err := os.WriteFile(path, []byte(line), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	recs, _, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1 || recs[0].Stands() || !recs[0].Flags.Has(FlagPartlyFailed) {
+		t.Fatalf("read %+v", recs)
+	}
+	rows := Summarize(recs)
+	if rows[0].Reps != 0 || rows[0].Errors != 660 || !strings.Contains(rows[0].Cells()[len(Header)-1], "errors; partly failed ×1 (left out)") {
+		t.Errorf("summary row %+v: %q", rows[0], rows[0].Cells())
+	}
+}
