@@ -16,18 +16,25 @@ import (
 	"github.com/hopbench/hopbench/reference"
 )
 
-// Verdict is what a row concludes; these five strings and no others.
+// Verdict is what a row concludes; these six strings and no others.
 type Verdict string
 
 const (
 	// Holds: the direction is significant (exact, for byte counts) and the
-	// paper's ratio, or its range, lies inside the interval measured here
-	// (for exact measures, within Tolerance of it). A parity claim holds
-	// when the interval sits inside the equivalence band.
+	// whole interval measured here lies inside the degree band around the
+	// paper's ratio, or its range (DegreeBand; an exact measure's ratio
+	// within Tolerance of it). A wide interval cannot hold: it straddles
+	// the band. A parity claim holds when the interval sits inside the
+	// equivalence band.
 	Holds Verdict = "holds"
-	// DirectionOnly: the direction is significant, the paper's ratio lies
-	// outside: the effect here is stronger or weaker (Row.Degree).
+	// DirectionOnly: the direction is significant and the whole interval
+	// lies outside the degree band: the effect here is stronger or weaker
+	// (Row.Degree).
 	DirectionOnly Verdict = "holds in direction only"
+	// DegreeUndecided: the direction is significant, but the interval
+	// straddles an edge of the degree band; Row.Why says how many runs a
+	// side would decide it, from the spread seen here.
+	DegreeUndecided Verdict = "degree undecided"
 	// DoesNotHold: the opposite direction, significant (a ranking: another
 	// stack significantly ahead; parity: the interval outside the band).
 	DoesNotHold Verdict = "does not hold"
@@ -37,9 +44,19 @@ const (
 	NotMeasured  Verdict = "not measured"
 )
 
+// Verdicts are the six, in the order tables count them.
+var Verdicts = []Verdict{Holds, DirectionOnly, DegreeUndecided, DoesNotHold, Inconclusive, NotMeasured}
+
 // Tolerance is how far an exact measure's ratio (bytes, sizes) may sit
-// from the paper's and still hold in degree: 10 % either way.
+// from the paper's and still hold in degree: 10 % either way. An exact
+// measure has no spread to widen it.
 const Tolerance = 0.10
+
+// DegreeBand is how far a timing's ratio may sit from the paper's and
+// still be the paper's effect, as a factor either way in log space: the
+// interval must lie within ×0.8 to ×1.25 of the paper's ratio (of its
+// range's ends). EXPERIMENTS.md says why this band.
+const DegreeBand = 1.25
 
 // MinRuns is how many completed runs each side of a timing needs before a
 // direction is decided: with four against four a Mann–Whitney U test can
@@ -219,25 +236,52 @@ func (row *Row) judge(dir string) {
 	}
 }
 
-// degree compares a direction that holds with the paper's ratio.
+// degree compares a direction that holds with the paper's ratio: the
+// whole interval inside the band around it holds, wholly outside holds in
+// direction only, across an edge leaves the degree undecided.
 func (row *Row) degree(dir string, exact bool) (Verdict, string) {
-	lo, hi := row.PaperLow, row.PaperHigh
 	if !row.HasPaper {
 		return Holds, "the paper gives a direction only"
 	}
+	lo, hi := row.PaperLow/DegreeBand, row.PaperHigh*DegreeBand
 	l, h := row.Low, row.High
 	if exact || l == 0 && h == 0 {
-		l, h = row.Ratio/(1+Tolerance), row.Ratio*(1+Tolerance)
+		lo, hi = row.PaperLow/(1+Tolerance), row.PaperHigh*(1+Tolerance)
+		l, h = row.Ratio, row.Ratio
 	}
-	if h >= lo && l <= hi {
-		return Holds, "the paper's ratio is inside here's interval"
+	band := fmt.Sprintf("the band ×%.3g to ×%.3g around the paper's ratio", lo, hi)
+	switch {
+	case l >= lo && h <= hi:
+		return Holds, "as published: here's interval lies inside " + band
+	case h < lo || l > hi:
+		// Further from 1 in the claimed direction is stronger.
+		if dir == reference.Less && h < lo || dir == reference.Greater && l > hi {
+			return DirectionOnly, "stronger here than in the paper: here's interval lies beyond " + band
+		}
+		return DirectionOnly, "weaker here than in the paper: here's interval lies short of " + band
 	}
-	// Further from 1 in the claimed direction is stronger.
-	stronger := dir == reference.Less && h < lo || dir == reference.Greater && l > hi
-	if stronger {
-		return DirectionOnly, "stronger here than in the paper"
+	return DegreeUndecided, "here's interval straddles an edge of " + band + "; " + row.runsToDecide(lo, hi)
+}
+
+// runsToDecide says how many runs a side would narrow the interval off
+// the band's edges, taking its width to shrink as one over the root of
+// the runs, from the spread seen here.
+func (row *Row) runsToDecide(lo, hi float64) string {
+	n := min(len(row.Num.Runs), len(row.Den.Runs))
+	if row.Low <= 0 || row.High <= 0 || n == 0 {
+		return "more runs would narrow it"
 	}
-	return DirectionOnly, "weaker here than in the paper"
+	c := math.Log(row.Ratio)
+	half := max(math.Log(row.High)-c, c-math.Log(row.Low))
+	edge := min(math.Abs(math.Log(lo)-c), math.Abs(math.Log(hi)-c))
+	if edge < 1e-3 {
+		return "the ratio sits on the band's edge: no number of runs would place it"
+	}
+	need := int(math.Ceil(float64(n) * (half / edge) * (half / edge)))
+	if need > 1000 {
+		return fmt.Sprintf("more than 1000 runs a side would be needed (%d here): the ratio sits too near the band's edge", n)
+	}
+	return fmt.Sprintf("about %d runs a side would decide it (%d here)", max(need, n+1), n)
 }
 
 // parity judges a "very similar" claim against the equivalence band.
@@ -376,7 +420,7 @@ func (m Measured) rank(row *Row) {
 	if vals[0].Stack == named {
 		row.Num, row.Den = vals[0], vals[1]
 		row.judge(dir)
-		if len(missing) > 0 && (row.Verdict == Holds || row.Verdict == DirectionOnly) {
+		if len(missing) > 0 && (row.Verdict == Holds || row.Verdict == DirectionOnly || row.Verdict == DegreeUndecided) {
 			// A stack left out, often for failed calls, may be the one
 			// ahead: first of those measured is not first of all.
 			row.Verdict, row.Degree = Inconclusive, ""
@@ -452,7 +496,7 @@ func Counts(rows []Row) string {
 		n[r.Verdict]++
 	}
 	var parts []string
-	for _, v := range []Verdict{Holds, DirectionOnly, DoesNotHold, Inconclusive, NotMeasured} {
+	for _, v := range Verdicts {
 		parts = append(parts, fmt.Sprintf("%s %d", v, n[v]))
 	}
 	return strings.Join(parts, ", ")
