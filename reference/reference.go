@@ -76,6 +76,14 @@ type Rank struct {
 	// Paper is the study's ranking, first to last, as its figures or
 	// text give it (e.g. "amqp 3.42, grpc 7.37, rest 7.41 ms").
 	Paper string `yaml:"paper"`
+	// RunnerUp is the study's runner-up, the second stack of its ratio:
+	// the degree is judged on the same pair as the paper's, whoever is
+	// second here. Empty when the study names no runner-up.
+	RunnerUp string `yaml:"runner_up,omitempty"`
+	// Last is the stack the claim names at the other end ("Kafka the
+	// fewest"): it must come last of all here too. Empty when the claim
+	// names only the first.
+	Last string `yaml:"last,omitempty"`
 }
 
 // Directions a finding may claim.
@@ -224,6 +232,10 @@ func (s *Study) validateFinding(c Finding) error {
 		return fmt.Errorf("rank needs among (two stacks or more), first (lowest or highest) and the paper's ranking")
 	case c.Rank != nil && !contains(c.Rank.Among, c.Here.Num["stack"]):
 		return fmt.Errorf("rank: the stack here's num names, %q, is not among %v", c.Here.Num["stack"], c.Rank.Among)
+	case c.Rank != nil && (c.Rank.RunnerUp != "" && !contains(c.Rank.Among, c.Rank.RunnerUp) || c.Rank.Last != "" && !contains(c.Rank.Among, c.Rank.Last)):
+		return fmt.Errorf("rank: runner_up %q and last %q must each be empty or among %v", c.Rank.RunnerUp, c.Rank.Last, c.Rank.Among)
+	case c.Rank != nil && (c.Rank.RunnerUp == c.Here.Num["stack"] || c.Rank.Last == c.Here.Num["stack"]):
+		return fmt.Errorf("rank: %q is the stack ranked first; runner_up and last name others", c.Here.Num["stack"])
 	case (len(c.Here.Num2) == 0) != (len(c.Here.Den2) == 0) || c.Here.Interaction() && (c.Rank != nil || c.HoldsWhen == About):
 		return fmt.Errorf("an interaction needs both num2 and den2, and claims a direction: neither a ranking nor parity")
 	case c.Rank != nil && c.HoldsWhen == About:

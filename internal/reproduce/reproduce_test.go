@@ -398,3 +398,34 @@ func TestOutcomeFindingsAreJudgedOnEveryTrial(t *testing.T) {
 		t.Errorf("no trial of the stack: %s", row.Verdict)
 	}
 }
+
+// A superlative's degree is judged on the paper's pair, not ours: grpc
+// first here with kafka second, where the paper's runner-up was amqp
+// (its ratio ×1.5), is judged grpc over amqp. And a stack the claim names
+// last must be last of all: "grpc most, rest fewest" does not hold when
+// kafka is significantly below rest.
+func TestASuperlativeTestsThePapersPairAndBothEnds(t *testing.T) {
+	var recs []results.Record
+	recs = append(recs, runs("l", "grpc", 3000, 3010, 2990, 3005, 2995)...)
+	recs = append(recs, runs("l", "kafka", 2900, 2910, 2890, 2905, 2895)...)
+	recs = append(recs, runs("l", "amqp", 2000, 2010, 1990, 2005, 1995)...)
+	recs = append(recs, runs("l", "rest", 1000, 1010, 990, 1005, 995)...)
+	base := func(id, last string) reference.Finding {
+		f := finding(id, "p50", "greater than 1", map[string]string{"part": "l", "stack": "grpc"}, nil)
+		f.Rank = &reference.Rank{Among: []string{"grpc", "kafka", "amqp", "rest"}, First: "highest", Paper: "grpc, amqp, …", RunnerUp: "amqp", Last: last}
+		return f
+	}
+	s := study(base("pair", ""), base("ends", "rest"), base("wrong-end", "amqp"))
+	s.Figures = []reference.Figure{{ID: "a", Value: 1.5}, {ID: "b", Value: 1}}
+	rows := Check(s, Measured{Records: recs})
+	pair, ends, wrong := rows[0], rows[1], rows[2]
+	if pair.Den.Stack != "amqp" || pair.Verdict != Holds || !strings.Contains(pair.Why, "significantly ahead of kafka") {
+		t.Errorf("pair: %s over %s, %s (%s; %s); want grpc over the paper's runner-up amqp, holds, first ahead of kafka", pair.Num.Stack, pair.Den.Stack, pair.Verdict, pair.Degree, pair.Why)
+	}
+	if ends.Verdict != Holds || !strings.Contains(ends.Why, "rest last of all, significantly") {
+		t.Errorf("ends: %s (%s)", ends.Verdict, ends.Why)
+	}
+	if wrong.Verdict != DoesNotHold || !strings.Contains(wrong.Why, "the claim names amqp last, but rest last here") {
+		t.Errorf("wrong end: %s (%s)", wrong.Verdict, wrong.Why)
+	}
+}

@@ -1,9 +1,7 @@
 package reproduce
 
 import (
-	"cmp"
 	"fmt"
-	"maps"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -377,79 +375,6 @@ func finite(vs ...float64) bool {
 		}
 	}
 	return true
-}
-
-// rank judges a superlative: every contender measured, ranked, and the
-// named stack set against the runner-up (or the leader, if it is not
-// first).
-func (m Measured) rank(row *Row) {
-	f := row.Finding
-	named := f.Here.Num["stack"]
-	var vals []Value
-	var missing []string
-	for _, st := range f.Rank.Among {
-		sel := maps.Clone(f.Here.Num)
-		sel["stack"] = st
-		v, err := m.value(f.Here.Measure, sel)
-		if err != nil {
-			if st == named {
-				row.Verdict, row.Why = NotMeasured, err.Error()
-				return
-			}
-			missing = append(missing, st)
-			continue
-		}
-		v.Stack = st
-		vals = append(vals, v)
-	}
-	if len(vals) < 2 {
-		row.Verdict, row.Why = NotMeasured, "fewer than two of the stacks ranked were measured: "+strings.Join(missing, ", ")
-		return
-	}
-	slices.SortStableFunc(vals, func(a, b Value) int {
-		if f.Rank.First == "highest" {
-			return cmp.Compare(b.V, a.V)
-		}
-		return cmp.Compare(a.V, b.V)
-	})
-	row.Ranking = rankingText(vals, missing)
-	dir := reference.Less
-	if f.Rank.First == "highest" {
-		dir = reference.Greater
-	}
-	if vals[0].Stack == named {
-		row.Num, row.Den = vals[0], vals[1]
-		row.judge(dir)
-		if len(missing) > 0 && (row.Verdict == Holds || row.Verdict == DirectionOnly || row.Verdict == DegreeUndecided) {
-			// A stack left out, often for failed calls, may be the one
-			// ahead: first of those measured is not first of all.
-			row.Verdict, row.Degree = Inconclusive, ""
-			row.Why = "first of the stacks measured, but " + strings.Join(missing, ", ") + " could not be measured: the ranking is not complete"
-		}
-		return
-	}
-	i := slices.IndexFunc(vals, func(v Value) bool { return v.Stack == named })
-	row.Num, row.Den = vals[i], vals[0]
-	row.judge(dir) // the leader ahead: the ratio points the other way
-	if row.Verdict == Inconclusive {
-		row.Why = fmt.Sprintf("%s ranks %s here, behind %s, but not significantly: %s", named, ordinal(i+1), vals[0].Stack, row.Why)
-	}
-}
-
-func rankingText(vals []Value, missing []string) string {
-	var parts []string
-	for _, v := range vals {
-		parts = append(parts, fmt.Sprintf("%s %s", v.Stack, short(v.V)))
-	}
-	s := strings.Join(parts, ", ") + " " + vals[0].Unit
-	if len(missing) > 0 {
-		s += "; not measured: " + strings.Join(missing, ", ")
-	}
-	return s
-}
-
-func ordinal(n int) string {
-	return map[int]string{1: "first", 2: "second", 3: "third", 4: "fourth", 5: "fifth"}[n]
 }
 
 func short(v float64) string {
