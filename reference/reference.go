@@ -61,7 +61,19 @@ type Finding struct {
 	// stack Here.Num names must come first of every stack the study
 	// compared in that case, not just ahead of Here.Den's.
 	Rank *Rank `yaml:"rank,omitempty"`
-	Here Here  `yaml:"here"`
+	// Band is a parity claim's own tolerance where the study states one
+	// ("reasonably close" of two figures ×0.82 apart): the band is Band
+	// to 1/Band. Zero for the default band (Equivalence).
+	Band float64 `yaml:"band,omitempty"`
+	Here Here    `yaml:"here"`
+}
+
+// ParityBand is the band a parity claim's interval must sit inside.
+func (c Finding) ParityBand() (lo, hi float64) {
+	if c.Band > 0 {
+		return min(c.Band, 1/c.Band), max(c.Band, 1/c.Band)
+	}
+	return 1 / (1 + Equivalence), 1 + Equivalence
 }
 
 // Rank is a superlative: which stacks the study ranked in the case, which
@@ -238,6 +250,8 @@ func (s *Study) validateFinding(c Finding) error {
 		return fmt.Errorf("rank: %q is the stack ranked first; runner_up and last name others", c.Here.Num["stack"])
 	case (len(c.Here.Num2) == 0) != (len(c.Here.Den2) == 0) || c.Here.Interaction() && (c.Rank != nil || c.HoldsWhen == About):
 		return fmt.Errorf("an interaction needs both num2 and den2, and claims a direction: neither a ranking nor parity")
+	case c.Band != 0 && (c.HoldsWhen != About || c.Band < 0.5 || c.Band > 2 || c.Band == 1):
+		return fmt.Errorf("band %v: a parity claim's own tolerance, a ratio from 0.5 to 2 other than 1 (holds_when: about 1)", c.Band)
 	case c.Rank != nil && c.HoldsWhen == About:
 		return fmt.Errorf("a ranking claims a direction, not parity")
 	case c.Here.Measure == "" || len(c.Here.Num) == 0 || len(c.Here.Den) == 0 && c.Rank == nil:

@@ -131,6 +131,10 @@ func Check(study *reference.Study, m Measured) []Row {
 // pair judges a finding of two sides.
 func (m Measured) pair(row *Row) {
 	f := row.Finding
+	if f.Here.Measure == MeasureDelivered {
+		m.delivered(row)
+		return
+	}
 	var err error
 	if row.Num, err = m.value(f.Here.Measure, f.Here.Num); err == nil {
 		row.Den, err = m.value(f.Here.Measure, f.Here.Den)
@@ -282,10 +286,16 @@ func (row *Row) runsToDecide(lo, hi float64) string {
 	return fmt.Sprintf("about %d runs a side would decide it (%d here)", max(need, n+1), n)
 }
 
-// parity judges a "very similar" claim against the equivalence band.
+// parity judges a "very similar" claim against the equivalence band, or
+// the study's own tolerance; a significant difference inside it is told
+// all the same, for what it does to every figure that side measures.
 func (row *Row) parity(exact bool) {
-	lo, hi := 1/(1+reference.Equivalence), 1+reference.Equivalence
+	lo, hi := row.Finding.ParityBand()
 	band := fmt.Sprintf("equivalence band ×%.3g to ×%.3g", lo, hi)
+	if row.Finding.Band > 0 {
+		band = fmt.Sprintf("the study's own tolerance, ×%.3g to ×%.3g", lo, hi)
+	}
+	defer row.tellDifference(exact)
 	l, h := row.Low, row.High
 	if exact {
 		l, h = row.Ratio, row.Ratio
@@ -304,6 +314,17 @@ func (row *Row) parity(exact bool) {
 		row.Verdict = DoesNotHold
 	default:
 		row.Verdict, row.Why = Inconclusive, "the interval crosses the band's edge: more runs would narrow it"
+	}
+}
+
+// tellDifference adds to a parity row whether its two sides differ
+// significantly, and by how much: equivalent within a band is not equal.
+func (row *Row) tellDifference(exact bool) {
+	if exact {
+		return
+	}
+	if sig, test, _ := significant(row.Num.Runs, row.Den.Runs); sig {
+		row.Why = strings.TrimPrefix(fmt.Sprintf("%s; the two differ significantly here (×%.3g, %s): every figure of the first side carries that factor against the second's", row.Why, row.Ratio, test), "; ")
 	}
 }
 
