@@ -13,7 +13,7 @@ PROTOC_GEN_GO_GRPC_VERSION := v1.6.2
 # Keep at the github.com/99designs/gqlgen version in go.mod.
 GQLGEN_VERSION := v0.17.98
 
-.PHONY: all setup build run test test-short fuzz generate clean experiments
+.PHONY: all setup build run test test-short fuzz generate clean experiments experiments-doc
 
 all: build
 
@@ -42,6 +42,13 @@ experiments: setup build
 		{ [ $$p != five-tech ] || scripts/binsize.sh experiments/$$p/binaries.json; } && \
 		$(BIN) report experiments/$$p || exit 1; \
 	done
+	$(MAKE) experiments-doc
+
+# EXPERIMENTS.md from its template (experiments/EXPERIMENTS.md.tmpl) and
+# the records: every figure it quotes from a measurement is computed; the
+# test suite fails when the page and its records disagree.
+experiments-doc:
+	go test ./internal/expdoc -run MadeFromItsRecords -update
 
 # The end-to-end package (cmd/hopbench) runs every preset, every help
 # example and the node contract against real brokers: past go test's

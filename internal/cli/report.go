@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/hopbench/hopbench/internal/codecbench"
 	"github.com/hopbench/hopbench/internal/experiment"
 	"github.com/hopbench/hopbench/internal/report"
 	"github.com/hopbench/hopbench/internal/reproduce"
@@ -76,19 +73,7 @@ func writeReport(dir, title string, sources []string, recs []results.Record) (*r
 		if err != nil {
 			return nil, err
 		}
-		beside := filepath.Dir(file)
-		err = readIfPresent(filepath.Join(beside, experiment.CodecFile), func(r io.Reader) error {
-			codecs, err := codecbench.ReadJSON(r)
-			m.Codecs = append(m.Codecs, codecs...)
-			return err
-		})
-		if err == nil {
-			err = readIfPresent(filepath.Join(beside, reproduce.BinariesFile), func(r io.Reader) error {
-				m.Binaries = &reproduce.Binaries{}
-				return json.NewDecoder(r).Decode(m.Binaries)
-			})
-		}
-		if err != nil {
+		if err := m.ReadBeside(filepath.Dir(file), experiment.CodecFile); err != nil {
 			return nil, err
 		}
 	}
@@ -96,23 +81,6 @@ func writeReport(dir, title string, sources []string, recs []results.Record) (*r
 		return nil, err
 	}
 	return r, r.Write(dir)
-}
-
-// readIfPresent reads the file at path with read, if there is one: the
-// figures kept beside results (codec timings, binary sizes).
-func readIfPresent(path string, read func(io.Reader) error) error {
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if err := read(f); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return nil
 }
 
 // readResults reads every record of each path: a results directory or a
