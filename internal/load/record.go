@@ -15,6 +15,7 @@ import (
 // move to the next second, so a run's memory does not grow with its length.
 type bucket struct {
 	sec       int
+	step      int // the ramp step its requests were sent in; -1 outside a ramp
 	hist, raw *hdrhistogram.Histogram // raw (uncorrected) for open loops only
 	requests  int64
 	classes   [numClasses]int64
@@ -26,9 +27,9 @@ var bucketPool = sync.Pool{New: func() any {
 	return &bucket{hist: stats.NewHistogram(), raw: stats.NewHistogram()}
 }}
 
-func newBucket(sec int) *bucket {
+func newBucket(sec, step int) *bucket {
 	b := bucketPool.Get().(*bucket)
-	b.sec = sec
+	b.sec, b.step = sec, step
 	return b
 }
 
@@ -54,10 +55,16 @@ func (r *recorder) record(intended, sent, end time.Time, err error) {
 		return // warm-up
 	}
 	since := end.Sub(w.start)
-	sec := int(since / time.Second)
-	if r.cur == nil || r.cur.sec != sec {
+	sec, step := int(since/time.Second), -1
+	if w.stepAt != nil {
+		// A ramp's step counts the requests sent in it, whenever their
+		// replies come: a reply draining after a step ends is not the
+		// next step's, nor the last step's after the window.
+		step = w.stepAt(intended.Sub(w.start))
+	}
+	if r.cur == nil || r.cur.sec != sec || r.cur.step != step {
 		r.flush()
-		r.cur = newBucket(sec)
+		r.cur = newBucket(sec, step)
 	}
 	b := r.cur
 	b.requests++
@@ -101,6 +108,8 @@ type window struct {
 	sla     time.Duration
 	timeout time.Duration // every call's deadline, from its send
 	open    bool
+	// stepAt is a ramp's step at a time since start; nil outside a ramp.
+	stepAt func(time.Duration) int
 }
 
 // collector merges the workers' buckets into the run totals, the
@@ -113,16 +122,15 @@ type collector struct {
 	seconds  map[int]*bucket
 	series   []results.Second
 	closedTo int // seconds below this are closed
-	steps    map[int]*bucket
-	stepOf   func(sec int) int
+	steps    map[int]*bucket // a ramp's, by the step its requests were sent in
 	progress func(results.Second)
 }
 
 const closeLag = 2
 
-func newCollector(open bool, stepOf func(int) int, progress func(results.Second)) *collector {
+func newCollector(open bool, progress func(results.Second)) *collector {
 	total := &bucket{hist: stats.NewHistogram(), raw: stats.NewHistogram()}
-	return &collector{open: open, total: total, seconds: map[int]*bucket{}, steps: map[int]*bucket{}, stepOf: stepOf, progress: progress}
+	return &collector{open: open, total: total, seconds: map[int]*bucket{}, steps: map[int]*bucket{}, progress: progress}
 }
 
 func (c *collector) run(in <-chan *bucket) {
@@ -134,8 +142,7 @@ func (c *collector) run(in <-chan *bucket) {
 
 func (c *collector) add(b *bucket) {
 	merge(c.total, b)
-	if c.stepOf != nil {
-		st := c.stepOf(b.sec)
+	if st := b.step; st >= 0 {
 		if c.steps[st] == nil {
 			c.steps[st] = &bucket{hist: stats.NewHistogram()}
 		}

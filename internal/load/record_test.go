@@ -2,6 +2,7 @@ package load
 
 import (
 	"testing"
+	"time"
 
 	"github.com/hopbench/hopbench/internal/results"
 )
@@ -10,12 +11,12 @@ import (
 // histograms: memory does not grow with the run's length.
 func TestTheCollectorHoldsAFewSecondsWhateverTheLength(t *testing.T) {
 	var closed int
-	c := newCollector(false, nil, func(results.Second) { closed++ })
+	c := newCollector(false, func(results.Second) { closed++ })
 	const seconds, workers = 1000, 8
 	held := 0
 	for sec := range seconds {
 		for range workers {
-			b := newBucket(sec)
+			b := newBucket(sec, -1)
 			b.requests = 10
 			c.add(b)
 		}
@@ -29,10 +30,33 @@ func TestTheCollectorHoldsAFewSecondsWhateverTheLength(t *testing.T) {
 		t.Errorf("closed %d seconds, series %d, total %d requests", closed, len(c.series), c.total.requests)
 	}
 	// A straggler for a closed second counts, as late.
-	late := newBucket(3)
+	late := newBucket(3, -1)
 	late.requests = 2
 	c.add(late)
 	if c.series[3].Late != 2 || c.series[3].Requests != workers*10+2 {
 		t.Errorf("late bucket: %+v", c.series[3])
+	}
+}
+
+// A ramp's step counts the requests sent in it, whenever their replies
+// come: one sent late in the first step and answered in the second is the
+// first's, and one sent in the last step and answered after the window
+// is the last's, once.
+func TestARampStepCountsTheRequestsSentInIt(t *testing.T) {
+	start := time.Unix(1000, 0)
+	w := &window{start: start, sla: time.Hour, stepAt: func(d time.Duration) int { return min(int(d/time.Second), 1) }}
+	out := make(chan *bucket, 16)
+	rec := &recorder{w: w, out: out}
+	at := func(d time.Duration) time.Time { return start.Add(d) }
+	rec.record(at(100*time.Millisecond), at(100*time.Millisecond), at(200*time.Millisecond), nil)    // step 0
+	rec.record(at(900*time.Millisecond), at(900*time.Millisecond), at(1500*time.Millisecond), nil)   // sent in 0, answered in 1
+	rec.record(at(1200*time.Millisecond), at(1200*time.Millisecond), at(1300*time.Millisecond), nil) // step 1
+	rec.record(at(1900*time.Millisecond), at(1900*time.Millisecond), at(2600*time.Millisecond), nil) // sent in 1, after the window
+	rec.flush()
+	close(out)
+	c := newCollector(false, nil)
+	c.run(out)
+	if len(c.steps) != 2 || c.steps[0].requests != 2 || c.steps[1].requests != 2 {
+		t.Errorf("steps %d: first %d requests, second %d; want 2 and 2", len(c.steps), c.steps[0].requests, c.steps[1].requests)
 	}
 }

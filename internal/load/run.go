@@ -31,11 +31,10 @@ func Run(ctx context.Context, cfg Config, newCall func() Call) (*Result, error) 
 		e.end = time.Time{}
 		e.budget.Store(cfg.Requests)
 	}
-	var stepOf func(int) int
 	if cfg.Kind == Ramp {
-		stepOf = func(sec int) int { return cfg.Steps.StepAt(time.Duration(sec) * time.Second) }
+		e.win.stepAt = cfg.Steps.StepAt
 	}
-	col := newCollector(e.win.open, stepOf, cfg.Progress)
+	col := newCollector(e.win.open, cfg.Progress)
 	collected := make(chan struct{})
 	go func() { col.run(e.buckets); close(collected) }()
 

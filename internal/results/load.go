@@ -38,7 +38,8 @@ type Step struct {
 	Value    float64 `json:"value"` // clients or rate in force (intended)
 	Requests int64   `json:"requests"`
 	Errors   int64   `json:"errors"`
-	// RPS is a ramp step's replies per second (failed calls not counted).
+	// RPS is a ramp step's replies per second (failed calls not counted),
+	// to the requests sent in the step, whenever the replies came.
 	RPS float64 `json:"rps"`
 	// GoodRPS is the step's replies within the SLA per second.
 	GoodRPS float64 `json:"good_rps"`
