@@ -38,8 +38,8 @@ func pointsOf(r *results.Record, p float64) []point {
 	case r.Capacity != nil:
 		var out []point
 		for i, st := range r.Steps {
-			if st.Probe == results.ProbeGenerator {
-				continue // the generator's limit, not the stack's
+			if st.Probe == results.ProbeGenerator || st.Transient != "" {
+				continue // the generator's limit, or a failure its second probe undid: not the stack's
 			}
 			pt := stepPoint(st, p, st.Failed())
 			if r.Capacity.Percentile == p {

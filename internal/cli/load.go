@@ -370,7 +370,14 @@ func (o *loadOutput) write(w io.Writer, format string) error {
 	if c := o.Capacity; c != nil {
 		row("capacity", "%s", c.Describe())
 		for _, st := range o.Steps {
-			row("  probe", "%8.0f req/s: achieved %.0f, p%s %s, %d errors%s: %s", st.Value, st.RPS, pct(c.Percentile), us(st.PercentileUs), st.Errors, classes(st.ErrorsByClass), st.Probe)
+			verdict := st.Probe
+			if st.Retry {
+				verdict += " (probed again)"
+			}
+			if st.Transient != "" {
+				verdict += "; transient, passed when probed again: " + st.Transient
+			}
+			row("  probe", "%8.0f req/s: achieved %.0f, p%s %s, %d errors%s: %s", st.Value, st.RPS, pct(c.Percentile), us(st.PercentileUs), st.Errors, classes(st.ErrorsByClass), verdict)
 		}
 	}
 	return tw.Flush()

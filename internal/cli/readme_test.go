@@ -260,14 +260,22 @@ func TestTheREADMEsCapacityExampleIsWhatLoadPrints(t *testing.T) {
 		return results.Step{Value: rate, RPS: achieved, PercentileUs: p99us, Errors: lateCalls,
 			ErrorsByClass: map[string]int64{load.ClassOverSLA.String(): lateCalls}, Probe: verdict}
 	}
+	again := func(st results.Step) results.Step { st.Retry = true; return st }
+	transient := probe(19027, 19020, 10500, 434, results.ProbeOverSLA)
+	transient.Transient = "the generator's own lateness: its calls went out late, those sent answered within the SLA"
 	steps := []results.Step{
-		probe(1000, 1000, 2261, 0, results.ProbeWithin), probe(2000, 2000, 1965, 0, results.ProbeWithin),
-		probe(4000, 4000, 1546, 0, results.ProbeWithin), probe(8000, 7994, 20700, 393, results.ProbeOverSLA),
-		probe(5657, 5654, 2131, 0, results.ProbeWithin), probe(6727, 6727, 13200, 178, results.ProbeOverSLA),
-		probe(6169, 6168, 1856, 0, results.ProbeWithin), probe(6442, 6442, 3607, 30, results.ProbeWithin),
+		probe(1000, 1000, 411, 0, results.ProbeWithin), probe(2000, 2000, 871, 0, results.ProbeWithin),
+		probe(4000, 3999, 1177, 0, results.ProbeWithin), probe(8000, 8000, 1461, 0, results.ProbeWithin),
+		probe(16000, 15999, 7655, 182, results.ProbeWithin),
+		probe(32000, 29704, 232400, 63456, results.ProbeOverSLA), again(probe(32000, 32000, 103300, 44306, results.ProbeOverSLA)),
+		probe(22627, 22627, 18100, 1408, results.ProbeOverSLA), again(probe(22627, 22627, 23100, 2556, results.ProbeOverSLA)),
+		transient, again(probe(19027, 19026, 3805, 0, results.ProbeWithin)),
+		probe(20749, 20749, 24200, 1917, results.ProbeOverSLA), again(probe(20749, 20748, 24600, 3382, results.ProbeOverSLA)),
+		probe(19870, 19868, 20800, 1854, results.ProbeOverSLA),
 	}
 	c := &results.SearchResult{Percentile: 99, SLAUs: (10 * time.Millisecond).Microseconds(), MaxErrors: 0.001,
-		RPS: 6442, Above: 6727, Step: 7, Ended: "bracketed: 6442 req/s met the SLA, 6727 did not"}
+		RPS: 19027, Above: 19870, Step: 10, Confirmed: 3, Transients: 1,
+		Ended: "the time budget (40s) ran out; 19870 req/s failed once and was not probed again"}
 	out, err := cli.PrintCapacity(c, steps)
 	if err != nil {
 		t.Fatal(err)

@@ -118,6 +118,53 @@ type searcher struct {
 	res       *Result
 	good, bad float64 // highest passing and lowest failing rate so far
 	seconds   int     // series offset
+	retrying  bool    // the probe under way repeats a rate that failed
+}
+
+// passed takes a probe within the SLA at rate; if it repeated a rate that
+// had just failed, that failure was a transient.
+func (s *searcher) passed(rate float64, hist, raw *hdrhistogram.Histogram) {
+	c := s.res.Capacity
+	if s.retrying {
+		s.retrying = false
+		first := &s.res.Steps[len(s.res.Steps)-2]
+		first.Transient = transientCause(*first, s.cfg.SLA)
+		c.Transients++
+	}
+	if rate >= s.good {
+		s.good = rate
+		c.RPS, c.Step = rate, len(s.res.Steps)-1
+		s.res.Latency, s.res.Uncorrected = hist, raw
+	}
+}
+
+// failed takes a probe that failed at rate: the first time, it asks for
+// the rate again (true), after a settle, so that one stall of the service
+// or the machine cannot pass for the knee; failed twice, the rate bounds
+// the search.
+func (s *searcher) failed(rate float64) (again bool) {
+	if !s.retrying {
+		s.retrying = true
+		return true
+	}
+	s.retrying = false
+	s.res.Capacity.Confirmed++
+	s.bad = rate
+	s.res.Capacity.Above = rate
+	return false
+}
+
+// transientCause says what failed a probe that passed when repeated.
+func transientCause(st results.Step, sla time.Duration) string {
+	switch {
+	case st.Probe == results.ProbeErrors:
+		return fmt.Sprintf("errors: %d of %d calls failed", st.Failed(), st.Requests)
+	case st.Uncorrected != nil && st.Uncorrected.P99Us <= sla.Microseconds():
+		return "the generator's own lateness: its calls went out late, those sent answered within the SLA"
+	case st.Probe == results.ProbeShort:
+		return "a stall: the service fell behind the rate"
+	}
+	return fmt.Sprintf("lateness: the percentile at %v, over the %v SLA", time.Duration(st.PercentileUs)*time.Microsecond, sla)
 }
 
 func (s *searcher) run(ctx context.Context) {
@@ -141,18 +188,18 @@ func (s *searcher) run(ctx context.Context) {
 		if ctx.Err() != nil {
 			continue // stopped during the probe: a part of one says nothing
 		}
+		st.Retry = s.retrying
 		s.res.Steps = append(s.res.Steps, st)
 		switch st.Probe {
 		case results.ProbeWithin:
-			s.good = rate
-			c.RPS, c.Step = rate, len(s.res.Steps)-1
-			s.res.Latency, s.res.Uncorrected = hist, raw
+			s.passed(rate, hist, raw)
 		case results.ProbeGenerator:
 			s.stop(fmt.Sprintf("the generator could not keep %.0f req/s (achieved %.0f) while the service was within its SLA", rate, st.RPS))
 			return
 		default:
-			s.bad = rate
-			c.Above = rate
+			if s.failed(rate) {
+				continue // probe it again before it bounds the search
+			}
 		}
 		next, ended := s.next(rate)
 		if ended != "" {
@@ -168,6 +215,13 @@ func (s *searcher) run(ctx context.Context) {
 // resolution.
 func (s *searcher) stop(why string) {
 	c := s.res.Capacity
+	if s.retrying {
+		// Stopped before a failure could be probed again: it bounds the
+		// search all the same, and says it was seen once.
+		rate := s.res.Steps[len(s.res.Steps)-1].Value
+		s.bad, c.Above, s.retrying = rate, rate, false
+		why += fmt.Sprintf("; %.0f req/s failed once and was not probed again", rate)
+	}
 	c.Ended = why
 	c.LowerBound = s.bad == 0 && s.good > 0
 	c.CutShort = s.good > 0 && s.bad > s.good*(1+s.cfg.Search.Resolution)

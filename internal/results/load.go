@@ -57,6 +57,11 @@ type Step struct {
 	PercentileUs   int64            `json:"percentile_us,omitempty"`
 	ClientCPUCores float64          `json:"client_cpu_cores,omitempty"`
 	Probe          string           `json:"probe,omitempty"`
+	// Retry marks a probe of a rate that had just failed; Transient, on a
+	// failed probe whose retry passed, says what failed it once (errors,
+	// lateness, the generator's own stall).
+	Retry     bool   `json:"retry,omitempty"`
+	Transient string `json:"transient,omitempty"`
 }
 
 // Failed counts the step's calls that got no good reply: every error but
@@ -86,6 +91,12 @@ type SearchResult struct {
 	MaxErrors  float64 `json:"max_errors"`
 	// Step is the index in Result.Steps of the probe at RPS (-1 for none).
 	Step int `json:"step"`
+	// Confirmed counts the failed rates that failed again when probed a
+	// second time, after a settle: only those bound the search.
+	// Transients counts those that passed the second time: one stall,
+	// not the service's limit (the failed probe's Transient says what).
+	Confirmed  int `json:"confirmed,omitempty"`
+	Transients int `json:"transients,omitempty"`
 }
 
 // String reads the capacity as tables show it: "12800", "≥ 12800" for a
@@ -112,7 +123,11 @@ func (c *SearchResult) String() string {
 // Describe reads the capacity with its SLA and why the search ended:
 // "12800 req/s at p99 ≤ 10ms (bracketed: ...)".
 func (c *SearchResult) Describe() string {
-	return fmt.Sprintf("%s req/s at p%s ≤ %s (%s)", c, strconv.FormatFloat(c.Percentile, 'f', -1, 64), time.Duration(c.SLAUs)*time.Microsecond, c.Ended)
+	d := fmt.Sprintf("%s req/s at p%s ≤ %s (%s)", c, strconv.FormatFloat(c.Percentile, 'f', -1, 64), time.Duration(c.SLAUs)*time.Microsecond, c.Ended)
+	if c.Confirmed > 0 || c.Transients > 0 {
+		d += fmt.Sprintf("; failed rates confirmed by a second probe: %d, transients (failed once, then passed): %d", c.Confirmed, c.Transients)
+	}
+	return d
 }
 
 // Probe verdicts, kept in Step.Probe.
