@@ -15,7 +15,7 @@ import (
 // move to the next second, so a run's memory does not grow with its length.
 type bucket struct {
 	sec       int
-	step      int // the ramp step its requests were sent in; -1 outside a ramp
+	step      int                     // the ramp step its requests were sent in; -1 outside a ramp
 	hist, raw *hdrhistogram.Histogram // raw (uncorrected) for open loops only
 	requests  int64
 	classes   [numClasses]int64
@@ -121,7 +121,7 @@ type collector struct {
 	total    *bucket
 	seconds  map[int]*bucket
 	series   []results.Second
-	closedTo int // seconds below this are closed
+	closedTo int             // seconds below this are closed
 	steps    map[int]*bucket // a ramp's, by the step its requests were sent in
 	progress func(results.Second)
 }
