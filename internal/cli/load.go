@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -156,7 +157,7 @@ func runLoad(cmd *cobra.Command, a *app, f *loadFlags) error {
 		return err
 	}
 	if f.out != "" {
-		if err := appendLoadRecord(f.out, f.run(), &out, res, began, ctx.Err() != nil); err != nil {
+		if err := appendLoadRecord(f.out, f.run(), &out, res, began, ctx.Err() != nil, append(others, lease.Measuring(measuring)...)); err != nil {
 			return err
 		}
 		fmt.Fprintf(a.stderr, "record appended to %s (hopbench report %s draws it)\n", filepath.Join(f.out, experiment.ResultsFile), f.out)
@@ -257,7 +258,7 @@ func clientTLS(dir, caFile string, mutual bool) (*tls.Config, error) {
 // appendLoadRecord appends what hopbench load measured to dir's results
 // file as a record, as hopbench run writes them, so that report and
 // compare read it (vegeta's attack | report).
-func appendLoadRecord(dir string, run experiment.Run, out *loadOutput, res *load.Result, began time.Time, interrupted bool) error {
+func appendLoadRecord(dir string, run experiment.Run, out *loadOutput, res *load.Result, began time.Time, interrupted bool, others []lease.Holder) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
@@ -276,6 +277,12 @@ func appendLoadRecord(dir string, run experiment.Run, out *loadOutput, res *load
 		rec.Outcome = results.OutcomeOK
 	}
 	rec.MarkFailures()
+	for _, h := range others {
+		if s := h.String(); !slices.Contains(rec.OthersMeasuring, s) {
+			rec.OthersMeasuring = append(rec.OthersMeasuring, s)
+		}
+	}
+	rec.MarkNoise()
 	if out.NoFigures == "" {
 		var err error
 		if rec.Histogram, err = stats.Encode(res.Latency); err != nil {

@@ -162,5 +162,6 @@ func (e *execution) run(ctx context.Context, r Run, c *trial.Case) *results.Reco
 	if len(others) > 0 && e.OnShared != nil {
 		e.OnShared(others)
 	}
+	rec.MarkNoise()
 	return rec
 }

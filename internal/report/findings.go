@@ -18,6 +18,7 @@ type point struct {
 	v     float64
 	runs  []float64 // the runs' values v is the median of; nil when it is not one
 	bound bool      // some run's figure was only a lower bound
+	marks string    // the flags its runs carry, counted: "contaminated in 2 of 5 runs"
 }
 
 // finding says which of pts is first of all on what, and where the last
@@ -76,8 +77,28 @@ func pointOf(c *measured, runs map[string][]*results.Record, f figure) (point, b
 		return point{stack: c.Stack}, false
 	}
 	p := runsPoint(vs)
-	p.stack, p.bound = c.Stack, bound
+	p.stack, p.bound, p.marks = c.Stack, bound, marksOf(runs[c.Case])
 	return p, true
+}
+
+// marksOf counts the flags runs carry: "contaminated in 2 of 5 runs";
+// empty for none.
+func marksOf(runs []*results.Record) string {
+	n := map[results.Flag]int{}
+	var order []results.Flag
+	for _, r := range runs {
+		for _, m := range r.Flags {
+			if n[m.Flag] == 0 {
+				order = append(order, m.Flag)
+			}
+			n[m.Flag]++
+		}
+	}
+	parts := make([]string, len(order))
+	for i, f := range order {
+		parts[i] = fmt.Sprintf("%s in %d of %d runs", f, n[f], len(runs))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // pointsOf are the cases' figures f, leaving out a case none of whose runs

@@ -38,6 +38,9 @@ type Ranked struct {
 	Rank  int
 	Stack string
 	Value string // the stack's median: "0.213 ms"
+	// Marks are the flags its runs carry, counted ("contaminated in 2 of
+	// 5 runs"): a place that rests on marked runs says so.
+	Marks string
 	// Factor is the median against the best's ("×1.12 [1.05–1.20]"), with
 	// its interval when both have two runs or more; empty for the best.
 	Factor string
@@ -306,8 +309,11 @@ func ranking(label string, cases []*measured, runs map[string][]*results.Record,
 	ranked, without := standings(cases, runs, f)
 	rk := Ranking{Case: label, Figure: f.words(), Without: without}
 	for i, s := range ranked {
-		e := Ranked{Rank: i + 1, Stack: s.stack, Value: valueText(s, f), Swatch: swatch(s.stack)}
+		e := Ranked{Rank: i + 1, Stack: s.stack, Value: valueText(s, f), Swatch: swatch(s.stack), Marks: s.marks}
 		e.Title = fmt.Sprintf("%s: %s %s, the median of %d runs", s.stack, f.name, e.Value, len(s.runs))
+		if s.marks != "" {
+			e.Title += " (" + s.marks + ")"
+		}
 		if i > 0 {
 			a := compare(s, ranked[0], f.higherBetter)
 			e.Factor, e.Versus, e.Style = strings.TrimSpace(a.factor+" "+a.interval), a.versus, heatStyle(a.heat)

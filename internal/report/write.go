@@ -109,6 +109,9 @@ func (v Verdict) Lines() []string {
 			if e.Factor != "" {
 				what = e.Factor + e.Versus
 			}
+			if e.Marks != "" {
+				what += " [" + e.Marks + "]"
+			}
 			parts = append(parts, fmt.Sprintf("%d. %s %s", e.Rank, e.Stack, what))
 		}
 		parts = append(parts, rk.Without...)

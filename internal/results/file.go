@@ -68,6 +68,7 @@ func parse(data []byte, path string) (recs []Record, skipped int, err error) {
 		case FormatVersion:
 		case 1:
 			rec.MarkFailures()
+			rec.MarkNoise()
 		default:
 			return nil, 0, fmt.Errorf("results: %s line %d: format version %d; this hopbench reads versions 1 to %d", path, n, rec.Version, FormatVersion)
 		}

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 )
 
 // A Flag marks a run whose figures stand for less than a clean
@@ -19,6 +20,18 @@ const (
 	// latency and throughput stand for a service that did not answer, so
 	// no ranking uses them.
 	FlagPartlyFailed Flag = "partly failed"
+	// FlagContaminated: something else took this machine's CPUs while
+	// the run measured: another hopbench process measuring, steal time
+	// past MaxStealShare, or this process's timers late past
+	// MaxTimerLate at p99. Its figures stand, marked beside them: a
+	// ranking that rests on them says so.
+	FlagContaminated Flag = "contaminated"
+)
+
+// Bounds past which a run is contaminated.
+const (
+	MaxStealShare = 0.05
+	MaxTimerLate  = 5 * time.Millisecond
 )
 
 // withholds says which flags take a run's figures out of every ranking;
@@ -118,4 +131,22 @@ func (f *Figures) failures(steps []Step) (failed, total int64, detail []string) 
 		detail = append(detail, fmt.Sprintf("%s %d", unsentAs, unsent))
 	}
 	return failed + unsent, total + unsent, detail
+}
+
+// MarkNoise sets FlagContaminated on a run that shared the machine with
+// another measurement or with more noise than the bounds allow.
+func (r *Record) MarkNoise() {
+	var why []string
+	if len(r.OthersMeasuring) > 0 {
+		why = append(why, "other hopbench processes measured on this machine during it: "+strings.Join(r.OthersMeasuring, ", "))
+	}
+	if n := r.Noise; n != nil && n.StealShare > MaxStealShare {
+		why = append(why, fmt.Sprintf("steal time %.1f %% of the CPU, over %g %%", 100*n.StealShare, 100*MaxStealShare))
+	}
+	if n := r.Noise; n != nil && time.Duration(n.TimerLateP99Us)*time.Microsecond > MaxTimerLate {
+		why = append(why, fmt.Sprintf("this process's timers woke %v late at p99, over %v", time.Duration(n.TimerLateP99Us)*time.Microsecond, MaxTimerLate))
+	}
+	if len(why) > 0 {
+		r.Flags.Set(FlagContaminated, strings.Join(why, "; "))
+	}
 }

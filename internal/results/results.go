@@ -91,6 +91,9 @@ type Record struct {
 	// OthersMeasuring are the other hopbench processes that were measuring
 	// on this machine as the run started or ended: they shared its CPUs.
 	OthersMeasuring []string `json:"others_measuring,omitempty"`
+	// Noise is what else this machine did during the measured window:
+	// steal time and the lateness of this process's own timers.
+	Noise *stats.Noise `json:"noise,omitempty"`
 	// Warnings are what went wrong around the run without changing its
 	// figures, such as its network namespaces failing to go.
 	Warnings []string `json:"warnings,omitempty"`

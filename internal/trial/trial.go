@@ -99,7 +99,7 @@ func (x *Rig) assemble(c *Case, rec *results.Record, hooks Hooks) *measurement {
 		m.home, m.gen, m.where = hostNodes{}, split, hostBroker{x.agents[c.Placement.Broker]}
 		m.starts = []meterStart{hostsMeter(split)}
 	}
-	m.starts = append([]meterStart{m.home.meter(), brokerMeter}, m.starts...)
+	m.starts = append([]meterStart{m.home.meter(), brokerMeter, noiseMeter}, m.starts...)
 	return m
 }
 
@@ -201,6 +201,17 @@ type meterStart func(m *measurement) meter
 
 // windowOpens notes every count the measured window is taken from: the
 // nodes' (which it resets), and those of each meter the run has.
+// noiseMeter reads this machine's noise over the window (steal time, the
+// lateness of this process's timers).
+func noiseMeter(m *measurement) meter { return noise{stats.StartNoise(m.runCtx)} }
+
+type noise struct{ p *stats.NoiseProbe }
+
+func (n noise) end(_ context.Context, m *measurement, _ int64, _ wire.Totals) {
+	got := n.p.Stop()
+	m.rec.Noise = &got
+}
+
 func (m *measurement) windowOpens() {
 	m.nodes.windowStart(m.runCtx)
 	for _, start := range m.starts {
