@@ -271,7 +271,10 @@ func leftOut(req Requirements, recs []results.Record, count int) []string {
 	for _, st := range order {
 		runs := out[st]
 		then := "its other runs are ranked"
-		if !ranked[st] {
+		switch {
+		case runs[0].Flags.Has(results.FlagContradicted):
+			then = "unsettled: its figures contradict each other, so it is not ranked on them; measure again (--measure)"
+		case !ranked[st]:
 			then = "not ranked: no run of it at this payload stands"
 		}
 		lines = append(lines, fmt.Sprintf("%s: %s left out (%s, %s); %s", st, plural(len(runs), "run"), runs[0].Load, runs[0].Flags, then))

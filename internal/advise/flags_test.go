@@ -84,3 +84,31 @@ func TestARunWithinTheFailureBoundIsRanked(t *testing.T) {
 		t.Errorf("ranked %+v, left out %q, flags %v: want rest ranked", a.Ranked, a.LeftOut, recs[0].Flags)
 	}
 }
+
+// A capacity under a tenth of what the same stack carried in a closed
+// loop contradicts it: advise calls the stack unsettled instead of
+// ranking it "does not fit" on that capacity (make run's grpc: 878 req/s
+// at the SLA beside 58 253 req/s at 32 clients).
+func TestAContradictedCapacityIsUnsettledNotRanked(t *testing.T) {
+	closed := rateRun(t, "grpc", "closed:32", 4*time.Millisecond, 116_506, nil, 0)
+	closed.RPS = 58253
+	search := rateRun(t, "grpc", "capacity:p99<=10ms", 9*time.Millisecond, 1756, nil, 0)
+	search.Capacity = &results.SearchResult{RPS: 878, Above: 917, Percentile: 99, SLAUs: 10_000, Step: 0}
+	search.Steps = []results.Step{{Value: 878, Requests: 1756, RPS: 878, Probe: results.ProbeWithin, PercentileUs: 9000}}
+	recs := []results.Record{closed, search}
+	results.MarkContradictions(recs) // as results.Read does
+	if !recs[1].Flags.Has(results.FlagContradicted) {
+		t.Fatalf("flags %v: want the search contradicted", recs[1].Flags)
+	}
+	a := advise(t, Requirements{Model: "text", Count: 100, Rate: 1000, SLA: 10 * time.Millisecond}, recs)
+	var out bytes.Buffer
+	if err := a.Write(&out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "Left out: grpc: 1 run left out (capacity:p99<=10ms, contradicted (its capacity, 878 req/s, is ×0.015 of the 58253 req/s") || !strings.Contains(out.String(), "unsettled") {
+		t.Errorf("the advice does not call grpc unsettled:\n%s", out.String())
+	}
+	if strings.Contains(out.String(), "up to 878 req/s") {
+		t.Errorf("the contradicted capacity is used:\n%s", out.String())
+	}
+}

@@ -216,6 +216,8 @@ func noFigure(c *measured, ok int, f figure) string {
 		return "no rate met the SLA"
 	case ok > 0:
 		return "not measured"
+	case c.Flagged[results.FlagContradicted] > 0:
+		return fmt.Sprintf("unsettled: %d of its runs contradict its closed-loop peak (a capacity under ×%g of it), so no figure; measure again", c.Flagged[results.FlagContradicted], results.MinCapacityShare)
 	case c.Flagged[results.FlagPartlyFailed] > 0:
 		return fmt.Sprintf("%d of its runs partly failed (over %g %% of calls failed or went unsent), so no figure", c.Flagged[results.FlagPartlyFailed], 100*results.MaxFailedShare)
 	case slices.Contains(c.Outcomes, results.OutcomeCallsFailed):

@@ -57,6 +57,7 @@ func parse(data []byte, path string) (recs []Record, skipped int, err error) {
 		var rec Record
 		if err := json.Unmarshal(line, &rec); err != nil {
 			if n == bytes.Count(data, []byte("\n"))+1 { // the unterminated last line
+				MarkContradictions(recs)
 				return recs, 1, nil
 			}
 			return nil, 0, fmt.Errorf("results: %s line %d: %w", path, n, err)
@@ -74,6 +75,7 @@ func parse(data []byte, path string) (recs []Record, skipped int, err error) {
 		}
 		recs = append(recs, rec)
 	}
+	MarkContradictions(recs)
 	return recs, 0, sc.Err()
 }
 

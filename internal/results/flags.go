@@ -26,7 +26,18 @@ const (
 	// MaxTimerLate at p99. Its figures stand, marked beside them: a
 	// ranking that rests on them says so.
 	FlagContaminated Flag = "contaminated"
+	// FlagContradicted: the run's figure contradicts another of the same
+	// stack and payload by far more than noise: a capacity under
+	// MinCapacityShare of what the stack carried in a closed loop. One of
+	// the two is not the stack's (a stall, another process), and the
+	// records cannot say which: the answer is unsettled until measured
+	// again, and no ranking uses it.
+	FlagContradicted Flag = "contradicted"
 )
+
+// MinCapacityShare is the share of its closed-loop peak below which a
+// stack's capacity at an SLA contradicts it.
+const MinCapacityShare = 0.1
 
 // Bounds past which a run is contaminated.
 const (
@@ -36,7 +47,7 @@ const (
 
 // withholds says which flags take a run's figures out of every ranking;
 // the others mark figures that are shown with their mark.
-var withholds = map[Flag]bool{FlagPartlyFailed: true}
+var withholds = map[Flag]bool{FlagPartlyFailed: true, FlagContradicted: true}
 
 // MaxFailedShare is the share of a run's calls that may fail (lateness
 // aside) or go unsent while its figures still stand for the service: the
@@ -148,5 +159,31 @@ func (r *Record) MarkNoise() {
 	}
 	if len(why) > 0 {
 		r.Flags.Set(FlagContaminated, strings.Join(why, "; "))
+	}
+}
+
+// MarkContradictions sets FlagContradicted on every capacity search of
+// recs whose capacity is under MinCapacityShare of the highest rate a
+// closed loop of the same stack, topology, op, payload and options
+// carried in recs.
+func MarkContradictions(recs []Record) {
+	key := func(r *Record) string {
+		return strings.Join([]string{r.Stack, r.Topology, r.Op, r.Model, fmt.Sprint(r.Count), r.Options, r.Runtime, r.Schema}, "|")
+	}
+	peak, peakLoad := map[string]float64{}, map[string]string{}
+	for i := range recs {
+		r := &recs[i]
+		if r.Stands() && strings.HasPrefix(r.Load, "closed:") && r.RPS > peak[key(r)] {
+			peak[key(r)], peakLoad[key(r)] = r.RPS, r.Load
+		}
+	}
+	for i := range recs {
+		r := &recs[i]
+		c, k := r.Capacity, key(r)
+		if c == nil || !r.Completed() || c.RPS <= 0 || c.RPS >= MinCapacityShare*peak[k] {
+			continue
+		}
+		r.Flags.Set(FlagContradicted, fmt.Sprintf("its capacity, %.0f req/s, is ×%.3f of the %.0f req/s the same stack carried at %s on the same payload, under the ×%g bound: one of the two is not the stack's; measure again",
+			c.RPS, c.RPS/peak[k], peak[k], peakLoad[k], MinCapacityShare))
 	}
 }

@@ -79,3 +79,27 @@ func TestAVersionOneRecordIsFlaggedAsItIsRead(t *testing.T) {
 		t.Errorf("summary row %+v: %q", rows[0], rows[0].Cells())
 	}
 }
+
+// A capacity under a tenth of the same stack's closed-loop peak at the
+// same payload is contradicted; one of a third is not, nor one of
+// another payload.
+func TestACapacityFarBelowTheClosedLoopPeakIsContradicted(t *testing.T) {
+	mk := func(load string, count int, rps, capacity float64) Record {
+		r := Record{Stack: "grpc", Topology: "direct", Op: "echo", Model: "text", Count: count, Load: load, Outcome: OutcomeOK}
+		r.Requests, r.RPS = 1000, rps
+		if capacity > 0 {
+			r.Capacity = &SearchResult{RPS: capacity, Step: -1}
+		}
+		return r
+	}
+	recs := []Record{mk("closed:32", 100, 58253, 0), mk("capacity:p99<=10ms", 100, 0, 878), mk("capacity:p99<=1ms", 100, 0, 20000), mk("capacity:p99<=10ms", 5, 0, 878)}
+	MarkContradictions(recs)
+	for i, want := range []bool{false, true, false, false} {
+		if got := recs[i].Flags.Has(FlagContradicted); got != want {
+			t.Errorf("record %d (%s, count %d): contradicted %v, want %v: %v", i, recs[i].Load, recs[i].Count, got, want, recs[i].Flags)
+		}
+	}
+	if recs[1].Stands() {
+		t.Error("a contradicted capacity stands")
+	}
+}
