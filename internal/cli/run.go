@@ -172,6 +172,23 @@ func roughly(d time.Duration) string {
 	return d.Round(time.Minute).String()
 }
 
+// roundLine says what a round beyond the spec's min is for, or why the
+// rounds stopped.
+func roundLine(r experiment.Round) string {
+	var open []string
+	for _, o := range r.Open {
+		open = append(open, fmt.Sprintf("%s (%s vs %s)", o.Scenario, o.Pair[0], o.Pair[1]))
+	}
+	if r.Stopped != "" {
+		line := fmt.Sprintf("rounds stopped after %d: %s", r.Number, r.Stopped)
+		if len(open) > 0 {
+			line += "; still undecided: " + strings.Join(open, "; ")
+		}
+		return line
+	}
+	return fmt.Sprintf("round %d: %d runs, about %s, for what is still undecided: %s", r.Number+1, r.Runs, r.Estimate.Round(time.Second), strings.Join(open, "; "))
+}
+
 // runExperiment runs spec (data is its YAML, kept beside the results) and
 // returns its records.
 func runExperiment(cmd *cobra.Command, a *app, spec *experiment.Spec, data []byte, f runFlags) ([]results.Record, error) {
@@ -250,6 +267,7 @@ func resultsDir(spec *experiment.Spec, out string) (string, error) {
 // broker as the experiment goes.
 func (a *app) reportProgress(x *experiment.Runner) {
 	x.OnRun, x.OnSecond, x.OnRecord = runReporter(a)
+	x.OnRound = func(r experiment.Round) { fmt.Fprintln(a.stderr, roundLine(r)) }
 	x.OnCodec = func(i, n int, r codecbench.Result) {
 		where := ""
 		if r.Runtime != "" {

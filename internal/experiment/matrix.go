@@ -48,6 +48,11 @@ type Run struct {
 	// OrderSeed, with the repetition, seeded the shuffle that put the run
 	// where it is in the experiment (Index); 0 when runs went as listed.
 	OrderSeed uint64 `json:"order_seed,omitempty"`
+	// Rounds is the spec's repetitions when they go on until decided, and
+	// Alpha the level they were decided at: with the records, a report
+	// says why each case stopped.
+	Rounds *Repetitions `json:"rounds,omitempty"`
+	Alpha  float64      `json:"alpha,omitempty"`
 	// GoMemLimit is the soft memory limit (GOMEMLIMIT) the nodes' Go
 	// runtime had, in bytes; 0 for none.
 	GoMemLimit ByteSize `json:"gomemlimit_bytes,omitempty"`
@@ -128,7 +133,7 @@ func (s *Spec) Runs() []Run {
 // outermost and stacks innermost.
 func (s *Spec) matrix() []Run {
 	var runs []Run
-	for rep := range s.Repetitions {
+	for rep := range s.Repetitions.Rounds() {
 		for _, top := range s.Topologies {
 			for _, p := range s.Payloads {
 				for _, count := range p.Counts {
@@ -208,6 +213,10 @@ func (s *Spec) run(top, model string, count int, op string, l LoadSpec) Run {
 		Part: s.part, Topology: top, Op: op, Model: model, Count: count, Load: l,
 		Duration: s.Duration, Requests: s.Requests, Warmup: *s.Warmup, SLA: s.SLA, Timeout: s.Timeout,
 		Pin: s.Pin, Memory: s.Memory, Seed: s.Seed, Limits: s.Limits,
+	}
+	if s.Repetitions.Adaptive() {
+		rounds := s.Repetitions
+		r.Rounds, r.Alpha = &rounds, s.Alpha
 	}
 	if l.Closed == nil {
 		r.Requests = 0

@@ -37,6 +37,9 @@ type Runner struct {
 	OnRun    func(i, n int, r Run)
 	OnSecond func(r Run, s results.Second)
 	OnRecord func(rec *results.Record)
+	// OnRound is called before each round beyond the spec's min, with
+	// repetitions until decided, and once more when the rounds stop.
+	OnRound func(r Round)
 	// Brokers says where the brokers of broker stacks keep their data and
 	// how NATS is run (Bin defaults to the Runner's); BrokerAddrs overrides
 	// a broker's address by name (default broker.DefaultAddr).
@@ -55,6 +58,8 @@ type Runner struct {
 	// resetNode replaces the POST /reset that opens a node's measured
 	// window (tests make it fail).
 	resetNode func(ctx context.Context, adminAddr string) error
+	// measure replaces the making of each run (tests measure nothing).
+	measure func(ctx context.Context, r Run, rec *results.Record) error
 }
 
 // rig is what the runs of s share, each made by package trial.
@@ -104,24 +109,36 @@ func (x *Runner) Run(ctx context.Context, s *Spec) ([]results.Record, error) {
 		}
 	}
 	e := &execution{Runner: x, spec: s, rig: rig, measuring: measuring, env: environment.Describe()}
-	var recs []results.Record
-	for i, r := range runs {
-		if ctx.Err() != nil {
-			break
-		}
-		if x.OnRun != nil {
-			x.OnRun(i, len(runs), r)
-		}
-		rec := e.run(ctx, r, &cases[i])
-		if err := results.Append(filepath.Join(x.Dir, ResultsFile), rec); err != nil {
-			return recs, err
-		}
-		recs = append(recs, *rec)
-		if x.OnRecord != nil {
-			x.OnRecord(rec)
+	if err := e.runAll(ctx, runs, cases); err != nil {
+		return e.recs, err
+	}
+	if s.Repetitions.Adaptive() && ctx.Err() == nil {
+		if err := e.rounds(ctx, runs); err != nil {
+			return e.recs, err
 		}
 	}
-	return recs, ctx.Err()
+	return e.recs, ctx.Err()
+}
+
+// runAll makes runs in order, appending each record as its run ends.
+func (e *execution) runAll(ctx context.Context, runs []Run, cases []trial.Case) error {
+	for i, r := range runs {
+		if ctx.Err() != nil {
+			return nil
+		}
+		if e.OnRun != nil {
+			e.OnRun(i, len(runs), r)
+		}
+		rec := e.run(ctx, r, &cases[i])
+		if err := results.Append(filepath.Join(e.Dir, ResultsFile), rec); err != nil {
+			return err
+		}
+		e.recs = append(e.recs, *rec)
+		if e.OnRecord != nil {
+			e.OnRecord(rec)
+		}
+	}
+	return nil
 }
 
 // execution is one experiment in progress.
@@ -133,6 +150,7 @@ type execution struct {
 	// measuring is the experiment's lease as a hopbench process measuring
 	// on this machine, by which others see it and it sees them.
 	measuring *lease.Lease
+	recs      []results.Record // made so far
 }
 
 // run makes run r, its case c, and returns its record: what trial
@@ -146,7 +164,11 @@ func (e *execution) run(ctx context.Context, r Run, c *trial.Case) *results.Reco
 	if e.OnSecond != nil {
 		hooks.OnSecond = func(s results.Second) { e.OnSecond(r, s) }
 	}
-	if err := e.rig.Make(ctx, c, rec, hooks); err != nil {
+	makeRun := func() error { return e.rig.Make(ctx, c, rec, hooks) }
+	if e.measure != nil {
+		makeRun = func() error { return e.measure(ctx, r, rec) }
+	}
+	if err := makeRun(); err != nil {
 		rec.Outcome, rec.Reason = results.OutcomeFailed, err.Error()
 		if ctx.Err() != nil {
 			rec.Outcome = results.OutcomeInterrupted

@@ -30,7 +30,8 @@ type Spec struct {
 	Duration    Duration      `yaml:"duration" json:"duration,omitempty" jsonschema_description:"Measured time per run (default 10s; a ramp defaults to every step once)."`
 	Requests    int64         `yaml:"requests" json:"requests,omitempty" jsonschema_description:"For closed loads: end each run after this many requests instead of a duration."`
 	Warmup      *Duration     `yaml:"warmup" json:"warmup,omitempty" jsonschema_description:"Load before measuring, discarded (default 1s)."`
-	Repetitions int           `yaml:"repetitions" json:"repetitions,omitempty" jsonschema_description:"Times each run is made; results show median (min–max). Default 1."`
+	Repetitions Repetitions   `yaml:"repetitions" json:"repetitions,omitempty"`
+	Alpha       float64       `yaml:"alpha" json:"alpha,omitempty" jsonschema_description:"With repetitions until decided: the significance level at which two stacks count as separated (default 0.05)."`
 	SLA         Duration      `yaml:"sla" json:"sla,omitempty" jsonschema_description:"A reply later than this is an error (over_sla). Default 1s."`
 	Timeout     Duration      `yaml:"timeout" json:"timeout,omitempty" jsonschema_description:"A call with no reply after this long is a timeout. Default 30s."`
 	TLS         Bools         `yaml:"tls" json:"tls,omitempty" jsonschema_description:"TLS between every caller and node: false, true, or [false, true] for both."`
@@ -149,8 +150,9 @@ func (s *Spec) Defaults() {
 		w := Duration(time.Second)
 		s.Warmup = &w
 	}
-	if s.Repetitions == 0 {
-		s.Repetitions = 1
+	s.Repetitions.defaults()
+	if s.Alpha == 0 {
+		s.Alpha = DefaultAlpha
 	}
 	if s.SLA == 0 {
 		s.SLA = Duration(load.DefaultSLA)

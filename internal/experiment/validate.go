@@ -122,7 +122,7 @@ func (s *Spec) runCount() int {
 		counts += len(p.Counts)
 	}
 	n := 1
-	for _, d := range []int{max(s.Repetitions, 1), len(s.Topologies), counts, len(s.Ops), len(s.Loads), len(s.TLS), len(s.HTTP2), len(s.Cache), len(s.Generators), len(s.Connections), len(s.Networks), len(s.Runtimes), len(s.Schemas), len(s.Placement), len(s.Stacks)} {
+	for _, d := range []int{max(s.Repetitions.Min, 1), len(s.Topologies), counts, len(s.Ops), len(s.Loads), len(s.TLS), len(s.HTTP2), len(s.Cache), len(s.Generators), len(s.Connections), len(s.Networks), len(s.Runtimes), len(s.Schemas), len(s.Placement), len(s.Stacks)} {
 		n *= max(d, 1)
 		if n > MaxRuns {
 			return n
@@ -285,8 +285,11 @@ func (s *Spec) validateScalars(bad func(string, string, ...any)) {
 	if s.Requests < 0 {
 		bad("requests", "%d: want a positive count", s.Requests)
 	}
-	if s.Repetitions < 1 || s.Repetitions > 1000 {
-		bad("repetitions", "%d: want 1 to 1000", s.Repetitions)
+	if err := s.Repetitions.check(); err != nil {
+		bad("repetitions", "%v", err)
+	}
+	if s.Alpha <= 0 || s.Alpha >= 0.5 {
+		bad("alpha", "%v: want a significance level above 0 and below 0.5, such as 0.05", s.Alpha)
 	}
 	if s.Memory != 0 && s.Memory < 16<<20 {
 		bad("memory", "%d bytes: want at least 16MiB, what a node needs to start", s.Memory)

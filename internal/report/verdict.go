@@ -29,6 +29,9 @@ type Verdict struct {
 type Ranking struct {
 	Case, Figure string
 	Entries      []Ranked
+	// Rounds says why the case's rounds stopped, when the experiment's
+	// repetitions went on until decided; empty otherwise.
+	Rounds string
 	// Without are the stacks the case has no figure of, each with why.
 	Without []string
 }
@@ -310,6 +313,11 @@ func (b *builder) verdict() {
 func ranking(label string, cases []*measured, runs map[string][]*results.Record, f figure) Ranking {
 	ranked, without := standings(cases, runs, f)
 	rk := Ranking{Case: label, Figure: f.words(), Without: without}
+	var caseRuns [][]*results.Record
+	for _, c := range cases {
+		caseRuns = append(caseRuns, runs[c.Case])
+	}
+	rk.Rounds = roundsWords(ranked, caseRuns, reproduce.Alpha)
 	for i, s := range ranked {
 		e := Ranked{Rank: i + 1, Stack: s.stack, Value: valueText(s, f), Swatch: swatch(s.stack), Marks: s.marks}
 		e.Title = fmt.Sprintf("%s: %s %s, the median of %d runs", s.stack, f.name, e.Value, len(s.runs))

@@ -115,7 +115,11 @@ func (v Verdict) Lines() []string {
 			parts = append(parts, fmt.Sprintf("%d. %s %s", e.Rank, e.Stack, what))
 		}
 		parts = append(parts, rk.Without...)
-		lines = append(lines, fmt.Sprintf("- **%s** (%s): %s", rk.Case, rk.Figure, strings.Join(parts, " · ")))
+		line := fmt.Sprintf("- **%s** (%s): %s", rk.Case, rk.Figure, strings.Join(parts, " · "))
+		if rk.Rounds != "" {
+			line += " (" + rk.Rounds + ")"
+		}
+		lines = append(lines, line)
 	}
 	return lines
 }
