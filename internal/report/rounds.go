@@ -81,7 +81,7 @@ func decided(a, b point, alpha float64) string {
 func roundsWords(ranked []point, runs [][]*results.Record, alpha float64) string {
 	var policy struct {
 		Rounds *struct{ Min, Max int } `json:"rounds"`
-		Alpha  float64                `json:"alpha"`
+		Alpha  float64                 `json:"alpha"`
 	}
 	made := 0
 	for _, rs := range runs {
