@@ -26,12 +26,17 @@ type Round struct {
 // until every one is, the spec's max rounds are made or its budget for
 // them is spent. runs are the spec's first rounds.
 func (e *execution) rounds(ctx context.Context, runs []Run) error {
-	pol, began := e.spec.Repetitions, time.Now()
+	i := slices.IndexFunc(runs, func(r Run) bool { return r.Rounds != nil })
+	if i < 0 {
+		return nil // a fixed count everywhere
+	}
+	pol, alpha, began := *runs[i].Rounds, runs[i].Alpha, time.Now()
 	for round := pol.Min; ; round++ {
-		open, err := report.Undecided(e.recs, e.spec.Alpha)
+		open, err := report.Undecided(e.recs, alpha)
 		if err != nil {
 			return err
 		}
+		open = adaptive(open, runs)
 		next := e.roundOf(runs, open, round)
 		r := Round{Number: round, Open: open, Runs: len(next), Estimate: Estimate(next)}
 		switch {
@@ -67,7 +72,7 @@ func (e *execution) roundOf(runs []Run, open []report.Open, round int) []Run {
 	}
 	var next []Run
 	for _, r := range runs {
-		if r.Repetition == 0 && slices.Contains(cases, r.Case()) {
+		if r.Repetition == 0 && r.Rounds != nil && slices.Contains(cases, r.Case()) {
 			r.Repetition = round
 			next = append(next, r)
 		}
@@ -79,4 +84,16 @@ func (e *execution) roundOf(runs []Run, open []report.Open, round int) []Run {
 		next[i].Index = len(e.recs) + i
 	}
 	return next
+}
+
+// adaptive keeps the open scenarios that have runs whose repetitions go on
+// until decided (a part may have a fixed count).
+func adaptive(open []report.Open, runs []Run) []report.Open {
+	var out []report.Open
+	for _, o := range open {
+		if slices.ContainsFunc(runs, func(r Run) bool { return r.Rounds != nil && slices.Contains(o.Cases, r.Case()) }) {
+			out = append(out, o)
+		}
+	}
+	return out
 }

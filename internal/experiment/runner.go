@@ -112,7 +112,7 @@ func (x *Runner) Run(ctx context.Context, s *Spec) ([]results.Record, error) {
 	if err := e.runAll(ctx, runs, cases); err != nil {
 		return e.recs, err
 	}
-	if s.Repetitions.Adaptive() && ctx.Err() == nil {
+	if ctx.Err() == nil {
 		if err := e.rounds(ctx, runs); err != nil {
 			return e.recs, err
 		}

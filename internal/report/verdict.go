@@ -318,6 +318,9 @@ func ranking(label string, cases []*measured, runs map[string][]*results.Record,
 		caseRuns = append(caseRuns, runs[c.Case])
 	}
 	rk.Rounds = roundsWords(ranked, caseRuns, reproduce.Alpha)
+	if f.bound != nil && len(ranked) > 0 && !slices.ContainsFunc(ranked, func(p point) bool { return len(p.runs) > 1 }) {
+		rk.Rounds = "one search a stack: no interval, nothing tested"
+	}
 	for i, s := range ranked {
 		e := Ranked{Rank: i + 1, Stack: s.stack, Value: valueText(s, f), Swatch: swatch(s.stack), Marks: s.marks}
 		e.Title = fmt.Sprintf("%s: %s %s, the median of %d runs", s.stack, f.name, e.Value, len(s.runs))
