@@ -29,11 +29,35 @@ func Measure(ctx context.Context, samples int) (*results.Calibration, error) {
 	if err != nil {
 		return nil, fmt.Errorf("calibrate: HTTP: %w", err)
 	}
+	noise, err := Noise(ctx, samples)
+	if err != nil {
+		return nil, fmt.Errorf("calibrate: noise: %w", err)
+	}
 	gen, err := generatorCost(ctx, int64(samples)*20)
 	if err != nil {
 		return nil, fmt.Errorf("calibrate: generator: %w", err)
 	}
-	return &results.Calibration{TCPRoundTripUs: tcp, HTTPRoundTripUs: httpRT, GeneratorCPUUsPerReq: gen, Samples: samples}, nil
+	return &results.Calibration{TCPRoundTripUs: tcp, HTTPRoundTripUs: httpRT, GeneratorCPUUsPerReq: gen, Samples: samples, NoiseSpread: noise}, nil
+}
+
+// noiseBatches is how many times Noise times its fixed workload.
+const noiseBatches = 5
+
+// Noise is this machine's noise as a fixed workload sees it: the HTTP
+// round trip's median over noiseBatches batches of samples/noiseBatches
+// each, and the spread of those medians, (max − min) / median. A quiet
+// machine moves a few percent; one shared with other work, more.
+func Noise(ctx context.Context, samples int) (float64, error) {
+	medians := make([]float64, noiseBatches)
+	for i := range medians {
+		m, err := httpRoundTrip(ctx, max(samples/noiseBatches, 50))
+		if err != nil {
+			return 0, err
+		}
+		medians[i] = m
+	}
+	slices.Sort(medians)
+	return (medians[len(medians)-1] - medians[0]) / medians[len(medians)/2], nil
 }
 
 // median of the round trips, in microseconds, after a tenth as warm-up.

@@ -24,3 +24,16 @@ func TestFloorIsMeasured(t *testing.T) {
 		t.Error("a cancelled calibration succeeded")
 	}
 }
+
+// The noise is a spread of medians: a share, finite, from the same
+// workload timed in batches.
+func TestNoiseIsTheSpreadOfAFixedWorkload(t *testing.T) {
+	n, err := Noise(context.Background(), 500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 0 || n > 100 || n != n {
+		t.Fatalf("noise %v: want a spread, (max − min) / median", n)
+	}
+	t.Logf("noise here: %.1f %%", 100*n)
+}

@@ -18,8 +18,11 @@ func newCalibrateCommand(a *app) *cobra.Command {
 		Long: `Measure the floor every stack's latency stands on, here and now: the median
 round trip of 64 bytes over loopback TCP and of a minimal net/http exchange,
 one in flight, and the load generator's own CPU per request against a call
-that does nothing. hopbench run does this before its runs and stores it with
-every record, so reports can state latency as a multiple of the floor.`,
+that does nothing; and the machine's noise: how far a fixed workload's
+median (the HTTP round trip) moves over 5 batches. hopbench run does this
+before its runs and stores it with every record, so reports can state
+latency as a multiple of the floor, and measures the noise again after the
+runs (noise-after.json beside the results): the report states both.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if format != "table" && format != "json" {
@@ -40,6 +43,7 @@ every record, so reports can state latency as a multiple of the floor.`,
 			fmt.Fprintf(a.stdout, "TCP round trip    %8.1f µs  (median of %d, 64 B, loopback)\n", c.TCPRoundTripUs, samples)
 			fmt.Fprintf(a.stdout, "HTTP round trip   %8.1f µs  (median of %d, net/http, keep-alive)\n", c.HTTPRoundTripUs, samples)
 			fmt.Fprintf(a.stdout, "generator         %8.2f µs CPU per request\n", c.GeneratorCPUUsPerReq)
+			fmt.Fprintf(a.stdout, "noise             %8.0f %%   (spread of the HTTP round trip's median over 5 batches: (max − min) / median)\n", 100*c.NoiseSpread)
 			return nil
 		},
 	}

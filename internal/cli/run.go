@@ -2,6 +2,8 @@ package cli
 
 import (
 	"cmp"
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -236,6 +238,9 @@ func runExperiment(cmd *cobra.Command, a *app, spec *experiment.Spec, data []byt
 	a.reportProgress(x)
 	recs, err := x.Run(ctx, spec)
 	fmt.Fprintln(a.stderr)
+	if !f.noCalibrate && ctx.Err() == nil && len(recs) > 0 {
+		err = cmp.Or(err, noiseAfter(ctx, a, dir, x.Calibration))
+	}
 	if len(recs) > 0 {
 		results.Markdown(a.stdout, results.Summarize(recs))
 		fmt.Fprintf(a.stdout, "\n%d runs recorded in %s\n", len(recs), filepath.Join(dir, experiment.ResultsFile))
@@ -245,6 +250,19 @@ func runExperiment(cmd *cobra.Command, a *app, spec *experiment.Spec, data []byt
 		err = cmp.Or(err, a.report(dir, spec.Name, recs))
 	}
 	return recs, err
+}
+
+// noiseAfter measures the machine's noise again after the runs and keeps
+// it beside the results, for the report to set against the noise before.
+func noiseAfter(ctx context.Context, a *app, dir string, before *results.Calibration) error {
+	n, err := calibrate.Noise(ctx, 2000)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stderr, "noise: a fixed workload's median moved %.0f %% across 5 batches before the runs, %.0f %% after\n", 100*before.NoiseSpread, 100*n)
+	return results.WriteFileAtomic(filepath.Join(dir, results.NoiseAfterFile), func(w io.Writer) error {
+		return json.NewEncoder(w).Encode(map[string]float64{"noise_spread": n})
+	})
 }
 
 // resultsDir makes the directory an experiment's results go in: out, or

@@ -5,7 +5,10 @@
 package report
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -61,7 +64,7 @@ func Build(title string, sources []string, recs []results.Record) (*Report, erro
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
-	r := &Report{Title: title, Sources: sources, Environment: environmentOf(recs), Summary: summaryTable(recs)}
+	r := &Report{Title: title, Sources: sources, Environment: environmentOf(recs, noiseAfter(sources)), Summary: summaryTable(recs)}
 	slices.SortStableFunc(cases, func(a, b *measured) int { return compareStacks(a.Stack, b.Stack) })
 	b := &builder{report: r, cases: cases, ids: map[string]int{}, runs: perCase(recs)}
 	b.verdict()
@@ -166,7 +169,27 @@ func measuredWhere(cases []*measured, keep func(*measured) bool) []*measured {
 	return out
 }
 
-func environmentOf(recs []results.Record) [][2]string {
+// noiseAfter is the noise measured after the runs, beside the one source's
+// results; -1 when there is none (or several sources).
+func noiseAfter(sources []string) float64 {
+	if len(sources) != 1 {
+		return -1
+	}
+	dir := sources[0]
+	if !strings.HasSuffix(dir, ".jsonl") {
+		dir = filepath.Join(dir, "x")
+	}
+	data, err := os.ReadFile(filepath.Join(filepath.Dir(dir), results.NoiseAfterFile))
+	var after struct {
+		Spread *float64 `json:"noise_spread"`
+	}
+	if err != nil || json.Unmarshal(data, &after) != nil || after.Spread == nil {
+		return -1
+	}
+	return *after.Spread
+}
+
+func environmentOf(recs []results.Record, after float64) [][2]string {
 	e := recs[0].Environment
 	env := [][2]string{
 		{"hopbench", e.Hopbench}, {"Go", e.Go}, {"CPU", fmt.Sprintf("%s, %d cores", e.CPU, e.Cores)},
@@ -176,6 +199,13 @@ func environmentOf(recs []results.Record) [][2]string {
 	if c := recs[0].Calibration; c != nil {
 		env = append(env, [2]string{"floor", fmt.Sprintf("TCP round trip %.1f µs, HTTP round trip %.1f µs, generator %.2f µs CPU per request (medians of %d)",
 			c.TCPRoundTripUs, c.HTTPRoundTripUs, c.GeneratorCPUUsPerReq, c.Samples)})
+		if c.NoiseSpread > 0 {
+			noise := fmt.Sprintf("a fixed workload's median (the HTTP round trip) moved %.0f %% across 5 batches before the runs", 100*c.NoiseSpread)
+			if after >= 0 {
+				noise += fmt.Sprintf(", %.0f %% after them", 100*after)
+			}
+			env = append(env, [2]string{"noise", noise})
+		}
 	}
 	return env
 }

@@ -284,7 +284,15 @@ type Calibration struct {
 	// measured against a call that does nothing.
 	GeneratorCPUUsPerReq float64 `json:"generator_cpu_us_per_req"`
 	Samples              int     `json:"samples"`
+	// NoiseSpread is the machine's noise before the runs: the spread,
+	// (max − min) / median, of a fixed workload's median over 5 batches
+	// (calibrate.Noise). NoiseAfterFile keeps the same after them.
+	NoiseSpread float64 `json:"noise_spread,omitempty"`
 }
+
+// NoiseAfterFile, beside a results file, is the machine's noise measured
+// again after an experiment's runs: {"noise_spread": 0.04}.
+const NoiseAfterFile = "noise-after.json"
 
 // Host is one host's figures over a run's measured window, as its agent
 // read them.
