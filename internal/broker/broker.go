@@ -80,11 +80,13 @@ var DefaultAddr = map[string]string{
 }
 
 // DefaultTLSAddr is where a broker started with TLS takes TLS clients,
-// beside its plain listener: the brokers' usual TLS ports. NATS takes both
-// on one port (allow_non_tls), so its TLS address is its address.
+// beside its plain listener: the brokers' usual TLS ports. NATS takes TLS
+// and plain clients on one port (allow_non_tls), so its TLS address is its
+// address, but for mutual TLS, which needs a listener of its own.
 var DefaultTLSAddr = map[string]string{
 	"rabbitmq": "127.0.0.1:5671",
 	"kafka":    "127.0.0.1:9093",
+	"nats":     "127.0.0.1:4223",
 }
 
 // Broker is a broker that answers at Addr.

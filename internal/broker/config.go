@@ -119,8 +119,8 @@ func (c Config) withTLSDefaults(name string) (Config, error) {
 	}
 	c.TLSDir = dir
 	switch {
-	case name == "nats":
-		c.TLSAddr = c.Addr
+	case name == "nats" && !c.MTLS:
+		c.TLSAddr = c.Addr // TLS beside plain clients on one port
 	case c.TLSAddr != "":
 	case c.Addr == DefaultAddr[name]:
 		c.TLSAddr = DefaultTLSAddr[name]

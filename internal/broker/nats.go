@@ -18,15 +18,21 @@ import (
 const NATSMaxPayload = 64<<20 + 1<<20
 
 // NATSTLS is how the embedded server takes TLS: with the certificates of
-// Dir, beside plain clients on the same port (allow_non_tls), client
-// certificates required when Mutual. The zero value is plain text only.
+// Dir, beside plain clients on the same port (allow_non_tls); or, when
+// Mutual, on a listener of its own at Addr that takes TLS clients with a
+// certificate and nothing else, beside the plain listener (NATS cannot
+// require client certificates on a port that also takes plain clients).
+// The zero value is plain text only.
 type NATSTLS struct {
 	Dir    string
 	Mutual bool
+	Addr   string // the mutual TLS listener's address
 }
 
-// natsOptions are the embedded server's options for addr.
-func natsOptions(addr string, t NATSTLS) (*server.Options, error) {
+// natsOptions are the embedded server's options for addr: plain, or with
+// t's TLS beside plain clients (tls false) or alone (tls true: mutual, no
+// plain client).
+func natsOptions(addr string, t NATSTLS, tlsOnly bool) (*server.Options, error) {
 	host, portStr, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, err
@@ -44,22 +50,22 @@ func natsOptions(addr string, t NATSTLS) (*server.Options, error) {
 		NoSigs:     true,
 		HTTPPort:   0,
 	}
-	if t.Dir != "" {
+	if t.Dir != "" && (tlsOnly || !t.Mutual) {
 		bundle, err := certs.Load(t.Dir)
 		if err != nil {
 			return nil, fmt.Errorf("nats TLS: %w", err)
 		}
-		opts.TLS, opts.TLSConfig, opts.TLSVerify, opts.AllowNonTLS = true, bundle.Server(t.Mutual), t.Mutual, true
+		opts.TLS, opts.TLSConfig, opts.TLSVerify, opts.AllowNonTLS = true, bundle.Server(t.Mutual), t.Mutual, !tlsOnly
 		opts.TLSTimeout = 5
 	}
 	return opts, nil
 }
 
-// ServeNATS runs the embedded NATS server at addr until ctx ends; it is
-// what `hopbench broker-process nats` runs. ready is called once it accepts
-// connections.
+// ServeNATS runs the embedded NATS server at addr (and its mutual TLS
+// listener at t.Addr) until ctx ends; it is what `hopbench broker-process
+// nats` runs. ready is called once it accepts connections.
 func ServeNATS(ctx context.Context, addr string, t NATSTLS, ready func()) error {
-	srv, err := startEmbeddedNATS(addr, t, true)
+	stop, err := startEmbeddedNATS(addr, t, true)
 	if err != nil {
 		return err
 	}
@@ -67,13 +73,31 @@ func ServeNATS(ctx context.Context, addr string, t NATSTLS, ready func()) error 
 		ready()
 	}
 	<-ctx.Done()
-	srv.Shutdown()
-	srv.WaitForShutdown()
+	stop()
 	return nil
 }
 
-func startEmbeddedNATS(addr string, t NATSTLS, log bool) (*server.Server, error) {
-	opts, err := natsOptions(addr, t)
+// startEmbeddedNATS starts the plain server at addr and, with mutual TLS,
+// the TLS-only one at t.Addr; stop shuts down both.
+func startEmbeddedNATS(addr string, t NATSTLS, log bool) (stop func(), err error) {
+	plain, err := startNATSServer(addr, t, false, log)
+	if err != nil || !t.Mutual || t.Dir == "" {
+		return func() { shutdownNATS(plain) }, err
+	}
+	if t.Addr == "" || t.Addr == addr {
+		shutdownNATS(plain)
+		return nil, fmt.Errorf("nats: mutual TLS needs a listener of its own beside %s", addr)
+	}
+	mutual, err := startNATSServer(t.Addr, t, true, log)
+	if err != nil {
+		shutdownNATS(plain)
+		return nil, err
+	}
+	return func() { shutdownNATS(mutual); shutdownNATS(plain) }, nil
+}
+
+func startNATSServer(addr string, t NATSTLS, tlsOnly, log bool) (*server.Server, error) {
+	opts, err := natsOptions(addr, t, tlsOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -87,24 +111,31 @@ func startEmbeddedNATS(addr string, t NATSTLS, log bool) (*server.Server, error)
 	}
 	go srv.Start()
 	if !srv.ReadyForConnections(10e9) {
-		srv.Shutdown()
+		shutdownNATS(srv)
 		return nil, fmt.Errorf("nats: not accepting connections at %s within 10s", addr)
 	}
 	return srv, nil
+}
+
+func shutdownNATS(srv *server.Server) {
+	if srv != nil {
+		srv.Shutdown()
+		srv.WaitForShutdown()
+	}
 }
 
 // startNATS runs NATS in a process of its own (this binary's hidden
 // broker-process command), so its CPU and memory are measured apart from
 // the load generator's; or in this process when cfg.InProcess.
 func startNATS(_ context.Context, b *Broker, cfg Config) error {
-	t := NATSTLS{Dir: cfg.TLSDir, Mutual: cfg.MTLS}
+	t := NATSTLS{Dir: cfg.TLSDir, Mutual: cfg.MTLS, Addr: cfg.TLSAddr}
 	if cfg.InProcess {
-		srv, err := startEmbeddedNATS(cfg.Addr, t, false)
+		stop, err := startEmbeddedNATS(cfg.Addr, t, false)
 		if err != nil {
 			return err
 		}
 		b.PID = os.Getpid()
-		b.stop = func() error { srv.Shutdown(); srv.WaitForShutdown(); return nil }
+		b.stop = func() error { stop(); return nil }
 		return nil
 	}
 	bin := cfg.Bin
@@ -120,7 +151,7 @@ func startNATS(_ context.Context, b *Broker, cfg Config) error {
 		argv = append(argv, "--tls-dir", t.Dir)
 	}
 	if t.Mutual {
-		argv = append(argv, "--mtls")
+		argv = append(argv, "--mtls", "--tls-addr", t.Addr)
 	}
 	p, err := spawn(argv, nil, cfg.Dir, b.Log, cfg.Detach)
 	if err != nil {

@@ -50,6 +50,16 @@ func TestBrokersTakeTLSBesidePlainClients(t *testing.T) {
 			} else {
 				t.Logf("refused: %v", err)
 			}
+			// Nor a plain client: mutual TLS is a listener of its own,
+			// beside the plain one (NATS used to serve both on one port).
+			if b.TLSAddr == b.Addr {
+				t.Errorf("mutual TLS at %s shares the plain listener", b.TLSAddr)
+			}
+			if _, err := broker.Probe(pctx, name, b.TLSAddr); err == nil {
+				t.Errorf("a plain client without a certificate was answered at %s under mutual TLS", b.TLSAddr)
+			} else {
+				t.Logf("plain client refused: %v", err)
+			}
 			// A second user learns the TLS listener from the first's state.
 			again, err := broker.Start(ctx, name, broker.Config{Dir: cfg.Dir, Addr: cfg.Addr, InProcess: true})
 			if err != nil {

@@ -97,8 +97,11 @@ func runBrokers(cmd *cobra.Command, a *app, f *brokersFlags, args []string) erro
 			if b.Started {
 				how = "started; log " + b.Log
 			}
-			if b.TLSAddr != "" {
-				how += fmt.Sprintf("; TLS%s at %s with the certificates in %s", map[bool]string{true: " (client certificates required)"}[b.MTLS], b.TLSAddr, b.TLSDir)
+			switch {
+			case b.TLSAddr != "" && b.MTLS:
+				how += fmt.Sprintf("; mutual TLS at %s with the certificates in %s: a client without a certificate is refused there; the plain listener at %s still takes clients without TLS or certificates", b.TLSAddr, b.TLSDir, b.Addr)
+			case b.TLSAddr != "":
+				how += fmt.Sprintf("; TLS at %s with the certificates in %s", b.TLSAddr, b.TLSDir)
 			}
 			b.Leave()
 			if cfg.TLSDir != "" {
@@ -180,7 +183,7 @@ func newBrokerProcessCommand(a *app) *cobra.Command {
 	var addr string
 	var t broker.NATSTLS
 	cmd := &cobra.Command{
-		Use:    "broker-process nats --addr HOST:PORT [--tls-dir DIR [--mtls]]",
+		Use:    "broker-process nats --addr HOST:PORT [--tls-dir DIR [--mtls --tls-addr HOST:PORT]]",
 		Short:  "Run the embedded NATS broker (started by hopbench itself)",
 		Hidden: true,
 		Args:   cobra.ExactArgs(1),
@@ -196,6 +199,7 @@ func newBrokerProcessCommand(a *app) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&addr, "addr", broker.DefaultAddr["nats"], "address to serve on")
 	cmd.Flags().StringVar(&t.Dir, "tls-dir", "", "also take TLS clients, with the certificates in DIR")
-	cmd.Flags().BoolVar(&t.Mutual, "mtls", false, "with --tls-dir: require client certificates")
+	cmd.Flags().BoolVar(&t.Mutual, "mtls", false, "with --tls-dir: require client certificates, on a listener of their own")
+	cmd.Flags().StringVar(&t.Addr, "tls-addr", "", "with --mtls: the address of the mutual TLS listener")
 	return cmd
 }
