@@ -79,7 +79,7 @@ func TestAdviseMeasuresWhatIsMissing(t *testing.T) {
 	os.WriteFile(req, []byte("model: user\ncount: 3\nschema_evolution: true\nstacks: [rest, grpc]\n"), 0o644)
 	// No results at all here: advise says what is missing.
 	cmd := hopbenchIn(t, dir, "advise", "--requirements", req)
-	if !strings.Contains(cmd, "Missing: no completed echo run of user through direct") {
+	if !strings.Contains(cmd, "Missing: no echo run of user through direct whose figures stand") {
 		t.Errorf("advise without results:\n%s", cmd)
 	}
 	if testing.Short() {
