@@ -69,4 +69,3 @@ func TestBadInputAnswersItsStatus(t *testing.T) {
 		}
 	}
 }
-
