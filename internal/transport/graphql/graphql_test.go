@@ -98,3 +98,29 @@ func TestAQueryCostsTheItemsItAsksFor(t *testing.T) {
 		t.Errorf("500 aliases of 10 000 users: %s", b)
 	}
 }
+
+// A body that is not a GraphQL request in JSON is refused with what is
+// wrong and a short quote of it, not the whole of it: a 1 MB body of
+// garbage came back in full in the error.
+func TestAnUndecodableBodyIsNotEchoedWhole(t *testing.T) {
+	tr, _ := transport.Lookup("graphql")
+	h := transport.Handler{Message: func(context.Context, *transport.MessageRequest) (proto.Message, error) {
+		t.Error("an undecodable body reached the service")
+		return nil, nil
+	}}
+	srv, err := tr.Listen(context.Background(), "127.0.0.1:0", transport.Config{}, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	garbage := strings.Repeat("x", 1<<20)
+	resp, err := http.Post("http://"+srv.Addr()+"/graphql", "application/json", strings.NewReader(garbage))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusBadRequest || len(b) > 1024 || !strings.Contains(string(b), "not a GraphQL request in JSON") || !strings.Contains(string(b), "(1048576 bytes)") {
+		t.Errorf("status %d, %d bytes: %.300s", resp.StatusCode, len(b), b)
+	}
+}
