@@ -2,6 +2,7 @@ package load_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -82,5 +83,46 @@ func TestAReplyPastTheTimeoutIsATimeout(t *testing.T) {
 	cfg.Timeout = time.Second
 	if r, err := load.Run(context.Background(), cfg, deaf); err != nil || r.ErrorsByClass["timeout"] != 0 || r.Good != r.Requests {
 		t.Errorf("within the timeout: %+v (%v), want every call good", r, err)
+	}
+}
+
+// A call that fails as the user stops the run (its connection torn down a
+// moment before the worker sees the stop: an amqp run counted one such
+// refused call a worker) is the interrupt's, not the service's; a call
+// that failed while the run went on counts.
+func TestACallFailedByTheInterruptIsNotCounted(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		stop   bool
+		errors int64
+	}{{"failed as the user stopped it", true, 0}, {"failed, then the run went on", false, 1}} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			calls := 0
+			call := func() load.Call {
+				return func(ctx context.Context) error {
+					switch calls++; {
+					case calls > 100 && c.stop:
+						<-ctx.Done() // the next call is in flight as the stop lands
+						return ctx.Err()
+					case calls != 100:
+						return nil
+					}
+					if c.stop {
+						time.AfterFunc(time.Millisecond, cancel) // the stop lands after the failure
+					}
+					return fmt.Errorf("connection closed")
+				}
+			}
+			cfg := load.Config{Kind: load.Closed, Clients: 1, Requests: 200}
+			r, err := load.Run(ctx, cfg, call)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Errors != c.errors {
+				t.Errorf("%d errors of %d calls, want %d", r.Errors, r.Requests, c.errors)
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package load
 
 import (
 	"context"
+	"errors"
 	"math"
 	"sort"
 	"sync"
@@ -116,6 +117,8 @@ func (e *engine) closedWorker(ctx context.Context, s *slot) {
 	call := e.newCall()
 	rec := &recorder{w: e.win, out: e.buckets}
 	defer rec.flush()
+	var held heldError
+	defer held.finish(ctx, rec, e.clock)
 	back := backoff{clock: e.clock}
 	for {
 		sent := e.clock.Now()
@@ -126,26 +129,79 @@ func (e *engine) closedWorker(ctx context.Context, s *slot) {
 		if halted {
 			return
 		}
-		rec.record(sent, sent, e.clock.Now(), err)
+		held.record(rec, sent, sent, e.clock.Now(), err)
 		if !back.after(ctx, err) {
 			return
 		}
 	}
 }
 
+// heldError holds a worker's failed call until the worker goes on. A call
+// that failed as the user stopped the run, its connection torn down a
+// moment before the worker saw the stop, is the interrupt's and not the
+// service's: an interrupted amqp run counted one such error a worker.
+type heldError struct {
+	intended, sent, end time.Time
+	err                 error
+}
+
+// interruptGrace is how soon before a worker sees the user's stop a
+// failed call is taken for the interrupt's.
+const interruptGrace = 250 * time.Millisecond
+
+// record files a call through rec, holding a failed one until the next.
+func (h *heldError) record(rec *recorder, intended, sent, end time.Time, err error) {
+	h.flush(rec)
+	if err != nil {
+		*h = heldError{intended: intended, sent: sent, end: end, err: err}
+		return
+	}
+	rec.record(intended, sent, end, nil)
+}
+
+func (h *heldError) flush(rec *recorder) {
+	if h.err != nil {
+		rec.record(h.intended, h.sent, h.end, h.err)
+		h.err = nil
+	}
+}
+
+// finish files the held call as the worker ends, unless the user stopped
+// the run within interruptGrace of its failing.
+func (h *heldError) finish(ctx context.Context, rec *recorder, c clock) {
+	if h.err != nil && stopped(ctx) && c.Now().Sub(h.end) < interruptGrace {
+		h.err = nil
+	}
+	h.flush(rec)
+}
+
+// ErrServiceDied is what a run's context is cancelled with (wrapped in its
+// cause) when the service or its broker died: the calls it cut off failed
+// for the service. Any other end of the context (the user's Ctrl-C, a
+// signal, a deadline) cuts calls off that say nothing about the service.
+var ErrServiceDied = errors.New("the service died")
+
 // cutOff reads a call's error once ctx may have ended: a call cut off by
-// the user or a deadline says nothing about the service (halted), but one
-// cut off because the service or its broker died (a cancellation with
-// another cause) failed for it, and counts as refused.
+// the user, a signal or a deadline says nothing about the service
+// (halted), but one cut off because the service or its broker died
+// (ErrServiceDied) failed for it, and counts as refused. (A signal's
+// cause is its own error, not context.Canceled: an interrupted run once
+// counted each worker's call in flight as refused.)
 func cutOff(ctx context.Context, err error) (halted bool, _ error) {
 	if err == nil || ctx.Err() == nil {
 		return false, err
 	}
 	cause := context.Cause(ctx)
-	if cause == context.Canceled || cause == context.DeadlineExceeded {
+	if !errors.Is(cause, ErrServiceDied) {
 		return true, err
 	}
 	return false, transport.Errorf(transport.CodeUnavailable, "%v: %w", cause, err)
+}
+
+// stopped says whether ctx was ended by the user, a signal or a deadline,
+// not by the service's death.
+func stopped(ctx context.Context) bool {
+	return ctx.Err() != nil && !errors.Is(context.Cause(ctx), ErrServiceDied)
 }
 
 // backoff paces a closed-loop worker whose calls are refused: a service or
@@ -216,6 +272,8 @@ func (e *engine) openWorker(ctx context.Context, s *slot, tickets <-chan time.Ti
 	call := e.newCall()
 	rec := &recorder{w: e.win, out: e.buckets}
 	defer rec.flush()
+	var held heldError
+	defer held.finish(ctx, rec, e.clock)
 	for intended := range tickets {
 		sent := e.clock.Now()
 		e.countSent(intended, sent)
@@ -223,7 +281,7 @@ func (e *engine) openWorker(ctx context.Context, s *slot, tickets <-chan time.Ti
 		if halted {
 			return
 		}
-		rec.record(intended, sent, e.clock.Now(), err)
+		held.record(rec, intended, sent, e.clock.Now(), err)
 	}
 }
 

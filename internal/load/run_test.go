@@ -280,7 +280,7 @@ func TestRefusedCallsAreBackedOffAndAreNoThroughput(t *testing.T) {
 // it; calls in flight when the user stops the run say nothing and are not
 // counted.
 func TestCallsCutOffByADeathAreErrors(t *testing.T) {
-	died := errors.New("node exited")
+	died := fmt.Errorf("node exited (%w)", load.ErrServiceDied)
 	for _, c := range []struct {
 		name   string
 		cancel func(context.CancelCauseFunc)
@@ -288,6 +288,9 @@ func TestCallsCutOffByADeathAreErrors(t *testing.T) {
 	}{
 		{"death", func(cancel context.CancelCauseFunc) { cancel(died) }, 3},
 		{"interrupt", func(cancel context.CancelCauseFunc) { cancel(nil) }, 0},
+		// signal.NotifyContext's cause is its own error, not
+		// context.Canceled: Ctrl-C once counted every call in flight.
+		{"signal", func(cancel context.CancelCauseFunc) { cancel(errors.New("interrupt signal received")) }, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancelCause(context.Background())

@@ -3,7 +3,6 @@ package trial
 import (
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"time"
 
@@ -26,9 +25,9 @@ type Hooks struct {
 // errNodeExited ends a run whose node went away; errBrokerExited one whose
 // broker did; errNodeUnavailable one whose node said it could not serve.
 var (
-	errNodeExited      = errors.New("a node exited during the run")
-	errBrokerExited    = errors.New("the broker exited during the run")
-	errNodeUnavailable = errors.New("a node said it could not serve")
+	errNodeExited      = fmt.Errorf("a node exited during the run (%w)", load.ErrServiceDied)
+	errBrokerExited    = fmt.Errorf("the broker exited during the run (%w)", load.ErrServiceDied)
+	errNodeUnavailable = fmt.Errorf("a node said it could not serve (%w)", load.ErrServiceDied)
 )
 
 // Make makes one run of c in its steps, filling rec: its network, its
