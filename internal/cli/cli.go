@@ -19,6 +19,7 @@ import (
 var commands = []func(*app) *cobra.Command{
 	newVersionCommand,
 	newCodecCommand,
+	newCodecProcessCommand,
 	newNodeCommand,
 	newLoadCommand,
 	newRunCommand,

@@ -16,7 +16,7 @@ import (
 var update = flag.Bool("update", false, "rewrite golden files")
 
 // fastTiming keeps CLI tests quick; the timing itself is codecbench's to test.
-var fastTiming = []string{"--samples", "3", "--sample-time", "1ms", "--budget", "20ms"}
+var fastTiming = []string{"--samples", "3", "--sample-time", "1ms", "--budget", "20ms", "--processes", "1"}
 
 func run(t *testing.T, args ...string) (stdout, stderr string, err error) {
 	t.Helper()

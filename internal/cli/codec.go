@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -27,6 +29,7 @@ type codecFlags struct {
 	seed                     uint64
 	opts                     codecbench.Options
 	runtime                  string
+	processes                int
 	jmh                      jvm.CodecOptions
 }
 
@@ -36,8 +39,12 @@ func newCodecCommand(a *app) *cobra.Command {
 		Use:   "codec",
 		Short: "Measure codecs on the payload models: bytes, marshal and unmarshal time, allocations",
 		Long: `Measure every combination of model x count x codec x compression: encoded and
-compressed bytes, marshal and unmarshal time per operation (median of timed
-samples after a warm-up, with min-max), and allocations per operation.
+compressed bytes, marshal and unmarshal time per operation, and
+allocations per operation. Go's timings are made in --processes processes
+of their own (5), one after another: each process's median of its timed
+samples (after a warm-up) is one independent run, and the figure is the
+median of the runs, with their min-max. The JVM's are made by JMH in
+--forks fresh JVMs (5): each fork's mean over its iterations is one run.
 
 Without --count each model runs at the sizes its study used:
 ` + modelCountsHelp(),
@@ -55,8 +62,9 @@ Without --count each model runs at the sizes its study used:
 	fl.DurationVar(&f.opts.SampleTime, "sample-time", 10*time.Millisecond, "target duration of one timed sample")
 	fl.IntVar(&f.opts.Samples, "samples", 10, "timed samples per operation")
 	fl.DurationVar(&f.opts.Budget, "budget", time.Second, "time per operation and case past which fewer samples are taken (never under 3)")
+	fl.IntVar(&f.processes, "processes", 5, "Go timings: processes of their own, one after another, each one independent run (1 to 20)")
 	fl.StringVar(&f.runtime, "runtime", jvm.Go, "go (this process), or jvm: Jackson and protobuf-java timed with JMH in a JVM of their own, codecs json, proto and, for recipe, proto+convert (Ensor's domain-object conversion included); needs scripts/setup.sh jvm")
-	fl.IntVar(&f.jmh.Forks, "forks", 1, "with --runtime jvm: JMH forks (fresh JVMs) per benchmark")
+	fl.IntVar(&f.jmh.Forks, "forks", 5, "with --runtime jvm: JMH forks (fresh JVMs) per benchmark, each one independent run")
 	fl.IntVar(&f.jmh.WarmupIterations, "warmup-iterations", 5, "with --runtime jvm: JMH warm-up iterations a fork, discarded")
 	fl.IntVar(&f.jmh.Iterations, "iterations", 5, "with --runtime jvm: JMH measured iterations a fork")
 	fl.DurationVar(&f.jmh.Iteration, "iteration-time", time.Second, "with --runtime jvm: time of each JMH iteration")
@@ -98,11 +106,11 @@ func runCodec(cmd *cobra.Command, a *app, f codecFlags) error {
 			return usageError{err}
 		}
 		total = len(cases)
-		progress := newProgress(a.stderr, len(cases))
-		results, runErr = codecbench.Run(cmd.Context(), cases, f.opts, func(i int, r codecbench.Result) {
-			progress.step(fmt.Sprintf("%s/%d %s+%s", r.Model, r.Count, r.Codec, r.Compress))
-		})
-		progress.done()
+		results, runErr = timeGoCodecs(cmd.Context(), a, cases, f)
+		var usage usageError
+		if errors.As(runErr, &usage) {
+			return runErr
+		}
 	}
 	env := environment.Describe()
 	// What was measured is written even when the run stopped early.
@@ -122,6 +130,44 @@ func runCodec(cmd *cobra.Command, a *app, f codecFlags) error {
 		return fmt.Errorf("codec run stopped after %d of %d cases: %w", len(results), total, runErr)
 	}
 	return nil
+}
+
+// timeGoCodecs times cases in f.processes processes of their own (each an
+// independent run), or in this one when asked for one.
+func timeGoCodecs(ctx context.Context, a *app, cases []codecbench.Case, f codecFlags) ([]codecbench.Result, error) {
+	if f.processes < 1 || f.processes > codecbench.MaxProcesses {
+		return nil, usageError{fmt.Errorf("--processes %d: want 1 to %d", f.processes, codecbench.MaxProcesses)}
+	}
+	if f.processes == 1 {
+		progress := newProgress(a.stderr, len(cases))
+		defer progress.done()
+		return codecbench.Run(ctx, cases, f.opts, func(i int, r codecbench.Result) {
+			progress.step(fmt.Sprintf("%s/%d %s+%s", r.Model, r.Count, r.Codec, r.Compress))
+		})
+	}
+	bin, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	progress := newProgress(a.stderr, f.processes)
+	defer progress.done()
+	return codecbench.RunProcesses(ctx, []string{bin, "codec-process"}, cases, f.opts, f.processes, func(p int) {
+		progress.step(fmt.Sprintf("process %d of %d: %d cases", p+1, f.processes, len(cases)))
+	})
+}
+
+// newCodecProcessCommand is a codec timing's child: a job of cases on
+// stdin, their results as JSON on stdout (codecbench.RunProcesses).
+func newCodecProcessCommand(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:    "codec-process",
+		Short:  "Time a job of codec cases read from stdin (hopbench codec's own child)",
+		Hidden: true,
+		Args:   cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return codecbench.ServeProcess(cmd.Context(), os.Stdin, a.stdout)
+		},
+	}
 }
 
 // writeCodecOut writes every format into a new timestamped directory under

@@ -78,6 +78,10 @@ type Timing struct {
 	SamplesNs []float64 `json:"samples_ns,omitempty"`
 	// OpsPerSample is the batch size each sample timed.
 	OpsPerSample int `json:"ops_per_sample"`
+	// RunsNs are the independent runs' figures, one a run: each process's
+	// median (Go, RunProcesses), each JMH fork's mean over its iterations
+	// (JVM). What "runs a side" counts; nil for a timing of one process.
+	RunsNs []float64 `json:"runs_ns,omitempty"`
 	// AllocsPerOp and BytesPerOp are heap allocations per operation.
 	// The JVM counts no allocations (NoAllocs), only their bytes (JMH's
 	// gc.alloc.rate.norm).

@@ -40,6 +40,10 @@ type Record struct {
 	// The timed samples, ns per op each (older files have none).
 	MarshalSamplesNs   []float64 `json:"marshal_samples_ns,omitempty"`
 	UnmarshalSamplesNs []float64 `json:"unmarshal_samples_ns,omitempty"`
+	// The independent runs, one figure each (processes or JMH forks):
+	// what a comparison's runs are. Older files have none.
+	MarshalRunsNs   []float64 `json:"marshal_runs_ns,omitempty"`
+	UnmarshalRunsNs []float64 `json:"unmarshal_runs_ns,omitempty"`
 }
 
 // Record flattens r.
@@ -53,6 +57,7 @@ func (r Result) Record() Record {
 		MarshalBytesOp: r.Marshal.BytesPerOp, UnmarshalBytes: r.Unmarshal.BytesPerOp,
 		MarshalSamples: r.Marshal.Samples, UnmarshalSamp: r.Unmarshal.Samples,
 		MarshalSamplesNs: r.Marshal.SamplesNs, UnmarshalSamplesNs: r.Unmarshal.SamplesNs,
+		MarshalRunsNs: r.Marshal.RunsNs, UnmarshalRunsNs: r.Unmarshal.RunsNs,
 	}
 }
 

@@ -15,8 +15,13 @@ import (
 // CodecFile is the name of the codec timings file in a results directory.
 const CodecFile = "codec.json"
 
-// timeCodecs times the spec's codecs in-process on every payload the runs
-// use and writes them to CodecFile; what was timed before an interruption
+// CodecProcesses is how many processes of their own time a spec's codecs
+// in Go: each one independent run.
+const CodecProcesses = 5
+
+// timeCodecs times the spec's codecs on every payload the runs use, in
+// CodecProcesses processes (and JMH forks on the JVM), and writes them to
+// CodecFile; what was timed before an interruption
 // is kept.
 func (x *Runner) timeCodecs(ctx context.Context, s *Spec, runs []Run) error {
 	payloads := make([]codecbench.Case, len(runs))
@@ -37,7 +42,10 @@ func (x *Runner) timeCodecs(ctx context.Context, s *Spec, runs []Run) error {
 			x.OnCodec(done-1, total, r)
 		}
 	}
-	timed, err := codecbench.Run(ctx, cases, codecbench.Options{Seed: s.Seed}, func(_ int, r codecbench.Result) { progress(r) })
+	timed, err := codecbench.RunProcesses(ctx, []string{x.Bin, "codec-process"}, cases, codecbench.Options{Seed: s.Seed}, CodecProcesses, nil)
+	for _, r := range timed {
+		progress(r)
+	}
 	if err == nil {
 		var jvmTimed []codecbench.Result
 		jvmTimed, err = jvm.TimeExperimentCodecs(ctx, onJVM, s.Seed, progress)

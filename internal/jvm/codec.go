@@ -179,15 +179,18 @@ func parseJMH(b []byte) (map[string]codecbench.Timing, error) {
 		if r.PrimaryMetric.ScoreUnit != "ns/op" {
 			return nil, fmt.Errorf("JMH scored %s in %s, want ns/op", r.Benchmark, r.PrimaryMetric.ScoreUnit)
 		}
-		var samples []float64
+		var samples, forks []float64
 		for _, fork := range r.PrimaryMetric.RawData {
 			samples = append(samples, fork...)
+			if len(fork) > 0 {
+				forks = append(forks, mean(fork)) // a fork is one independent run
+			}
 		}
 		if len(samples) == 0 {
 			return nil, fmt.Errorf("JMH measured no iteration of %s", r.Benchmark)
 		}
 		sp := slices.Sorted(slices.Values(samples))
-		t := codecbench.Timing{MedianNs: results.SpreadOf(sp).Median, MinNs: sp[0], MaxNs: sp[len(sp)-1], Samples: len(sp), SamplesNs: sp, NoAllocs: true}
+		t := codecbench.Timing{MedianNs: results.SpreadOf(sp).Median, MinNs: sp[0], MaxNs: sp[len(sp)-1], Samples: len(sp), SamplesNs: sp, RunsNs: forks, NoAllocs: true}
 		norm, ok := r.SecondaryMetrics["gc.alloc.rate.norm"]
 		if !ok {
 			norm, ok = r.SecondaryMetrics["·gc.alloc.rate.norm"] // JMH before 1.37
@@ -215,4 +218,12 @@ func javaOutput(ctx context.Context, args ...string) ([]byte, error) {
 		return nil, fmt.Errorf("java %s: %w: %s", args[2], err, said[max(0, len(said)-2000):])
 	}
 	return out, nil
+}
+
+func mean(vs []float64) float64 {
+	var sum float64
+	for _, v := range vs {
+		sum += v
+	}
+	return sum / float64(len(vs))
 }

@@ -2,8 +2,10 @@ package jvm
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -77,5 +79,32 @@ func TestTheJVMTimesTheCodecsAskedAndEnsorsConversionForRecipeAlone(t *testing.T
 	}
 	if cs := Cases([]Get{{Model: "user", Count: 5}}, []string{"json"}); len(cs) != 1 || cs[0].Codec != "json" || cs[0].Runtime != JVM {
 		t.Errorf("json alone: %+v", cs)
+	}
+}
+
+// Each JMH fork is one independent run: its mean over its iterations. A
+// result of five forks of two iterations (JMH's rawData is [fork][iteration])
+// gives five runs, not ten samples of one run.
+func TestEachJMHForkIsOneRun(t *testing.T) {
+	b, err := os.ReadFile("testdata/jmh.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc []map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	forks := [][]float64{{100, 110}, {200, 220}, {300, 330}, {400, 440}, {500, 550}}
+	for _, r := range doc {
+		r["primaryMetric"].(map[string]any)["rawData"] = forks
+	}
+	b, _ = json.Marshal(doc)
+	got, err := parseJMH(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := got["jsonMarshal"]
+	if !slices.Equal(m.RunsNs, []float64{105, 210, 315, 420, 525}) || m.Samples != 10 {
+		t.Errorf("runs %v of %d samples: want the five forks' means", m.RunsNs, m.Samples)
 	}
 }

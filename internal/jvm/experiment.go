@@ -37,7 +37,9 @@ func TimeExperimentCodecs(ctx context.Context, cases []codecbench.Case, seed uin
 	if len(cases) == 0 {
 		return nil, nil
 	}
-	o := CodecOptions{Forks: 1, WarmupIterations: 5, Iterations: 5, Iteration: time.Second, Seed: seed}
+	// Five forks, each an independent run (a verdict needs 4 runs a side
+	// at least); three warm-up and three measured iterations a fork.
+	o := CodecOptions{Forks: 5, WarmupIterations: 3, Iterations: 3, Iteration: time.Second, Seed: seed}
 	timed, err := TimeCodecs(ctx, cases, o, progress)
 	if err != nil {
 		return timed, fmt.Errorf("runtime jvm: %w", err)

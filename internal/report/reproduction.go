@@ -28,7 +28,7 @@ var Method = fmt.Sprintf("Each headline finding as the ratio the study published
 	"inconclusive: no significant difference; a parity claim holds when the interval (from %d runs a side or more) sits inside ×%.3g to ×%.3g; "+
 	"a superlative must rank first of every stack compared, significantly ahead of the runner-up here, with every contender measured, its degree judged on the paper's pair (the named stack over the paper's runner-up), and a stack the claim names last must be last of all, significantly; "+
 	"an interaction (a ratio of two ratios) is significant when its bootstrap interval leaves out ×1; an outcome finding (schema trials) holds when every trial of its stack, change and path came back as the claim expects. "+
-	"Codec timings are judged over their timed samples, taken back to back in one process, which understates the variation between runs.",
+	"Codec timings are judged over independent runs only: Go's processes and the JVM's JMH forks (5 each), one figure a run; a timing of one process decides nothing.",
 	reproduce.IntervalMethod, reproduce.Alpha, reproduce.MinRuns, 1/reproduce.DegreeBand, reproduce.DegreeBand, reproduce.Tolerance*100, reproduce.MinRuns, 1/(1+reference.Equivalence), 1+reference.Equivalence)
 
 // Reproduce adds a paper-vs-here table for each study the records say

@@ -431,12 +431,22 @@ func (m Measured) codecValue(measure, unit string, sel map[string]string) (Value
 	}
 	c := found[0]
 	v := map[string]float64{"marshal_ns": c.MarshalNs, "unmarshal_ns": c.UnmarshalNs, "encoded_bytes": float64(c.CompressedBytes)}[measure]
-	samples := map[string][]float64{"marshal_ns": c.MarshalSamplesNs, "unmarshal_ns": c.UnmarshalSamplesNs}[measure]
-	of := fmt.Sprintf("%s+%s %s×%d, in-process, timed samples", c.Codec, c.Compress, c.Model, c.Count)
+	// Runs are independent runs only: processes (Go) or JMH forks. A
+	// timing of one process or fork has its samples, taken back to back,
+	// which are not runs: it decides nothing (fewer than MinRuns).
+	runs := map[string][]float64{"marshal_ns": c.MarshalRunsNs, "unmarshal_ns": c.UnmarshalRunsNs}[measure]
+	kind := "processes"
 	if c.Runtime != "" {
-		of = fmt.Sprintf("%s %s×%d on the %s, %s", c.Codec, c.Model, c.Count, strings.ToUpper(c.Runtime), c.Method)
+		kind = "JMH forks"
 	}
-	return Value{V: v, Unit: unit, Of: of, Runs: samples}, nil
+	of := fmt.Sprintf("%s+%s %s×%d, %d %s", c.Codec, c.Compress, c.Model, c.Count, len(runs), kind)
+	if c.Runtime != "" {
+		of = fmt.Sprintf("%s %s×%d on the %s, %s, %d %s", c.Codec, c.Model, c.Count, strings.ToUpper(c.Runtime), c.Method, len(runs), kind)
+	}
+	if len(runs) == 0 && timing(measure) {
+		of += ": timed in one process (an older codec.json): its samples are not independent runs"
+	}
+	return Value{V: v, Unit: unit, Of: of, Runs: runs}, nil
 }
 
 func selText(sel map[string]string) string {
