@@ -101,55 +101,6 @@ func (e *exp) finding(id string) (reproduce.Row, error) {
 	return reproduce.Row{}, fmt.Errorf("%s: no finding %q", e.name, id)
 }
 
-// filter keeps the records matching every "key=value" of where (keys:
-// stack, part, runtime, outcome, model, count, load, op, topology; a
-// runtime of go matches the empty one).
-func filter(recs []results.Record, where []string) ([]results.Record, error) {
-	var out []results.Record
-	for _, r := range recs {
-		ok := true
-		for _, w := range where {
-			k, v, found := strings.Cut(w, "=")
-			if !found {
-				return nil, fmt.Errorf("filter %q: want key=value", w)
-			}
-			got, err := field(&r, k)
-			if err != nil {
-				return nil, err
-			}
-			ok = ok && got == v
-		}
-		if ok {
-			out = append(out, r)
-		}
-	}
-	return out, nil
-}
-
-func field(r *results.Record, k string) (string, error) {
-	switch k {
-	case "stack":
-		return r.Stack, nil
-	case "part":
-		return r.Part, nil
-	case "runtime":
-		return r.RuntimeName(), nil
-	case "outcome":
-		return r.Outcome, nil
-	case "model":
-		return r.Model, nil
-	case "count":
-		return fmt.Sprint(r.Count), nil
-	case "load":
-		return r.Load, nil
-	case "op":
-		return r.Op, nil
-	case "topology":
-		return r.Topology, nil
-	}
-	return "", fmt.Errorf("filter key %q: want stack, part, runtime, outcome, model, count, load, op or topology", k)
-}
-
 // Compare says where page differs from what the template made (want),
 // line by line, the first few differences.
 func Compare(page, want string) error {

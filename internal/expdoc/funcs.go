@@ -13,14 +13,20 @@ import (
 	"github.com/hopbench/hopbench/reference"
 )
 
-// funcs are what the template may call. Each takes the experiment's
-// directory name first.
+// funcs are what the template may call: those that read the records,
+// each taking the experiment's directory name first, and the pure ones
+// that write or combine figures (formatFuncs).
 func (d *Doc) funcs() template.FuncMap {
-	return template.FuncMap{
+	fm := template.FuncMap{
 		// runs counts records, filtered ("outcome=out of memory").
 		"runs": func(name string, where ...string) (int, error) {
 			recs, err := d.records(name, where)
 			return len(recs), err
+		},
+		// cases counts the distinct cases of the runs where picks.
+		"cases": func(name string, where ...string) (int, error) {
+			recs, err := d.records(name, where)
+			return len(casesOf(recs)), err
 		},
 		// outcomes is the records by outcome: "270 ok, 14 out of memory".
 		"outcomes": func(name string, where ...string) (string, error) {
@@ -32,18 +38,52 @@ func (d *Doc) funcs() template.FuncMap {
 			recs, err := d.records(name, where)
 			return minutes(recs), err
 		},
-		"finding":  d.finding,
-		"tally":    d.tally,
-		"verdicts": d.verdicts,
-		"value":    d.value,
-		"floor":    d.floor,
-		"paper":    paperFigure,
-		"ratio":    ratioText,
-		"pct":      func(r float64) string { return fmt.Sprintf("%.0f", math.Abs(r-1)*100) },
-		"fixed":    func(prec int, v float64) string { return fmt.Sprintf("%.*f", prec, v) },
-		"sig":      func(v float64) string { return fmt.Sprintf("%.3g", v) },
-		"group":    groupThousands,
+		"trials": func(name string, where ...string) (int, error) {
+			ts, err := d.pickTrials(name, where)
+			return len(ts), err
+		},
+		"finding": d.finding, "tally": d.tally, "verdicts": d.verdicts, "value": d.value, "floor": d.floor,
+		"median": d.median, "spread": d.spread, "span": d.span, "compare": d.compare, "twins": d.twins,
+		"corruption": d.corruption, "outcomeTally": d.outcomeTally, "delivered": d.delivered, "replies": d.replies,
+		"parity": d.parity, "ranking": d.ranking, "leaders": d.leaders,
+		"env": d.env, "duration": d.duration, "date": d.date, "codec": d.codec,
+		"brokerVersion": d.brokerVersion, "library": d.library, "totalMinutes": d.totalMinutes,
 	}
+	for k, f := range formatFuncs {
+		fm[k] = f
+	}
+	return fm
+}
+
+// formatFuncs write figures, or combine them, without reading records.
+var formatFuncs = template.FuncMap{
+	"paper": paperFigure,
+	"pct":   func(r float64) string { return fmt.Sprintf("%.0f", math.Abs(r-1)*100) },
+	// percent is pct with prec decimals: 25.8.
+	"percent": func(prec int, r float64) string { return fmt.Sprintf("%.*f", prec, math.Abs(r-1)*100) },
+	"fixed":   func(prec int, v float64) string { return fmt.Sprintf("%.*f", prec, v) },
+	"sig":     func(v float64) string { return fmt.Sprintf("%.3g", v) },
+	"digits":  digits, "ms": ms, "group": groupThousands,
+	"name": stackName, "names": stackNamesOf,
+	"div":    func(a, b float64) float64 { return a / b },
+	"sub":    func(a, b float64) float64 { return a - b },
+	"mul":    func(a, b float64) float64 { return a * b },
+	"mul100": func(a float64) float64 { return a * 100 },
+	"float":  func(n int) float64 { return float64(n) },
+	// list is its arguments, for a filter passed whole (compare) or
+	// ranged over.
+	"list":     func(s ...string) []string { return s },
+	"count":    count,
+	"position": position,
+	"distinct": distinct,
+	"words":    words,
+	"last":     func(list []string) string { return list[len(list)-1] },
+	// values, collect and spreadOf gather figures in the template
+	// ({{$v = collect $v (median …)}}) for their spread.
+	"values":   func() []float64 { return nil },
+	"collect":  func(vs []float64, v float64) []float64 { return append(vs, v) },
+	"spreadOf": results.SpreadOf,
+	"minRuns":  func() int { return reproduce.MinRuns },
 }
 
 func (d *Doc) records(name string, where []string) ([]results.Record, error) {
@@ -139,24 +179,19 @@ func minutes(recs []results.Record) int {
 	return int(math.Round(d.Minutes()))
 }
 
-// ratioText is a ratio as the tables write it: ×0.72 (-28 %).
-func ratioText(r float64) string {
-	if math.IsInf(r, 0) || math.IsNaN(r) {
-		return fmt.Sprintf("×%v", r)
-	}
-	return fmt.Sprintf("×%.3g (%+.0f %%)", r, (r-1)*100)
-}
+// Band is a ratio's band, lowest to highest.
+type Band struct{ Low, High float64 }
 
-// groupThousands writes an integer with a thin space between thousands:
-// 1 134.
-func groupThousands(v float64) string {
-	s := fmt.Sprintf("%.0f", v)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 && s[i-1] != '-' {
-			b.WriteByte(' ')
-		}
-		b.WriteRune(c)
+// parity is a parity finding's band: the study's own tolerance, or the
+// verdicts' equivalence band.
+func (d *Doc) parity(name, id string) (Band, error) {
+	row, err := d.finding(name, id)
+	if err != nil {
+		return Band{}, err
 	}
-	return b.String()
+	if row.Finding.HoldsWhen != reference.About {
+		return Band{}, fmt.Errorf("%s: %s is not a parity claim", name, id)
+	}
+	lo, hi := row.Finding.ParityBand()
+	return Band{Low: lo, High: hi}, nil
 }
