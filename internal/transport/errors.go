@@ -1,8 +1,10 @@
 package transport
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Code classifies a failed call the same way on every stack.
@@ -83,4 +85,44 @@ func CodeOf(err error) Code {
 		return e.Code
 	}
 	return CodeInternal
+}
+
+// CutOff is the error of a call made under ctx that failed with err. Once
+// ctx has ended it wraps ctx.Err() (context.Canceled or DeadlineExceeded)
+// beside err, whatever err says: a call cut off by its caller may see the
+// end of its context first, or something the end set off first (a broker
+// connection torn down in the same moment, its protocol's own status), and
+// its caller (the load engine) must tell it from a failure of the service
+// either way. A deadline is CodeDeadline; a cancellation CodeUnavailable,
+// as the HTTP and gRPC stacks classify theirs. Before ctx ends, err is
+// returned as it is.
+func CutOff(ctx context.Context, err error) error {
+	end := ctx.Err()
+	if err == nil || end == nil {
+		return err
+	}
+	code := CodeUnavailable
+	if errors.Is(end, context.DeadlineExceeded) {
+		code = CodeDeadline
+	}
+	var te *Error
+	if errors.As(err, &te) && te == err && te.Code == code && errors.Is(err, end) {
+		return err // already the context's
+	}
+	msg, why := message(err), context.Cause(ctx).Error()
+	if !strings.Contains(msg, why) {
+		msg += " (the call's context ended: " + why + ")"
+	}
+	return &Error{Code: code, Msg: msg, Err: errors.Join(end, err)}
+}
+
+// message is err's text without its class, which CutOff replaces.
+func message(err error) string {
+	if e, ok := err.(*Error); ok {
+		if e.Msg == "" && e.Err != nil {
+			return e.Err.Error()
+		}
+		return e.Msg
+	}
+	return err.Error()
 }

@@ -354,19 +354,20 @@ func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, erro
 	if err := transport.CheckBody("request body", req.Body, c.maxBytes); err != nil {
 		return nil, err
 	}
+	// Once ctx has ended, a failure is ctx's (transport.CutOff), whatever
+	// failed with it: a run that is stopped cancels its calls and closes
+	// its connections at once, and a connection or channel found closed
+	// must not count as a failure of the service.
 	id, wait, err := c.pending.Add()
 	if err != nil {
-		return nil, err
+		return nil, transport.CutOff(ctx, err)
 	}
 	msg := publishing(brokered.RequestMeta(ctx, req), req.Body, c.s)
 	msg.CorrelationId, msg.ReplyTo = id, c.replyTo
 	// mandatory: a request no queue takes comes back rather than vanishing.
 	if err := publish(ctx, c.ch, c.s.confirm, c.addr.Name, true, msg); err != nil {
 		c.pending.Remove(id)
-		if ctx.Err() != nil {
-			return nil, &transport.Error{Code: transport.CodeDeadline, Msg: err.Error(), Err: err}
-		}
-		return nil, brokered.Unavailable("amqp: publishing to %s: %w", c.addr.Name, err)
+		return nil, transport.CutOff(ctx, brokered.Unavailable("amqp: publishing to %s: %w", c.addr.Name, err))
 	}
 	return c.pending.Wait(ctx, id, wait, c.maxBytes)
 }

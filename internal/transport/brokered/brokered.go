@@ -10,6 +10,7 @@ import (
 	"crypto/rand"
 	"crypto/tls"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -251,19 +252,24 @@ func (p *Pending) Fail(err error) {
 	}
 }
 
-// Wait waits for the reply to call id, or for ctx to end.
+// Wait waits for the reply to call id, or for ctx to end. A call that
+// failed without a reply (its connection lost) once ctx had ended is
+// ctx's (see transport.CutOff): the end of a run tears connections down
+// as it cancels its calls, and which a waiting call sees first is chance.
 func (p *Pending) Wait(ctx context.Context, id string, ch <-chan Reply, maxBytes int) ([]byte, error) {
 	select {
 	case r := <-ch:
 		if r.Err != nil {
-			return nil, r.Err
+			return nil, transport.CutOff(ctx, r.Err)
 		}
 		return Result(r.Meta, r.Body, maxBytes)
 	case <-ctx.Done():
 		p.Remove(id)
-		return nil, &transport.Error{Code: transport.CodeDeadline, Msg: "no reply before the call's deadline: " + ctx.Err().Error(), Err: ctx.Err()}
+		return nil, transport.CutOff(ctx, errNoReply)
 	}
 }
+
+var errNoReply = errors.New("no reply came")
 
 // Handlers runs each request in a goroutine of its own and, on Close,
 // cancels them and waits: message libraries deliver one message at a time.

@@ -243,7 +243,8 @@ func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, erro
 	}
 	var out frame
 	if err := c.conn.Invoke(ctx, "/"+serviceName+"/"+method, in, &out); err != nil {
-		return nil, fromStatus(err)
+		// grpc-go's Canceled status does not wrap context.Canceled.
+		return nil, transport.CutOff(ctx, fromStatus(err))
 	}
 	if req.Op == transport.OpPost {
 		return out.body, nil
