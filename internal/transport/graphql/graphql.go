@@ -19,11 +19,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	gqltransport "github.com/99designs/gqlgen/graphql/handler/transport"
-	"github.com/vektah/gqlparser/v2/gqlerror"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/hopbench/hopbench/internal/transport"
@@ -111,42 +109,6 @@ func (t Transport) Listen(ctx context.Context, addr string, cfg transport.Config
 		Protocols: rest.Protocols(cfg),
 	}
 	return rest.ServeHTTP(rest.Bound(l, srv, cfg.Conns), srv), nil
-}
-
-// presentError carries a classified error's class in extensions.code, so
-// clients (ours included) can tell a bad request from a failure.
-func presentError(ctx context.Context, err error) *gqlerror.Error {
-	e := graphql.DefaultErrorPresenter(ctx, err)
-	e.Message = withoutBody(e.Message)
-	var te *transport.Error
-	if errors.As(err, &te) {
-		e.Message = te.Error()
-		e.Extensions = map[string]any{"code": te.Code.String()}
-	}
-	return e
-}
-
-// undecodable is how gqlgen's POST transport begins its error for a body
-// that is not JSON; it then quotes the whole body.
-const undecodable = "json request body could not be decoded: "
-
-// quotedBody is how much of an undecodable body an error quotes.
-const quotedBody = 64
-
-// withoutBody keeps a short prefix of the body gqlgen quotes whole in its
-// error for an undecodable request: an error reply is bounded whatever
-// was sent (a 1 MB body of garbage came back in full). Only that error is
-// changed; a valid request never passes here.
-func withoutBody(msg string) string {
-	if !strings.HasPrefix(msg, undecodable) {
-		return msg
-	}
-	why, body, _ := strings.Cut(strings.TrimPrefix(msg, undecodable), " body:")
-	quoted := body
-	if len(quoted) > quotedBody {
-		quoted = quoted[:quotedBody] + "…"
-	}
-	return fmt.Sprintf("the request body is not a GraphQL request in JSON (%s); it begins %q (%d bytes)", why, quoted, len(body))
 }
 
 // limitBody refuses a body above limit with 413 and a GraphQL error naming it.

@@ -124,3 +124,44 @@ func TestAnUndecodableBodyIsNotEchoedWhole(t *testing.T) {
 		t.Errorf("status %d, %d bytes: %.300s", resp.StatusCode, len(b), b)
 	}
 }
+
+// An error quotes at most a short piece of what it names from the
+// request: gqlparser quoted a name whole (a field, a token it could not
+// parse, an operation, a variable's key), so a request with a 1 MB name
+// came back in full. The error still says what is wrong, and a valid
+// query still gets its data.
+func TestAnErrorQuotesLittleOfALongRequest(t *testing.T) {
+	tr, _ := transport.Lookup("graphql")
+	h := transport.Handler{Message: func(context.Context, *transport.MessageRequest) (proto.Message, error) { return nil, nil }}
+	srv, err := tr.Listen(context.Background(), "127.0.0.1:0", transport.Config{MaxBytes: 4 << 20}, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	post := func(body string) (int, string) {
+		t.Helper()
+		resp, err := http.Post("http://"+srv.Addr()+"/graphql", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	long := strings.Repeat("x", 1<<20)
+	post1 := `mutation($i: PayloadInput!) { post(input: $i) { count } }`
+	for _, c := range []struct{ name, body, says string }{
+		{"a token it cannot parse", `{"query":"` + long + `"}`, "Unexpected Name"},
+		{"an unknown field", `{"query":"{ ` + long + ` }"}`, "Cannot query field"},
+		{"an unknown operation", `{"query":"{ __typename }","operationName":"` + long + `"}`, "not found"},
+		{"a variable's unknown key", `{"query":"` + post1 + `","variables":{"i":{"` + long + `":1}}}`, "unknown field"},
+	} {
+		status, b := post(c.body)
+		if status < 400 || status >= 500 || len(b) > 4096 || !strings.Contains(b, c.says) {
+			t.Errorf("%s: status %d, %d bytes: %.300s", c.name, status, len(b), b)
+		}
+	}
+	if status, b := post(`{"query":"{ __typename }"}`); status != http.StatusOK || !strings.Contains(b, `"__typename":"Query"`) {
+		t.Errorf("a valid query: status %d: %.300s", status, b)
+	}
+}
