@@ -101,6 +101,9 @@ func serviceDesc(h transport.Handler) *grpc.ServiceDesc {
 			Handler: func(_ any, ctx context.Context, dec func(any) error, _ grpc.UnaryServerInterceptor) (any, error) {
 				var in frame
 				if err := dec(&in); err != nil {
+					// grpc-go has already answered (a frame cut short:
+					// Internal; too large: ResourceExhausted): the
+					// status a handler returns now goes nowhere.
 					return nil, err
 				}
 				out, err := serve(ctx, h, op, in.body)

@@ -8,10 +8,15 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 
 	"golang.org/x/net/http2"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/mem"
+	"google.golang.org/grpc/status"
 
 	"github.com/hopbench/hopbench/internal/transport"
 )
@@ -19,11 +24,14 @@ import (
 // What a gRPC node answers to bad input, as a raw HTTP/2 client sends it.
 // A malformed Payload (the message parses as gRPC, not as a model) is the
 // caller's mistake: InvalidArgument, from hopbench. A truncated gRPC frame
-// (its length prefix promises more bytes than the stream carries) never
-// reaches hopbench: grpc-go answers it Internal, as the gRPC specification
-// has a library do for a request it cannot parse ("Error parsing request
-// proto: INTERNAL", doc/statuscodes.md); hopbench keeps the library's answer
-// rather than parse gRPC's framing itself.
+// (its length prefix promises more bytes than the stream carries) is
+// answered by grpc-go: the handler's first read of the request gets the
+// error after grpc-go has already written the status, Internal, so
+// whatever the handler returns goes nowhere (grpc-go 1.85, serverStream's
+// RecvMsg). That is the gRPC specification's rule for a request a library
+// cannot parse ("Error parsing request proto: INTERNAL",
+// doc/statuscodes.md); hopbench keeps the library's answer rather than
+// parse gRPC's framing itself.
 func TestBadInputAnswersItsStatus(t *testing.T) {
 	tr, err := transport.Lookup("grpc")
 	if err != nil {
@@ -68,4 +76,46 @@ func TestBadInputAnswersItsStatus(t *testing.T) {
 			t.Logf("%s: %s: %s", c.name, c.want, resp.Trailer.Get("Grpc-Message")+resp.Header.Get("Grpc-Message"))
 		}
 	}
+}
+
+// A grpc-go client that sends a message cut short (a Payload whose model
+// field promises more bytes than follow) gets InvalidArgument, naming it.
+func TestATruncatedMessageIsInvalidArgument(t *testing.T) {
+	tr, err := transport.Lookup("grpc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := tr.Listen(context.Background(), "127.0.0.1:0", transport.Config{}, transport.Handler{Bytes: func(context.Context, *transport.Request) ([]byte, error) {
+		t.Error("a truncated message reached the service")
+		return nil, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	conn, err := grpc.NewClient("passthrough:///"+srv.Addr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	truncated := []byte{0x0a, 10, 0x0a, 0x02} // field 1 (user), 10 bytes promised, 2 sent
+	var reply []byte
+	err = conn.Invoke(context.Background(), "/hopbench.v1.Hop/Echo", &truncated, &reply, grpc.ForceCodecV2(bytesCodec{}))
+	if st, _ := status.FromError(err); st.Code() != codes.InvalidArgument || !strings.Contains(st.Message(), "malformed Payload") {
+		t.Errorf("a truncated message: %v, want InvalidArgument naming the malformed Payload", err)
+	}
+}
+
+// bytesCodec sends and receives messages as the bytes they are.
+type bytesCodec struct{}
+
+func (bytesCodec) Name() string { return "proto" }
+
+func (bytesCodec) Marshal(v any) (mem.BufferSlice, error) {
+	return mem.BufferSlice{mem.SliceBuffer(*v.(*[]byte))}, nil
+}
+
+func (bytesCodec) Unmarshal(data mem.BufferSlice, v any) error {
+	*v.(*[]byte) = data.Materialize()
+	return nil
 }
