@@ -130,10 +130,13 @@ func runJMH(ctx context.Context, cp, seeds, dir string, c codecbench.Case, o Cod
 	file := filepath.Join(dir, "jmh.json")
 	pair := benchmarks[c.Codec]
 	it := fmt.Sprintf("%dms", o.Iteration.Milliseconds())
-	_, err := javaOutput(ctx, "-cp", cp, "org.openjdk.jmh.Main", `dev\.hopbench\.node\.CodecBench\.(`+pair[0]+"|"+pair[1]+`)$`,
-		"-p", "model="+c.Model, "-p", "count="+strconv.Itoa(c.Count), "-p", "seeds="+seeds,
-		"-f", strconv.Itoa(o.Forks), "-wi", strconv.Itoa(o.WarmupIterations), "-w", it, "-i", strconv.Itoa(o.Iterations), "-r", it,
-		"-prof", "gc", "-rf", "json", "-rff", file)
+	err := waitingForJMHLock(ctx, func() error {
+		_, err := javaOutput(ctx, "-cp", cp, "org.openjdk.jmh.Main", `dev\.hopbench\.node\.CodecBench\.(`+pair[0]+"|"+pair[1]+`)$`,
+			"-p", "model="+c.Model, "-p", "count="+strconv.Itoa(c.Count), "-p", "seeds="+seeds,
+			"-f", strconv.Itoa(o.Forks), "-wi", strconv.Itoa(o.WarmupIterations), "-w", it, "-i", strconv.Itoa(o.Iterations), "-r", it,
+			"-prof", "gc", "-rf", "json", "-rff", file)
+		return err
+	})
 	if err != nil {
 		return codecbench.Result{}, err
 	}
@@ -151,6 +154,30 @@ func runJMH(ctx context.Context, cp, seeds, dir string, c codecbench.Case, o Cod
 		return codecbench.Result{}, fmt.Errorf("JMH reported no %s or %s for %s×%d", pair[0], pair[1], c.Model, c.Count)
 	}
 	return codecbench.Result{Case: c, Marshal: m, Unmarshal: u, Method: o.Method()}, nil
+}
+
+// jmhLockWait bounds how long a JMH run waits for another one to finish.
+var jmhLockWait = 10 * time.Minute
+
+// waitingForJMHLock runs JMH, and runs it again while another JMH on this
+// machine holds JMH's lock: two at once would time each other, so hopbench
+// waits its turn (bounded by jmhLockWait) rather than forcing past the lock.
+func waitingForJMHLock(ctx context.Context, run func() error) error {
+	deadline := time.Now().Add(jmhLockWait)
+	for {
+		err := run()
+		if err == nil || !strings.Contains(err.Error(), "Unable to acquire the JMH lock") {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("another JMH run held its lock for over %v; let it finish and run again: %w", jmhLockWait, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(2 * time.Second):
+		}
+	}
 }
 
 // jmhResult is what JMH's -rf json says of one benchmark.

@@ -108,3 +108,29 @@ func TestEachJMHForkIsOneRun(t *testing.T) {
 		t.Errorf("runs %v of %d samples: want the five forks' means", m.RunsNs, m.Samples)
 	}
 }
+
+// A JMH run that finds another holding JMH's lock waits and runs again;
+// any other failure, or a lock held past the bound, is an error at once.
+func TestAJMHRunWaitsForAnotherToFinish(t *testing.T) {
+	locked := fmt.Errorf("java org.openjdk.jmh.Main: exit status 1: ERROR: Unable to acquire the JMH lock (/tmp/jmh.lock), exiting")
+	tries := 0
+	err := waitingForJMHLock(context.Background(), func() error {
+		if tries++; tries < 2 {
+			return locked
+		}
+		return nil
+	})
+	if err != nil || tries != 2 {
+		t.Fatalf("err %v after %d tries, want success on the second", err, tries)
+	}
+	tries = 0
+	other := fmt.Errorf("exit status 1: no such benchmark")
+	if err := waitingForJMHLock(context.Background(), func() error { tries++; return other }); err != other || tries != 1 {
+		t.Errorf("other failure: %v after %d tries, want it at once", err, tries)
+	}
+	defer func(w time.Duration) { jmhLockWait = w }(jmhLockWait)
+	jmhLockWait = 0
+	if err := waitingForJMHLock(context.Background(), func() error { return locked }); err == nil || !strings.Contains(err.Error(), "let it finish") {
+		t.Errorf("lock held past the bound: %v, want an error saying so", err)
+	}
+}
