@@ -124,6 +124,13 @@ type Advice struct {
 	// with no other run is not ranked at all.
 	LeftOut []string
 	Missing []string
+	// Count is the payload's count the figures are for (the nearest
+	// measured to the one asked for); 0 when nothing matched.
+	Count int
+	// Unsettled are orders of stacks at this payload that flip between
+	// two loads with nothing measured to explain it: the answer's order
+	// is not settled between them (the caller fills it from the verdict).
+	Unsettled []string
 }
 
 // Advise ranks the stacks measured in recs for req (which must be valid
@@ -138,7 +145,7 @@ func Advise(req Requirements, recs []results.Record) (*Advice, error) {
 		a.Missing = append(a.Missing, missingFor(req, recs))
 		return a, nil
 	}
-	a.Basis = fmt.Sprintf("%s×%d through %s", req.Model, count, req.Topology)
+	a.Basis, a.Count = fmt.Sprintf("%s×%d through %s", req.Model, count, req.Topology), count
 	if count != req.Count {
 		a.Basis += fmt.Sprintf(" (the measured count nearest the %d asked for)", req.Count)
 		a.Missing = append(a.Missing, fmt.Sprintf("no run measured %s×%d: the figures are for ×%d; measure the size you need for figures that fit it", req.Model, req.Count, count))

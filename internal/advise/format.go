@@ -48,6 +48,12 @@ func (a *Advice) Write(w io.Writer) error {
 			fmt.Fprintf(&b, "Left out: %s\n", l)
 		}
 	}
+	if len(a.Unsettled) > 0 {
+		b.WriteString("\n")
+		for _, u := range a.Unsettled {
+			fmt.Fprintf(&b, "Unsettled: %s\n", u)
+		}
+	}
 	if len(a.Missing) > 0 {
 		b.WriteString("\n")
 		for _, m := range a.Missing {

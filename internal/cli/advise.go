@@ -15,6 +15,7 @@ import (
 
 	"github.com/hopbench/hopbench/internal/advise"
 	"github.com/hopbench/hopbench/internal/experiment"
+	"github.com/hopbench/hopbench/internal/report"
 	"github.com/hopbench/hopbench/internal/results"
 	"github.com/hopbench/hopbench/presets"
 )
@@ -106,7 +107,29 @@ func runAdvise(cmd *cobra.Command, a *app, args []string, req *advise.Requiremen
 		}
 		fmt.Fprintln(a.stdout)
 	}
+	if err := unsettled(adv, recs); err != nil {
+		return err
+	}
 	return adv.Write(a.stdout)
+}
+
+// unsettled adds to adv the orders of stacks at its payload that flip
+// between two loads with nothing measured to explain it (report.Flip).
+func unsettled(adv *advise.Advice, recs []results.Record) error {
+	if adv.Count == 0 || len(recs) == 0 {
+		return nil
+	}
+	v, err := report.VerdictOf(recs)
+	if err != nil {
+		return err
+	}
+	req := adv.Requirements
+	for _, f := range v.Flips {
+		if !f.Explained && f.Model == req.Model && f.Count == adv.Count && f.Topology == req.Topology {
+			adv.Unsettled = append(adv.Unsettled, f.Text)
+		}
+	}
+	return nil
 }
 
 // readRequirements reads file into req, then lets the flags the user set

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hopbench/hopbench/internal/advise"
+	"github.com/hopbench/hopbench/internal/results"
 )
 
 func TestAdviseMeasuresAnSLAAtARateWithACapacitySearch(t *testing.T) {
@@ -35,5 +36,42 @@ func TestAdviseMeasuresAnSLAAtARateWithACapacitySearch(t *testing.T) {
 	_, data, err := adviseSpec(closed)
 	if err != nil || !strings.Contains(string(data), "closed: {clients: 32}") {
 		t.Errorf("a rate without an SLA measures throughput in a closed loop: %v\n%s", err, data)
+	}
+}
+
+// Where two stacks' order at the advised payload flips between one client
+// and 32, significantly in both, and no figure explains it (the stack
+// ahead at 32 clients spends more CPU a request), advise says the order
+// is unsettled rather than ranking on one case silently.
+func TestAdviseSaysAnUnexplainedFlipIsUnsettled(t *testing.T) {
+	var recs []results.Record
+	add := func(stack, load string, p50 int64, rps, cpu float64) {
+		for i := range 5 {
+			r := results.Record{Case: stack + " direct echo text×10 " + load, Stack: stack, Topology: "direct", Op: "echo",
+				Model: "text", Count: 10, Load: load, Outcome: results.OutcomeOK, Repetition: i}
+			r.Requests, r.P50Us, r.P99Us, r.RPS = 1000, p50+int64(i), 2*p50, rps+float64(i)
+			r.Nodes = []results.Node{{Usage: results.Usage{CPUUsPerReq: cpu}}}
+			recs = append(recs, r)
+		}
+	}
+	add("grpc", "closed:1", 100, 1, 50)
+	add("rest", "closed:1", 150, 1, 60)
+	add("grpc", "closed:32", 900, 20000, 50)
+	add("rest", "closed:32", 800, 25000, 60)
+	req := advise.Requirements{Model: "text", Count: 10}
+	req.Defaults()
+	adv, err := advise.Advise(req, recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := unsettled(adv, recs); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := adv.Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	if len(adv.Unsettled) != 1 || !strings.Contains(b.String(), "Unsettled: direct · echo · text×10: grpc leads rest at 1 client") {
+		t.Errorf("advice:\n%s\nwant the flip between grpc and rest said unsettled", b.String())
 	}
 }

@@ -60,13 +60,11 @@ func Build(title string, sources []string, recs []results.Record) (*Report, erro
 	if len(recs) == 0 {
 		return nil, fmt.Errorf("report: no records to report on")
 	}
-	cases, err := measure(recs)
-	if err != nil {
-		return nil, fmt.Errorf("report: %w", err)
-	}
 	r := &Report{Title: title, Sources: sources, Environment: environmentOf(recs, noiseAfter(sources)), Summary: summaryTable(recs)}
-	slices.SortStableFunc(cases, func(a, b *measured) int { return compareStacks(a.Stack, b.Stack) })
-	b := &builder{report: r, cases: cases, ids: map[string]int{}, runs: perCase(recs)}
+	b, err := newBuilder(r, recs)
+	if err != nil {
+		return nil, err
+	}
 	b.verdict()
 	for _, s := range []func() error{b.latency, b.latencyByPayload, b.connections, func() error { return b.networks(recs) }, func() error { return b.runtimes(recs) }, func() error { return b.evolution(recs) }, func() error { return b.hosts(recs) }, b.capacity, b.seconds, b.ramps, b.bytes, b.resources, b.boot} {
 		if err := s(); err != nil {
@@ -81,6 +79,16 @@ type builder struct {
 	cases  []*measured
 	ids    map[string]int
 	runs   map[string][]*results.Record // each case's runs whose figures stand
+}
+
+// newBuilder fills r from recs' cases, stacks in legend order.
+func newBuilder(r *Report, recs []results.Record) (*builder, error) {
+	cases, err := measure(recs)
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	slices.SortStableFunc(cases, func(a, b *measured) int { return compareStacks(a.Stack, b.Stack) })
+	return &builder{report: r, cases: cases, ids: map[string]int{}, runs: perCase(recs)}, nil
 }
 
 func (b *builder) section(id, title, intro string) *Section {

@@ -23,6 +23,10 @@ type Verdict struct {
 	Maps     []HeatMap
 	// Unranked names the cases no single figure ranks, and why.
 	Unranked []string
+	// Flips are the pairs of stacks whose order reverses between two
+	// loads of the same case, significantly in both, each with what
+	// explains it or that nothing does.
+	Flips []Flip
 }
 
 // Ranking is one case's stacks, best first.
@@ -291,9 +295,12 @@ func (b *builder) verdict() {
 	}
 	slices.SortStableFunc(ranked, func(a, b string) int { return compareCases(by[a][0], by[b][0]) })
 	labels := caseLabels(ranked, by)
+	var rcs []rankedCase
 	for i, k := range ranked {
 		v.Rankings = append(v.Rankings, ranking(labels[i], by[k], b.runs, heads[k]))
+		rcs = append(rcs, rankedCase{cases: by[k], f: heads[k]})
 	}
+	v.Flips = flips(rcs, b.runs)
 	cols := columns{keys: ranked, labels: labels, by: by, runs: b.runs}
 	for _, m := range []HeatMap{
 		cols.heatMap("Each case's headline figure against its best", "The figure each case is ranked by, as above: a cell is the stack's median against its case's best, whose own value it shows.",

@@ -121,6 +121,9 @@ func (v Verdict) Lines() []string {
 		}
 		lines = append(lines, line)
 	}
+	for _, f := range v.Flips {
+		lines = append(lines, "- **Order flips with the load:** "+f.Text)
+	}
 	return lines
 }
 
