@@ -5,6 +5,7 @@
 //
 //	bareloop -stack grpc|rest -target ADDR -clients 64 -duration 10s
 //	bareloop -print-json   (the gRPC request as JSON, for ghz -d)
+//	bareloop -print-rest   (the REST request's body, for vegeta and wrk)
 package main
 
 import (
@@ -35,6 +36,7 @@ func main() {
 	duration := flag.Duration("duration", 10*time.Second, "how long to call")
 	count := flag.Int("count", 10, "characters of text echoed")
 	printJSON := flag.Bool("print-json", false, "print the gRPC request as JSON and exit")
+	printREST := flag.Bool("print-rest", false, "print the REST request's body (JSON) and exit")
 	flag.Parse()
 	m, _ := payload.Lookup("text")
 	msg, err := m.Message(*count, payload.DefaultSeed)
@@ -45,6 +47,14 @@ func main() {
 	if *printJSON {
 		b, _ := protojson.Marshal(&pb.Payload{Body: &pb.Payload_Text{Text: text}})
 		fmt.Println(string(b))
+		return
+	}
+	if *printREST {
+		body, err := restBody(text)
+		if err != nil {
+			fail(err)
+		}
+		fmt.Println(string(body))
 		return
 	}
 	var call func(context.Context) error
@@ -76,8 +86,7 @@ func grpcCall(target string, text *pb.Text) (*grpc.ClientConn, func(context.Cont
 // restCall is one REST echo of text, as JSON over HTTP/1.1, to target,
 // with a connection kept for each of the clients.
 func restCall(target string, clients int, text *pb.Text) func(context.Context) error {
-	jsonCodec, _ := codec.Lookup("json")
-	body, err := jsonCodec.Marshal(text)
+	body, err := restBody(text)
 	if err != nil {
 		fail(err)
 	}
@@ -94,6 +103,12 @@ func restCall(target string, clients int, text *pb.Text) func(context.Context) e
 		resp.Body.Close()
 		return err
 	}
+}
+
+// restBody is the REST echo's request body: text in hopbench's JSON.
+func restBody(text *pb.Text) ([]byte, error) {
+	jsonCodec, _ := codec.Lookup("json")
+	return jsonCodec.Marshal(text)
 }
 
 // loop makes calls from clients goroutines, each calling again as soon as

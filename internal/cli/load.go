@@ -370,6 +370,9 @@ func (o *loadOutput) write(w io.Writer, format string) error {
 	if u := o.Uncorrected; u != nil {
 		row("uncorrected", "p50 %s  p90 %s  p99 %s  p99.9 %s  max %s  (from actual send; what most tools report)", us(u.P50Us), us(u.P90Us), us(u.P99Us), us(u.P999Us), us(u.MaxUs))
 	}
+	if l := o.Lateness; l != nil {
+		row("lateness", "p50 %s  p99 %s  max %s  (the generator's own, past each due time; not in the latency)", us(l.P50Us), us(l.P99Us), us(l.MaxUs))
+	}
 	if o.Wire != nil {
 		row("wire", "%.0f B sent, %.0f B received per request", o.Wire.Sent, o.Wire.Received)
 	}

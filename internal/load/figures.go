@@ -22,6 +22,10 @@ func (r *Result) Figures(w wire.Totals) results.Figures {
 		u := stats.Summarize(r.Uncorrected)
 		f.Uncorrected = &u
 	}
+	if r.Lateness != nil && r.Lateness.TotalCount() > 0 {
+		l := stats.Summarize(r.Lateness)
+		f.Lateness = &l
+	}
 	if r.Capacity != nil {
 		f.CapacityRPS, f.Capacity = r.Capacity.RPS, r.Capacity
 	}

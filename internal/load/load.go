@@ -191,7 +191,11 @@ type Result struct {
 	Latency *hdrhistogram.Histogram
 	// Uncorrected is from the actual send time; open loops only.
 	Uncorrected *hdrhistogram.Histogram
-	Series      []results.Second
+	// Lateness is the generator's own lateness in sending each request
+	// past its due time (its timers, its hand-off; not a wait for a
+	// worker the service kept busy); open loops only.
+	Lateness *hdrhistogram.Histogram
+	Series   []results.Second
 	// NotSent counts open-loop requests due in the measured window that
 	// were never sent: the generator fell so far behind that they were
 	// still waiting when the window's drain ended.

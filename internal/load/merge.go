@@ -59,6 +59,11 @@ func (r *Result) add(s *Result) error {
 			return err
 		}
 	}
+	if s.Lateness != nil {
+		if r.Lateness, err = mergeHistogram(r.Lateness, s.Lateness); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -10,9 +10,8 @@ import (
 	"github.com/hopbench/hopbench/internal/stats"
 )
 
-// A bucket is what one worker measured in one second. Workers record into
-// their own bucket without locks and hand it to the collector when they
-// move to the next second, so a run's memory does not grow with its length.
+// A bucket is what the collector holds of one second (or a ramp's step,
+// or the whole window): histograms and counts.
 type bucket struct {
 	sec       int
 	step      int                     // the ramp step its requests were sent in; -1 outside a ramp
@@ -23,33 +22,59 @@ type bucket struct {
 	withinSLA int64
 }
 
-var bucketPool = sync.Pool{New: func() any {
-	return &bucket{hist: stats.NewHistogram(), raw: stats.NewHistogram()}
-}}
-
 func newBucket(sec, step int) *bucket {
-	b := bucketPool.Get().(*bucket)
-	b.sec, b.step = sec, step
+	return &bucket{sec: sec, step: step, hist: stats.NewHistogram(), raw: stats.NewHistogram()}
+}
+
+// A sample is one request as a worker saw it: its latency (from its due
+// time), from its actual send (raw), the generator's own lateness in
+// sending it, its class (-1 for a good reply) and its end.
+type sample struct {
+	latency, raw, late time.Duration
+	class              Class
+	endNs              int64 // since the window began
+}
+
+// A batch is one worker's samples of one second (and ramp step): workers
+// record into their own batch without locks and hand it to the collector
+// when they move to the next second or it fills. A batch holds a few KiB,
+// not a histogram: a generator's memory does not grow with its workers'
+// number by histograms (256 workers hold 256 batches).
+type batch struct {
+	sec, step int
+	samples   []sample
+}
+
+const batchSize = 64
+
+var batchPool = sync.Pool{New: func() any { return &batch{samples: make([]sample, 0, batchSize)} }}
+
+func newBatch(sec, step int) *batch {
+	b := batchPool.Get().(*batch)
+	b.sec, b.step, b.samples = sec, step, b.samples[:0]
 	return b
 }
 
-func (b *bucket) free() {
-	b.hist.Reset()
-	b.raw.Reset()
-	b.requests, b.classes, b.lastEndNs, b.withinSLA = 0, [numClasses]int64{}, 0, 0
-	bucketPool.Put(b)
-}
+func (b *batch) free() { batchPool.Put(b) }
 
 // recorder is one worker's side of the measurement.
 type recorder struct {
 	w   *window
-	cur *bucket
-	out chan<- *bucket
+	cur *batch
+	out chan<- *batch
 }
 
 // record files one request: intended is when it was due, sent when the
-// worker sent it, end when its reply (or error) came.
+// worker sent it, end when its reply (or error) came. An open loop's
+// requests are recorded by recordLate, with the generator's lateness.
 func (r *recorder) record(intended, sent, end time.Time, err error) {
+	r.recordLate(intended, sent, end, 0, err)
+}
+
+// recordLate files one request with late, the time the generator itself
+// took past the request's due time to send it (its timers, its hand-off;
+// not the wait for a worker the service kept busy).
+func (r *recorder) recordLate(intended, sent, end time.Time, late time.Duration, err error) {
 	w := r.w
 	if intended.Before(w.start) {
 		return // warm-up
@@ -62,13 +87,10 @@ func (r *recorder) record(intended, sent, end time.Time, err error) {
 		// next step's, nor the last step's after the window.
 		step = w.stepAt(intended.Sub(w.start))
 	}
-	if r.cur == nil || r.cur.sec != sec || r.cur.step != step {
+	if r.cur == nil || r.cur.sec != sec || r.cur.step != step || len(r.cur.samples) == batchSize {
 		r.flush()
-		r.cur = newBucket(sec, step)
+		r.cur = newBatch(sec, step)
 	}
-	b := r.cur
-	b.requests++
-	b.lastEndNs = max(b.lastEndNs, int64(since))
 	latency := end.Sub(intended)
 	class := Class(-1)
 	switch {
@@ -81,24 +103,31 @@ func (r *recorder) record(intended, sent, end time.Time, err error) {
 	case latency > w.sla:
 		class = ClassOverSLA
 	}
-	if class >= 0 {
-		b.classes[class]++
-	} else {
-		b.withinSLA++
-	}
-	if class == ClassRefused {
-		return // never reached the service: no latency to speak of
-	}
-	stats.Record(b.hist, latency)
-	if w.open {
-		stats.Record(b.raw, end.Sub(sent))
-	}
+	r.cur.samples = append(r.cur.samples, sample{latency: latency, raw: end.Sub(sent), late: late, class: class, endNs: int64(since)})
 }
 
 func (r *recorder) flush() {
 	if r.cur != nil {
 		r.out <- r.cur
 		r.cur = nil
+	}
+}
+
+// add files s in b.
+func (b *bucket) add(s sample, open bool) {
+	b.requests++
+	b.lastEndNs = max(b.lastEndNs, s.endNs)
+	if s.class >= 0 {
+		b.classes[s.class]++
+	} else {
+		b.withinSLA++
+	}
+	if s.class == ClassRefused {
+		return // never reached the service: no latency to speak of
+	}
+	stats.Record(b.hist, s.latency)
+	if open && b.raw != nil {
+		stats.Record(b.raw, s.raw)
 	}
 }
 
@@ -112,13 +141,14 @@ type window struct {
 	stepAt func(time.Duration) int
 }
 
-// collector merges the workers' buckets into the run totals, the
+// collector files the workers' batches into the run totals, the
 // per-second series and the ramp's steps. A second is closed two seconds
-// after a bucket of a later second arrives; a bucket for a closed second
+// after a batch of a later second arrives; a batch for a closed second
 // still counts, as late.
 type collector struct {
 	open     bool
 	total    *bucket
+	late     *hdrhistogram.Histogram // the generator's own lateness, open loops
 	seconds  map[int]*bucket
 	series   []results.Second
 	closedTo int             // seconds below this are closed
@@ -129,51 +159,50 @@ type collector struct {
 const closeLag = 2
 
 func newCollector(open bool, progress func(results.Second)) *collector {
-	total := &bucket{hist: stats.NewHistogram(), raw: stats.NewHistogram()}
-	return &collector{open: open, total: total, seconds: map[int]*bucket{}, steps: map[int]*bucket{}, progress: progress}
+	return &collector{open: open, total: newBucket(-1, -1), late: stats.NewHistogram(), seconds: map[int]*bucket{},
+		steps: map[int]*bucket{}, progress: progress}
 }
 
-func (c *collector) run(in <-chan *bucket) {
+func (c *collector) run(in <-chan *batch) {
 	for b := range in {
 		c.add(b)
 	}
 	c.closeBefore(int(^uint(0) >> 1))
 }
 
-func (c *collector) add(b *bucket) {
-	merge(c.total, b)
-	if st := b.step; st >= 0 {
-		if c.steps[st] == nil {
-			c.steps[st] = &bucket{hist: stats.NewHistogram()}
+func (c *collector) add(b *batch) {
+	defer b.free()
+	var step, sec *bucket
+	if b.step >= 0 {
+		if step = c.steps[b.step]; step == nil {
+			step = &bucket{step: b.step, hist: stats.NewHistogram()}
+			c.steps[b.step] = step
 		}
-		merge(c.steps[st], b)
 	}
-	sec := b.sec
-	if sec < c.closedTo {
+	late := b.sec < c.closedTo
+	if !late {
+		if sec = c.seconds[b.sec]; sec == nil {
+			sec = &bucket{sec: b.sec, step: -1, hist: stats.NewHistogram()}
+			c.seconds[b.sec] = sec
+		}
+	}
+	for _, s := range b.samples {
+		c.total.add(s, c.open)
+		if c.open {
+			stats.Record(c.late, s.late)
+		}
+		if step != nil {
+			step.add(s, false)
+		}
+		if sec != nil {
+			sec.add(s, false)
+		}
+	}
+	if late {
 		c.addLate(b)
-		b.free()
 		return
 	}
-	if s := c.seconds[sec]; s == nil {
-		c.seconds[sec] = b
-	} else {
-		merge(s, b)
-		b.free()
-	}
-	c.closeBefore(sec - closeLag)
-}
-
-func merge(into, b *bucket) {
-	into.hist.Merge(b.hist)
-	if into.raw != nil {
-		into.raw.Merge(b.raw)
-	}
-	into.requests += b.requests
-	into.withinSLA += b.withinSLA
-	into.lastEndNs = max(into.lastEndNs, b.lastEndNs)
-	for i, n := range b.classes {
-		into.classes[i] += n
-	}
+	c.closeBefore(b.sec - closeLag)
 }
 
 // closeBefore turns every open second before sec into a point of the series.
@@ -185,7 +214,6 @@ func (c *collector) closeBefore(sec int) {
 		if b != nil {
 			pt.Requests, pt.Errors = b.requests, b.errors()
 			pt.P50Us, pt.P99Us = b.hist.ValueAtQuantile(50), b.hist.ValueAtQuantile(99)
-			b.free()
 		}
 		c.series = append(c.series, pt)
 		c.closedTo = s + 1
@@ -195,12 +223,18 @@ func (c *collector) closeBefore(sec int) {
 	}
 }
 
-func (c *collector) addLate(b *bucket) {
+func (c *collector) addLate(b *batch) {
+	var errs int64
+	for _, s := range b.samples {
+		if s.class >= 0 {
+			errs++
+		}
+	}
 	for i := range c.series {
 		if pt := &c.series[i]; pt.T == b.sec {
-			pt.Requests += b.requests
-			pt.Errors += b.errors()
-			pt.Late += b.requests
+			pt.Requests += int64(len(b.samples))
+			pt.Errors += errs
+			pt.Late += int64(len(b.samples))
 		}
 	}
 }

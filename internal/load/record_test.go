@@ -16,8 +16,10 @@ func TestTheCollectorHoldsAFewSecondsWhateverTheLength(t *testing.T) {
 	held := 0
 	for sec := range seconds {
 		for range workers {
-			b := newBucket(sec, -1)
-			b.requests = 10
+			b := newBatch(sec, -1)
+			for range 10 {
+				b.samples = append(b.samples, sample{latency: time.Millisecond, class: -1})
+			}
 			c.add(b)
 		}
 		held = max(held, len(c.seconds))
@@ -30,8 +32,8 @@ func TestTheCollectorHoldsAFewSecondsWhateverTheLength(t *testing.T) {
 		t.Errorf("closed %d seconds, series %d, total %d requests", closed, len(c.series), c.total.requests)
 	}
 	// A straggler for a closed second counts, as late.
-	late := newBucket(3, -1)
-	late.requests = 2
+	late := newBatch(3, -1)
+	late.samples = append(late.samples, sample{class: -1}, sample{class: -1})
 	c.add(late)
 	if c.series[3].Late != 2 || c.series[3].Requests != workers*10+2 {
 		t.Errorf("late bucket: %+v", c.series[3])
@@ -45,7 +47,7 @@ func TestTheCollectorHoldsAFewSecondsWhateverTheLength(t *testing.T) {
 func TestARampStepCountsTheRequestsSentInIt(t *testing.T) {
 	start := time.Unix(1000, 0)
 	w := &window{start: start, sla: time.Hour, stepAt: func(d time.Duration) int { return min(int(d/time.Second), 1) }}
-	out := make(chan *bucket, 16)
+	out := make(chan *batch, 16)
 	rec := &recorder{w: w, out: out}
 	at := func(d time.Duration) time.Time { return start.Add(d) }
 	rec.record(at(100*time.Millisecond), at(100*time.Millisecond), at(200*time.Millisecond), nil)    // step 0

@@ -24,7 +24,7 @@ func Run(ctx context.Context, cfg Config, newCall func() Call) (*Result, error) 
 	if cfg.Kind == Capacity {
 		return capacitySearch(ctx, cfg, newCall)
 	}
-	e := &engine{cfg: cfg, clock: cfg.clock, newCall: newCall, buckets: make(chan *bucket, 1024)}
+	e := &engine{cfg: cfg, clock: cfg.clock, newCall: newCall, batches: make(chan *batch, 1024)}
 	e.t0 = e.clock.Now()
 	e.win = &window{start: e.t0.Add(cfg.Warmup), sla: cfg.SLA, timeout: cfg.Timeout, open: cfg.Open()}
 	e.end = e.win.start.Add(cfg.Duration)
@@ -37,7 +37,7 @@ func Run(ctx context.Context, cfg Config, newCall func() Call) (*Result, error) 
 	}
 	col := newCollector(e.win.open, cfg.Progress)
 	collected := make(chan struct{})
-	go func() { col.run(e.buckets); close(collected) }()
+	go func() { col.run(e.batches); close(collected) }()
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -52,7 +52,7 @@ func Run(ctx context.Context, cfg Config, newCall func() Call) (*Result, error) 
 	}
 	e.workers.Wait()
 	cpu := cpu0.since()
-	close(e.buckets)
+	close(e.batches)
 	<-collected
 	return e.result(col, cpu), nil
 }
@@ -68,7 +68,7 @@ type engine struct {
 	t0, end      time.Time // end is zero when a request count ends the window
 	win          *window
 	budget       atomic.Int64
-	buckets      chan *bucket
+	batches      chan *batch
 	workers      sync.WaitGroup
 }
 
@@ -115,7 +115,7 @@ func (e *engine) closed(ctx context.Context, wd *watchdog) {
 func (e *engine) closedWorker(ctx context.Context, s *slot) {
 	defer e.workers.Done()
 	call := e.newCall()
-	rec := &recorder{w: e.win, out: e.buckets}
+	rec := &recorder{w: e.win, out: e.batches}
 	defer rec.flush()
 	var held heldError
 	defer held.finish(ctx, rec, e.clock)
@@ -142,6 +142,7 @@ func (e *engine) closedWorker(ctx context.Context, s *slot) {
 // service's: an interrupted amqp run counted one such error a worker.
 type heldError struct {
 	intended, sent, end time.Time
+	late                time.Duration
 	err                 error
 }
 
@@ -151,17 +152,22 @@ const interruptGrace = 250 * time.Millisecond
 
 // record files a call through rec, holding a failed one until the next.
 func (h *heldError) record(rec *recorder, intended, sent, end time.Time, err error) {
+	h.recordLate(rec, intended, sent, end, 0, err)
+}
+
+// recordLate is record with the generator's lateness in sending the call.
+func (h *heldError) recordLate(rec *recorder, intended, sent, end time.Time, late time.Duration, err error) {
 	h.flush(rec)
 	if err != nil {
-		*h = heldError{intended: intended, sent: sent, end: end, err: err}
+		*h = heldError{intended: intended, sent: sent, end: end, late: late, err: err}
 		return
 	}
-	rec.record(intended, sent, end, nil)
+	rec.recordLate(intended, sent, end, late, nil)
 }
 
 func (h *heldError) flush(rec *recorder) {
 	if h.err != nil {
-		rec.record(h.intended, h.sent, h.end, h.err)
+		rec.recordLate(h.intended, h.sent, h.end, h.late, h.err)
 		h.err = nil
 	}
 }
@@ -223,11 +229,21 @@ func (b *backoff) after(ctx context.Context, err error) bool {
 	return b.clock.SleepUntil(ctx, b.clock.Now().Add(b.wait))
 }
 
-// open dispatches requests at their due times to a pool of workers. A due
-// request waits for a free worker with its intended time unchanged: the
-// wait is part of its latency, as the caller would see it.
+// handOffLead is how long before its due time a request is handed to a
+// worker: the hand-off (a sleeping goroutine woken on another CPU, tens
+// of µs on a VM) happens before the due time, off the measured path, and
+// the worker sleeps until the due time itself.
+const handOffLead = time.Millisecond
+
+// A ticket is one request of an open loop: when it is due.
+type ticket struct{ due time.Time }
+
+// open dispatches requests to a pool of workers a little before their due
+// times (handOffLead). A due request that finds no free worker waits for
+// one with its due time unchanged: the wait is part of its latency, as
+// the caller would see it.
 func (e *engine) open(ctx context.Context, wd *watchdog) {
-	tickets := make(chan time.Time)
+	tickets := make(chan ticket)
 	for range e.cfg.Workers {
 		e.workers.Add(1)
 		go e.openWorker(ctx, wd.slot(), tickets)
@@ -248,41 +264,59 @@ func (e *engine) open(ctx context.Context, wd *watchdog) {
 			return
 		}
 		at := e.t0.Add(due)
-		if e.clock.Now().Before(at) {
-			// On time: wait for it. The timer wakes up to a millisecond
-			// late (Go's timers on Linux); that lateness is the
-			// generator's, not the service's, so the request is due when
-			// the dispatcher woke. A dispatcher that is behind (workers
-			// busy) never sleeps, and its requests keep their due times.
-			if !e.clock.SleepUntil(ctx, at) {
-				return
-			}
-			at = e.clock.Now()
+		if hand := at.Add(-handOffLead); e.clock.Now().Before(hand) && !e.clock.SleepUntil(ctx, hand) {
+			return
 		}
 		select {
-		case tickets <- at:
+		case tickets <- ticket{due: at}:
 		case <-ctx.Done():
 			return
 		}
 	}
 }
 
-func (e *engine) openWorker(ctx context.Context, s *slot, tickets <-chan time.Time) {
+// openWorker sends each request it is handed at its due time. A request
+// handed before its due time was on time: the worker sleeps until then,
+// and whatever its own wake-up adds is the generator's lateness, recorded
+// as such and not charged to the service. A request handed after its due
+// time while this worker was free is late by the generator's doing too
+// (the dispatcher's timer); one this worker took after its due time
+// because it was busy waited for the service, and that wait is charged.
+func (e *engine) openWorker(ctx context.Context, s *slot, tickets <-chan ticket) {
 	defer e.workers.Done()
 	call := e.newCall()
-	rec := &recorder{w: e.win, out: e.buckets}
+	rec := &recorder{w: e.win, out: e.batches}
 	defer rec.flush()
 	var held heldError
 	defer held.finish(ctx, rec, e.clock)
-	for intended := range tickets {
+	for {
+		free := e.clock.Now()
+		t, ok := <-tickets
+		if !ok {
+			return
+		}
+		if e.clock.Now().Before(t.due) && !e.clock.SleepUntil(ctx, t.due) {
+			return
+		}
 		sent := e.clock.Now()
-		e.countSent(intended, sent)
+		e.countSent(t.due, sent)
+		late, from := sent.Sub(later(t.due, free)), sent
+		if free.After(t.due) {
+			from = t.due // behind: every worker was busy with the service
+		}
 		halted, err := cutOff(ctx, s.call(ctx, call, sent))
 		if halted {
 			return
 		}
-		held.record(rec, intended, sent, e.clock.Now(), err)
+		held.recordLate(rec, from, sent, e.clock.Now(), late, err)
 	}
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // countSent counts a request of the window as it is sent: by its
@@ -412,7 +446,7 @@ func (e *engine) result(c *collector, cpu time.Duration) *Result {
 		Sent: e.sent.Load(), SentOnTime: e.onTime.Load(),
 	}
 	if e.win.open {
-		r.Uncorrected = t.raw
+		r.Uncorrected, r.Lateness = t.raw, c.late
 	}
 	for i, n := range t.classes {
 		r.ErrorsByClass[Class(i).String()] = n

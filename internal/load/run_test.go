@@ -334,3 +334,32 @@ func TestAnOpenLoopBehindItsRateEndsAndCountsWhatItNeverSent(t *testing.T) {
 		}
 	})
 }
+
+// An open loop's request handed to a free worker before its due time is
+// sent at its due time, and its latency is the call's alone: the
+// hand-off is not the service's. A request that waits for a worker the
+// service kept busy is charged the wait, which is not the generator's
+// lateness. Both on a virtual clock, so the figures are exact.
+func TestAnOpenLoopChargesTheServiceNotTheGenerator(t *testing.T) {
+	virtual(t, func(t *testing.T) {
+		cfg := load.Config{Kind: load.Rate, Rate: 1000, Workers: 4, Duration: 2 * time.Second}
+		r, err := load.Run(t.Context(), cfg, sleeper(100*time.Microsecond))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Requests != 2000 || r.Lateness == nil || r.Lateness.TotalCount() != 2000 {
+			t.Fatalf("%d requests, lateness %v; want 2000, each with its lateness", r.Requests, r.Lateness)
+		}
+		if c, u, l := r.Latency.ValueAtQuantile(99), r.Uncorrected.ValueAtQuantile(99), r.Lateness.Max(); c != u || c > 101 || l > 1 {
+			t.Errorf("idle: p99 corrected %dµs, uncorrected %dµs, lateness max %dµs; want the call's 100µs both, no lateness", c, u, l)
+		}
+		busy := load.Config{Kind: load.Rate, Rate: 1000, Workers: 1, Duration: 2 * time.Second}
+		r, err = load.Run(t.Context(), busy, sleeper(1500*time.Microsecond))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c, u, l := r.Latency.ValueAtQuantile(50), r.Uncorrected.ValueAtQuantile(50), r.Lateness.ValueAtQuantile(99); c < 10*u || l > 1 {
+			t.Errorf("busy: p50 corrected %dµs, uncorrected %dµs, lateness p99 %dµs; want the queue charged, no generator lateness", c, u, l)
+		}
+	})
+}

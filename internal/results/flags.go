@@ -33,6 +33,20 @@ const (
 	// records cannot say which: the answer is unsettled until measured
 	// again, and no ranking uses it.
 	FlagContradicted Flag = "contradicted"
+	// FlagGeneratorLate: an open loop's generator sent its requests late
+	// past its schedule (Figures.Lateness p99 over MaxLateShare of the
+	// run's p99 latency, and over MinLateBound): the service saw a load
+	// other than the one asked for. The latency does not carry the
+	// lateness, so its figures stand, marked beside them.
+	FlagGeneratorLate Flag = "generator late"
+)
+
+// Bounds past which an open loop's generator is late: a share of the p99
+// it reports, never below twice the millisecond Go's timers on Linux may
+// wake late by design.
+const (
+	MaxLateShare = 0.1
+	MinLateBound = 2 * time.Millisecond
 )
 
 // MinCapacityShare is the share of its closed-loop peak below which a
@@ -145,7 +159,9 @@ func (f *Figures) failures(steps []Step) (failed, total int64, detail []string) 
 }
 
 // MarkNoise sets FlagContaminated on a run that shared the machine with
-// another measurement or with more noise than the bounds allow.
+// another measurement or with more noise than the bounds allow, and
+// FlagGeneratorLate on an open loop whose generator fell behind its
+// schedule.
 func (r *Record) MarkNoise() {
 	var why []string
 	if len(r.OthersMeasuring) > 0 {
@@ -159,6 +175,22 @@ func (r *Record) MarkNoise() {
 	}
 	if len(why) > 0 {
 		r.Flags.Set(FlagContaminated, strings.Join(why, "; "))
+	}
+	r.markLate()
+}
+
+// markLate sets FlagGeneratorLate on an open loop whose generator's
+// lateness passes its bounds.
+func (r *Record) markLate() {
+	l := r.Lateness
+	if l == nil || r.P99Us <= 0 {
+		return
+	}
+	late := time.Duration(l.P99Us) * time.Microsecond
+	bound := max(MinLateBound, time.Duration(MaxLateShare*float64(r.P99Us))*time.Microsecond)
+	if late > bound {
+		r.Flags.Set(FlagGeneratorLate, fmt.Sprintf("the generator sent its requests %v late at p99, over the %v bound (×%g of the p99 latency, at least %v): the service saw another load than asked",
+			late, bound, MaxLateShare, MinLateBound))
 	}
 }
 

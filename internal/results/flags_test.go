@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hopbench/hopbench/internal/stats"
 )
 
 func run(requests, errors, overSLA, notSent int64) Record {
@@ -101,5 +103,28 @@ func TestACapacityFarBelowTheClosedLoopPeakIsContradicted(t *testing.T) {
 	}
 	if recs[1].Stands() {
 		t.Error("a contradicted capacity stands")
+	}
+}
+
+// An open loop whose generator sent its requests late past the bound (a
+// tenth of the p99, at least 2 ms) is marked generator late; its figures
+// still stand. Within the bound, or in a closed loop, it is not.
+func TestAGeneratorLatePastItsBoundIsMarked(t *testing.T) {
+	rec := func(lateP99, p99 int64) *Record {
+		r := &Record{Outcome: OutcomeOK}
+		r.Requests, r.P99Us = 1000, p99
+		if lateP99 >= 0 {
+			r.Lateness = &stats.Summary{P99Us: lateP99}
+		}
+		r.MarkNoise()
+		return r
+	}
+	if r := rec(30_000, 100_000); !r.Flags.Has(FlagGeneratorLate) || !r.Stands() || !strings.Contains(r.Flags.String(), "30ms late at p99") {
+		t.Errorf("30 ms late at a p99 of 100 ms: flags %q, stands %v; want generator late, standing", r.Flags, r.Stands())
+	}
+	for _, c := range [][2]int64{{1_200, 600}, {8_000, 100_000}, {-1, 100}} {
+		if r := rec(c[0], c[1]); len(r.Flags) != 0 {
+			t.Errorf("lateness p99 %dµs at p99 %dµs: flags %q, want none", c[0], c[1], r.Flags)
+		}
 	}
 }

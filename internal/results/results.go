@@ -146,6 +146,10 @@ type Figures struct {
 	MaxUs   int64   `json:"max_us,omitempty"`
 	// Uncorrected latency, from the actual send time (open loops only).
 	Uncorrected *stats.Summary `json:"uncorrected,omitempty"`
+	// Lateness is the generator's own lateness in sending a request past
+	// its due time (open loops only): its timers and hand-off, not a wait
+	// for a worker the service kept busy, which the latency carries.
+	Lateness *stats.Summary `json:"lateness,omitempty"`
 	// ClientCPUUsPerReq is the generator's own CPU per request.
 	ClientCPUUsPerReq float64 `json:"client_cpu_us_per_req,omitempty"`
 	// RequestBodyBytes is the request body as the stack sends it: encoded,
