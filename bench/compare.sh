@@ -1,49 +1,92 @@
 #!/usr/bin/env bash
-# Compares hopbench's load generator with ghz and with bare loops of calls,
-# against the same node, at the same concurrency, one after another:
-#   bench/compare.sh [CLIENTS] [DURATION]      (default 64 10s)
-# Prints a Markdown table of requests/s and ratios. Needs only Go; ghz
-# v0.120.0 is installed into .tools/bin if missing. Rerun on a quiet
-# machine: every tool shares the CPUs with the node it measures.
+# Compares hopbench's load generator with its peers and with bare loops of
+# calls, against the same nodes at the same concurrency, the tools taking
+# turns in each round (their order rotated from round to round):
+#   bench/compare.sh [CLIENTS] [DURATION] [ROUNDS]   (default 64 10s 3)
+# gRPC node: hopbench load, a bare grpc-go loop, ghz. REST node (JSON over
+# HTTP/1.1): hopbench load, a bare net/http loop, vegeta, wrk. Prints a
+# Markdown table: each tool's requests/s (median of the rounds, min–max)
+# and its ratio to hopbench's in the same round (median, min–max). Needs
+# Go; ghz v0.120.0 and vegeta v12.13.0 are installed into .tools/bin if
+# missing, wrk from Debian (scripts/peers.sh): none is a dependency of
+# hopbench. Rerun on a quiet machine: every tool shares the CPUs with the
+# node it measures.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 clients="${1:-64}"
 duration="${2:-10s}"
+rounds="${3:-3}"
 tools="$PWD/.tools/bin"
 mkdir -p "$tools" bin
 go build -o bin/hopbench ./cmd/hopbench
 go build -o bin/bareloop ./bench/bareloop
-if [ ! -x "$tools/ghz" ]; then
-	GOBIN="$tools" go install github.com/bojand/ghz/cmd/ghz@v0.120.0
-fi
-
-node_pid=""
-stop_node() { if [ -n "$node_pid" ]; then kill -INT "$node_pid" 2>/dev/null || true; wait "$node_pid" 2>/dev/null || true; node_pid=""; fi; }
-trap stop_node EXIT
+scripts/peers.sh "$tools" >&2
+work=$(mktemp -d)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill -INT "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+	rm -rf "$work"
+}
+trap cleanup EXIT
 start_node() { # stack port
 	bin/hopbench node --stack "$1" --listen "127.0.0.1:$2" --admin "" 2>/dev/null &
-	node_pid=$!
+	pids+=($!)
 	for _ in $(seq 100); do (echo >"/dev/tcp/127.0.0.1/$2") 2>/dev/null && return; sleep 0.05; done
-	echo "node $1 did not start" >&2; exit 1
+	echo "node $1 did not start" >&2
+	exit 1
 }
-
-echo "| node | load tool | clients | requests/s | vs hopbench load |"
-echo "| --- | --- | --- | --- | --- |"
-row() { printf '| %s | %s | %s | %.0f | %s |\n' "$1" "$2" "$clients" "$3" "$4"; }
-ratio() { python3 -c "print(f'{$1/$2:.2f}x')"; }
-
 start_node grpc 7170
-hb=$(bin/hopbench load --stack grpc --target 127.0.0.1:7170 --op echo --model text --count 10 --clients "$clients" --duration "$duration" --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["rps"])')
-bare=$(bin/bareloop -stack grpc -target 127.0.0.1:7170 -clients "$clients" -duration "$duration" | python3 -c 'import json,sys; print(json.load(sys.stdin)["rps"])')
-ghz=$("$tools/ghz" --insecure --call hopbench.v1.Hop/Echo -d "$(bin/bareloop -print-json)" -c "$clients" -z "$duration" --connections 1 -O json 127.0.0.1:7170 | python3 -c 'import json,sys; print(json.load(sys.stdin)["rps"])')
-stop_node
-row grpc "hopbench load" "$hb" "1.00x"
-row grpc "bare grpc-go loop" "$bare" "$(ratio "$bare" "$hb")"
-row grpc "ghz v0.120.0" "$ghz" "$(ratio "$ghz" "$hb")"
-
 start_node rest 7171
-hb=$(bin/hopbench load --stack rest --target 127.0.0.1:7171 --op echo --model text --count 10 --clients "$clients" --duration "$duration" --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["rps"])')
-bare=$(bin/bareloop -stack rest -target 127.0.0.1:7171 -clients "$clients" -duration "$duration" | python3 -c 'import json,sys; print(json.load(sys.stdin)["rps"])')
-stop_node
-row "rest (json, HTTP/1.1)" "hopbench load" "$hb" "1.00x"
-row "rest (json, HTTP/1.1)" "bare net/http loop" "$bare" "$(ratio "$bare" "$hb")"
+bin/bareloop -print-rest >"$work/body.json"
+printf 'POST http://127.0.0.1:7171/v1/text/echo\nContent-Type: application/json\n@%s\n' "$work/body.json" >"$work/targets"
+cat >"$work/post.lua" <<EOF
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = [[$(cat "$work/body.json")]]
+EOF
+json_rps() { python3 -c 'import json,sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"; }
+
+# Each tool prints its requests/s.
+hopbench_grpc() { bin/hopbench load --stack grpc --target 127.0.0.1:7170 --op echo --model text --count 10 --clients "$clients" --duration "$duration" --format json 2>/dev/null | json_rps rps; }
+bare_grpc() { bin/bareloop -stack grpc -target 127.0.0.1:7170 -clients "$clients" -duration "$duration" | json_rps rps; }
+ghz_grpc() { "$tools/ghz" --insecure --call hopbench.v1.Hop/Echo -d "$(bin/bareloop -print-json)" -c "$clients" -z "$duration" --connections 1 -O json 127.0.0.1:7170 | json_rps rps; }
+hopbench_rest() { bin/hopbench load --stack rest --target 127.0.0.1:7171 --op echo --model text --count 10 --clients "$clients" --duration "$duration" --format json 2>/dev/null | json_rps rps; }
+bare_rest() { bin/bareloop -stack rest -target 127.0.0.1:7171 -clients "$clients" -duration "$duration" | json_rps rps; }
+vegeta_rest() { "$tools/vegeta" attack -rate 0 -max-workers "$clients" -workers "$clients" -duration "$duration" -targets "$work/targets" | "$tools/vegeta" report -type json | json_rps throughput; }
+wrk_rest() { wrk -t 2 -c "$clients" -d "$duration" -s "$work/post.lua" http://127.0.0.1:7171/v1/text/echo | awk '/^Requests\/sec:/ {print $2}'; }
+
+# Rounds: on each node, every tool once, in an order rotated by the round.
+declare -A tools_of=([grpc]="hopbench_grpc bare_grpc ghz_grpc" [rest]="hopbench_rest bare_rest vegeta_rest wrk_rest")
+for round in $(seq "$rounds"); do
+	for node in grpc rest; do
+		read -r -a ts <<<"${tools_of[$node]}"
+		n=${#ts[@]}
+		for i in $(seq 0 $((n - 1))); do
+			t=${ts[$(((i + round) % n))]}
+			echo "round $round/$rounds: $t" >&2
+			printf '%s\t%s\t%s\t%s\n' "$round" "$node" "$t" "$($t)" >>"$work/rps.tsv"
+		done
+	done
+done
+
+python3 - "$work/rps.tsv" "$clients" <<'EOF'
+import collections, statistics, sys
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])]
+rps = collections.defaultdict(dict)  # (node, tool) -> round -> rps
+for rnd, node, tool, v in rows:
+    rps[(node, tool)][rnd] = float(v)
+names = {"hopbench_grpc": "hopbench load", "bare_grpc": "bare grpc-go loop", "ghz_grpc": "ghz v0.120.0",
+         "hopbench_rest": "hopbench load", "bare_rest": "bare net/http loop", "vegeta_rest": "vegeta v12.13.0",
+         "wrk_rest": "wrk 4.1.0"}
+nodes = {"grpc": "grpc", "rest": "rest (json, HTTP/1.1)"}
+def spread(vs, fmt):
+    return f"{fmt(statistics.median(vs))} ({fmt(min(vs))}–{fmt(max(vs))})"
+print(f"| node | load tool | clients | requests/s, median (min–max) | vs hopbench load, same round |")
+print("| --- | --- | --- | --- | --- |")
+order = list(names)
+for (node, tool), by in sorted(rps.items(), key=lambda kv: (kv[0][0], order.index(kv[0][1]))):
+    base = rps[(node, "hopbench_" + node)]
+    ratios = [by[r] / base[r] for r in by if base.get(r)]
+    print(f"| {nodes[node]} | {names[tool]} | {sys.argv[2]} | {spread(list(by.values()), lambda v: f'{v:.0f}')} | {spread(ratios, lambda v: f'{v:.2f}x')} |")
+print(f"\n{len(set(r for r, *_ in rows))} round(s); the tools took turns on the same nodes, their order rotated each round.")
+EOF

@@ -19,9 +19,7 @@ mkdir -p "$tools" bin
 go build -o bin/hopbench ./cmd/hopbench
 go build -o bin/bareloop ./bench/bareloop
 hb="${HOPBENCH:-bin/hopbench}"
-if [ ! -x "$tools/vegeta" ]; then
-	GOBIN="$tools" go install github.com/tsenart/vegeta/v12@v12.13.0
-fi
+scripts/peers.sh "$tools" >&2
 work=$(mktemp -d)
 node_pid=""
 cleanup() {
