@@ -65,7 +65,35 @@ type Finding struct {
 	// ("reasonably close" of two figures ×0.82 apart): the band is Band
 	// to 1/Band. Zero for the default band (Equivalence).
 	Band float64 `yaml:"band,omitempty"`
-	Here Here    `yaml:"here"`
+	// Absolute makes the finding a claim of an absolute figure ("less
+	// than 2 ms", "164.3 ms") rather than of a ratio.
+	Absolute *Absolute `yaml:"absolute,omitempty"`
+	// Cases make a ranking a count over cases ("the worst throughput in
+	// 5 of 8 cases"): each case is judged as Rank judges one.
+	Cases *Cases `yaml:"cases,omitempty"`
+	Here  Here   `yaml:"here"`
+}
+
+// Absolute is a claim of a figure: here's num, less den's when den is
+// given (a difference: JSON's time less Protobuf's), judged on its
+// median's bootstrap interval over runs. Below holds when the whole
+// interval lies below it, does not when the whole interval lies above;
+// About holds when the whole interval lies within the degree band around
+// it, does not when it lies wholly outside. Either leaves a straddling
+// interval undecided. One of the two is set.
+type Absolute struct {
+	Below float64 `yaml:"below,omitempty"`
+	About float64 `yaml:"about,omitempty"`
+	Unit  string  `yaml:"unit"`
+}
+
+// Cases are the cases a counted ranking runs over, each a selector added
+// to here's num, and how many of them the claim names the stack first
+// in: exactly Count, or at least Count.
+type Cases struct {
+	Of      []map[string]string `yaml:"of"`
+	Count   int                 `yaml:"count"`
+	AtLeast bool                `yaml:"at_least,omitempty"`
 }
 
 // ParityBand is the band a parity claim's interval must sit inside.
@@ -128,6 +156,11 @@ type Here struct {
 	// without ("TLS offsets REST's advantage").
 	Num2 map[string]string `yaml:"num2,omitempty"`
 	Den2 map[string]string `yaml:"den2,omitempty"`
+	// Needs says what would measure a claim no measure of hopbench's
+	// reads yet (a per-request series, a ramp to 200 clients): such a
+	// finding names no measure, and its verdict is "not measured", with
+	// these words as the reason.
+	Needs string `yaml:"needs,omitempty"`
 }
 
 // Interaction reports whether the finding compares two ratios.
@@ -232,8 +265,15 @@ func (s *Study) validate() error {
 }
 
 func (s *Study) validateFinding(c Finding) error {
-	if c.Here.Outcome() {
+	switch {
+	case c.Here.Outcome():
 		return validateOutcomeFinding(c)
+	case c.Here.Needs != "":
+		return validateUnmeasured(c)
+	case c.Absolute != nil:
+		return validateAbsolute(c)
+	case c.Cases != nil:
+		return validateCases(c)
 	}
 	switch {
 	case c.ID == "" || c.Claim == "":

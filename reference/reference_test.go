@@ -129,3 +129,78 @@ func TestRestGrpcHasEveryTaskWithAndWithoutTLS(t *testing.T) {
 	}
 	t.Fatal("no rest-grpc study")
 }
+
+// Every quote is the text's own words: found in one of the study's seeds,
+// runs of spaces and line breaks taken as one space.
+func TestEveryQuoteIsInItsSeed(t *testing.T) {
+	dir := filepath.Join("..", "..", "shared", "seeds")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skip("the seeds are not beside the repository")
+	}
+	studies, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	oneSpace := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	for _, s := range studies {
+		var text strings.Builder
+		for _, seed := range s.Seeds {
+			data, err := os.ReadFile(filepath.Join(dir, seed))
+			if err != nil {
+				t.Fatal(err)
+			}
+			text.WriteString(oneSpace(string(data)) + "\n")
+		}
+		for _, f := range s.Findings {
+			if f.Stated != nil && !strings.Contains(text.String(), oneSpace(f.Stated.Quote)) {
+				t.Errorf("%s/%s: quote not in the seeds: %q", s.Study, f.ID, f.Stated.Quote)
+			}
+		}
+	}
+}
+
+// The three kinds judged on no ratio: an absolute figure, a count of
+// rankings over cases, a claim no measure reads. Each valid one passes;
+// each broken one is refused with the field named.
+func TestTheKindsWithoutARatioValidate(t *testing.T) {
+	stated := &Stated{Quote: "q", Where: "w"}
+	absolute := func() Finding {
+		return Finding{ID: "a", Claim: "c", Stated: stated, Absolute: &Absolute{Below: 2, Unit: "ms"},
+			Here: Here{Measure: "mean", Num: map[string]string{"stack": "rest"}, Den: map[string]string{"stack": "rest+proto"}}}
+	}
+	cases := func() Finding {
+		return Finding{ID: "k", Claim: "c", Stated: stated, HoldsWhen: Less,
+			Rank:  &Rank{Among: []string{"rest", "kafka"}, First: "lowest", Paper: "p"},
+			Cases: &Cases{Of: []map[string]string{{"count": "10"}, {"count": "100"}}, Count: 1},
+			Here:  Here{Measure: "good_rps", Num: map[string]string{"stack": "kafka"}}}
+	}
+	unmeasured := func() Finding {
+		return Finding{ID: "n", Claim: "c", Stated: stated, Here: Here{Needs: "a ramp to 200 clients"}}
+	}
+	s := &Study{}
+	for _, f := range []Finding{absolute(), cases(), unmeasured()} {
+		if err := s.validateFinding(f); err != nil {
+			t.Errorf("%s: %v", f.ID, err)
+		}
+	}
+	for name, c := range map[string]struct {
+		f     Finding
+		field string
+	}{
+		"absolute with two bounds":   {func() Finding { f := absolute(); f.Absolute.About = 3; return f }(), "absolute"},
+		"absolute in furlongs":       {func() Finding { f := absolute(); f.Absolute.Unit = "furlongs"; return f }(), "absolute.unit"},
+		"absolute with a direction":  {func() Finding { f := absolute(); f.HoldsWhen = Less; return f }(), "holds_when"},
+		"absolute with a rank":       {func() Finding { f := absolute(); f.Rank = cases().Rank; return f }(), "absolute"},
+		"cases without a rank":       {func() Finding { f := cases(); f.Rank = nil; return f }(), "cases"},
+		"cases counting past all":    {func() Finding { f := cases(); f.Cases.Count = 3; return f }(), "cases"},
+		"a case naming a stack":      {func() Finding { f := cases(); f.Cases.Of[0] = map[string]string{"stack": "rest"}; return f }(), "cases.of[0]"},
+		"cases with a runner-up":     {func() Finding { f := cases(); f.Rank.RunnerUp = "rest"; return f }(), "runner_up"},
+		"unmeasured with a measure":  {func() Finding { f := unmeasured(); f.Here.Measure = "p50"; return f }(), "here.needs"},
+		"unmeasured without a quote": {func() Finding { f := unmeasured(); f.Stated = nil; return f }(), "here.needs"},
+	} {
+		err := s.validateFinding(c.f)
+		if err == nil || !strings.Contains(err.Error(), c.field) {
+			t.Errorf("%s: %v; want an error naming %s", name, err, c.field)
+		}
+	}
+}

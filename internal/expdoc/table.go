@@ -59,6 +59,9 @@ func hereCell(r reproduce.Row) string {
 	if r.Verdict == reproduce.NotMeasured {
 		return "–"
 	}
+	if fig, _, ok := r.FigureCells(); ok {
+		return fig
+	}
 	s := ratioText(r.Ratio)
 	if r.Ranking != "" {
 		s += "; " + r.Ranking
@@ -67,9 +70,12 @@ func hereCell(r reproduce.Row) string {
 }
 
 func ciCell(r reproduce.Row) string {
+	_, fci, figure := r.FigureCells()
 	switch {
 	case r.Verdict == reproduce.NotMeasured:
 		return "–"
+	case figure:
+		return fci
 	case r.Low != 0 || r.High != 0:
 		return fmt.Sprintf("×%.3g to ×%.3g", r.Low, r.High)
 	case strings.HasPrefix(r.Test, "exact") || strings.HasPrefix(r.Test, "Fisher"):
@@ -81,8 +87,12 @@ func ciCell(r reproduce.Row) string {
 func runsCell(r reproduce.Row) string {
 	a, b := len(r.Num.Runs), len(r.Den.Runs)
 	switch {
-	case r.Verdict == reproduce.NotMeasured:
+	case r.Verdict == reproduce.NotMeasured || r.Finding.Cases != nil:
 		return "–"
+	case len(r.CaseRuns) > 0:
+		return strings.Trim(strings.ReplaceAll(fmt.Sprint(r.CaseRuns), " ", " / "), "[]") + " (each case)"
+	case r.Finding.Absolute != nil && len(r.Finding.Here.Den) == 0:
+		return fmt.Sprint(a)
 	case a <= 1 && b <= 1:
 		return "1"
 	}

@@ -105,6 +105,13 @@ type Row struct {
 	// Outcome is what the trials of an outcome finding came back as
 	// ("kept", or "kept and dropped"); empty for a ratio.
 	Outcome string
+	// Amount is what a finding judged on no ratio measured: an absolute
+	// figure (Low and High its interval, in its unit) or a count of
+	// cases (Figure says it in words).
+	Amount float64
+	Figure string
+	// CaseRuns are the runs of each of an interaction's four cases.
+	CaseRuns []int
 }
 
 // Check computes every finding of study from m.
@@ -116,6 +123,12 @@ func Check(study *reference.Study, m Measured) []Row {
 		switch {
 		case f.Here.Outcome():
 			m.outcome(&row)
+		case f.Here.Needs != "":
+			row.Verdict, row.Why = NotMeasured, "no measure of hopbench's reads this yet: "+f.Here.Needs
+		case f.Absolute != nil:
+			m.absolute(&row)
+		case f.Cases != nil:
+			m.cases(&row)
 		case f.Rank != nil:
 			m.rank(&row)
 		case f.Here.Interaction():
@@ -169,10 +182,15 @@ func (m Measured) interaction(row *Row) {
 			return
 		}
 		sides[i] = v
+		row.CaseRuns = append(row.CaseRuns, max(len(v.Runs), 1))
 	}
 	row.Num = Value{V: sides[0].V / sides[1].V, Unit: "×", Of: sides[0].String() + " over " + sides[1].String()}
 	row.Den = Value{V: sides[2].V / sides[3].V, Unit: "×", Of: sides[2].String() + " over " + sides[3].String()}
 	row.Ratio = row.Num.V / row.Den.V
+	if !timing(h.Measure) {
+		row.exactInteraction()
+		return
+	}
 	runs := [][]float64{sides[0].Runs, sides[1].Runs, sides[2].Runs, sides[3].Runs}
 	row.Low, row.High = bootstrapOf(runs, func(m []float64) float64 { return m[0] / m[1] / (m[2] / m[3]) })
 	for _, r := range runs {
@@ -193,6 +211,24 @@ func (m Measured) interaction(row *Row) {
 		row.Why = "no significant interaction: more runs, or a quieter machine, would tell one this small"
 	case dir == reference.Less && row.High < 1 || dir == reference.Greater && row.Low > 1:
 		row.Verdict, row.Degree = row.degree(dir, false)
+	default:
+		row.Verdict = DoesNotHold
+	}
+}
+
+// exactInteraction judges an interaction of exact measures (bytes): no
+// spread, so no interval and no runs needed; its direction is its
+// ratio's, and a ratio of 1 is a tie.
+func (row *Row) exactInteraction() {
+	dir := row.Finding.HoldsWhen
+	row.Test = "exact measure"
+	switch {
+	case !finite(row.Ratio):
+		row.Verdict, row.Why = Inconclusive, "the ratio is not finite: a side measured 0"
+	case row.Ratio == 1:
+		row.Verdict, row.Why = DoesNotHold, "a tie: the two ratios are the same"
+	case reference.Toward(dir, row.Ratio):
+		row.Verdict, row.Degree = row.degree(dir, true)
 	default:
 		row.Verdict = DoesNotHold
 	}
@@ -406,8 +442,15 @@ func short(v float64) string {
 }
 
 func paper(s *reference.Study, f reference.Finding) string {
-	if f.Here.Outcome() {
+	switch {
+	case f.Here.Outcome():
 		return f.HoldsWhen
+	case f.Absolute != nil:
+		return absoluteText(f.Absolute)
+	case f.Cases != nil:
+		return casesText(f)
+	case f.Here.Needs != "":
+		return "as stated (no ratio)"
 	}
 	lo, hi, ok := s.Published(f)
 	text := "direction only"
@@ -457,6 +500,8 @@ func Table(rows []Row) (header []string, cells [][]string) {
 		here, ci, from := "–", "–", r.Why
 		if r.Outcome != "" {
 			here, ci = r.Outcome, "exact"
+		} else if fig, fci, ok := r.FigureCells(); ok && r.Verdict != NotMeasured {
+			here, ci, from = fig, fci, strings.TrimPrefix(r.Why, "; ")
 		} else if r.Verdict != NotMeasured {
 			here = ratioText(r.Ratio)
 			if r.Low != 0 || r.High != 0 {
