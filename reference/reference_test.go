@@ -44,9 +44,12 @@ func TestEnsorFindingsMatchTheText(t *testing.T) {
 	if ensor == nil {
 		t.Fatal("no ensor study")
 	}
-	want := map[string]float64{"proto-marshals-faster": 5.9, "proto-unmarshals-faster": 2.4, "proto-request-smaller": 1.52, "json-unmarshals-slower": 2.32, "proto-unmarshals-slower": 5.70}
+	want := map[string]float64{"proto-marshals-faster": 5.9, "proto-unmarshals-faster": 2.4, "proto-request-smaller": 1.52, "json-unmarshals-slower": 2.32, "proto-unmarshals-slower": 5.70, "unmarshal-gap-narrower": 0.408}
 	for _, f := range ensor.Findings {
-		got, _, _ := ensor.Published(f)
+		got, _, ok := ensor.Published(f)
+		if !ok {
+			continue // a claim the article states without a ratio
+		}
 		// A finding checked on the JVM too states the same published ratio.
 		if math.Abs(got-want[strings.TrimSuffix(f.ID, "-jvm")]) > 0.05 {
 			t.Errorf("%s: published ratio %.2f, want %.2f", f.ID, got, want[strings.TrimSuffix(f.ID, "-jvm")])
