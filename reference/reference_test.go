@@ -125,8 +125,8 @@ func TestRestGrpcHasEveryTaskWithAndWithoutTLS(t *testing.T) {
 		if s.Study != "rest-grpc" {
 			continue
 		}
-		if len(s.Findings) != 16 || len(s.Figures) != 30 {
-			t.Errorf("%d findings, %d figures; want 14 + the generator check + the TLS interaction, and 28 medians + 2 IxLoad checks", len(s.Findings), len(s.Figures))
+		if len(s.Findings) != 20 || len(s.Figures) != 30 {
+			t.Errorf("%d findings, %d figures; want 14 + the generator check + two TLS interactions + the TLS count + two claims no measure reads, and 28 medians + 2 IxLoad checks", len(s.Findings), len(s.Figures))
 		}
 		return
 	}
