@@ -3,7 +3,8 @@
 // replies and nothing else. bench/compare.sh runs it beside hopbench load
 // and ghz against the same node; it is not part of hopbench.
 //
-//	bareloop -stack grpc|rest -target ADDR -clients 64 -duration 10s
+//	bareloop -stack grpc|rest|nats -target ADDR -clients 64 -duration 10s
+//	bareloop -stack grpc|rest|nats -target ADDR -serve   (the bare responder)
 //	bareloop -print-json   (the gRPC request as JSON, for ghz -d)
 //	bareloop -print-rest   (the REST request's body, for vegeta and wrk)
 package main
@@ -37,7 +38,14 @@ func main() {
 	count := flag.Int("count", 10, "characters of text echoed")
 	printJSON := flag.Bool("print-json", false, "print the gRPC request as JSON and exit")
 	printREST := flag.Bool("print-rest", false, "print the REST request's body (JSON) and exit")
+	serveIt := flag.Bool("serve", false, "be the bare responder of the stack on -target until SIGINT")
 	flag.Parse()
+	if *serveIt {
+		if err := serve(*stack, *target); err != nil {
+			fail(err)
+		}
+		return
+	}
 	m, _ := payload.Lookup("text")
 	msg, err := m.Message(*count, payload.DefaultSeed)
 	if err != nil {
@@ -65,8 +73,16 @@ func main() {
 		defer conn.Close()
 	case "rest":
 		call = restCall(*target, *clients, text)
+	case "nats":
+		body, err := restBody(text)
+		if err != nil {
+			fail(err)
+		}
+		var nc interface{ Close() }
+		nc, call = natsCall(*target, body)
+		defer nc.Close()
 	default:
-		fail(fmt.Errorf("stack %q: want grpc or rest", *stack))
+		fail(fmt.Errorf("stack %q: want grpc, rest or nats", *stack))
 	}
 	requests, failed, rps := loop(call, *clients, *duration)
 	fmt.Printf("{\"requests\": %d, \"errors\": %d, \"rps\": %.1f}\n", requests, failed, rps)
