@@ -3,6 +3,7 @@ package results
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -126,5 +127,25 @@ func TestAGeneratorLatePastItsBoundIsMarked(t *testing.T) {
 		if r := rec(c[0], c[1]); len(r.Flags) != 0 {
 			t.Errorf("lateness p99 %dµs at p99 %dµs: flags %q, want none", c[0], c[1], r.Flags)
 		}
+	}
+}
+
+// An open loop's generator lateness at p99 is a column of the summary
+// table, beside its p99, only when some case recorded one; a closed
+// loop's cell is empty.
+func TestTheSummaryShowsTheGeneratorsLateness(t *testing.T) {
+	open := run(1000, 0, 0, 0)
+	open.Case, open.Load, open.P99Us = "open", "rate:2000", 400
+	open.Lateness = &stats.Summary{P99Us: 1200}
+	closed := run(1000, 0, 0, 0)
+	closed.Case, closed.Load = "closed", "closed:1"
+	header, cells := Table(Summarize([]Record{closed}))
+	if slices.Contains(header, "lateness p99 ms") {
+		t.Errorf("closed loops only: header %q, want no lateness column", header)
+	}
+	header, cells = Table(Summarize([]Record{open, closed}))
+	at := slices.Index(header, "lateness p99 ms")
+	if at != slices.Index(header, "p99 ms")+1 || cells[0][at] != "1.200" || cells[1][at] != "" {
+		t.Errorf("header %q, cells %q: want lateness after p99, 1.200 ms for the open loop, empty for the closed", header, cells)
 	}
 }

@@ -51,6 +51,10 @@ type Row struct {
 	// Searched whether the case is a capacity search at all.
 	Capacity             Spread
 	LowerBound, Searched bool
+	// LatenessP99Us is an open loop's generator lateness at p99 over
+	// repetitions (Figures.Lateness); Late whether any run recorded one.
+	LatenessP99Us Spread
+	Late          bool
 	// Search is the first completed repetition's search, for the bound
 	// it read when no repetition found a capacity.
 	Search *SearchResult
@@ -66,7 +70,7 @@ type Row struct {
 func Summarize(recs []Record) []Row {
 	var rows []Row
 	index := map[string]int{}
-	var rps, p50, p99, cpu, capacity [][]float64
+	var rps, p50, p99, cpu, capacity, late [][]float64
 	for _, r := range recs {
 		i, ok := index[r.Case]
 		if !ok {
@@ -74,6 +78,7 @@ func Summarize(recs []Record) []Row {
 			index[r.Case] = i
 			rows = append(rows, Row{Case: r.Case, Part: r.Part, Stack: r.Stack, Topology: r.Topology, Op: r.Op, Model: r.Model, Count: r.Count, Load: r.Load, Options: r.Options})
 			rps, p50, p99, cpu, capacity = append(rps, nil), append(p50, nil), append(p99, nil), append(cpu, nil), append(capacity, nil)
+			late = append(late, nil)
 		}
 		row := &rows[i]
 		if !slices.Contains(row.Outcomes, r.Outcome) {
@@ -102,10 +107,13 @@ func Summarize(recs []Record) []Row {
 		p50[i] = append(p50[i], float64(r.P50Us))
 		p99[i] = append(p99[i], float64(r.P99Us))
 		cpu[i] = append(cpu[i], r.ClientCPUUsPerReq)
+		if r.Lateness != nil {
+			late[i], row.Late = append(late[i], float64(r.Lateness.P99Us)), true
+		}
 	}
 	for i := range rows {
 		rows[i].RPS, rows[i].P50Us, rows[i].P99Us, rows[i].CPUUsPerReq = SpreadOf(rps[i]), SpreadOf(p50[i]), SpreadOf(p99[i]), SpreadOf(cpu[i])
-		rows[i].Capacity = SpreadOf(capacity[i])
+		rows[i].Capacity, rows[i].LatenessP99Us = SpreadOf(capacity[i]), SpreadOf(late[i])
 	}
 	return rows
 }
@@ -156,6 +164,15 @@ func (r Row) outcomeCell() string {
 	return cell
 }
 
+// latenessCell is the row's generator lateness at p99, empty for a case
+// that recorded none (a closed loop).
+func (r Row) latenessCell() string {
+	if !r.Late {
+		return ""
+	}
+	return r.LatenessP99Us.format(1000, 3, r.Reps)
+}
+
 // CapacityCell is the row's capacity at its SLA as tables show it:
 // "≥ " before a lower bound, "none" when no rate met the SLA, empty for a
 // case that searched none.
@@ -175,12 +192,17 @@ func (r Row) CapacityCell() string {
 
 // Table is the summary table of rows: Header and each row's Cells, after
 // a part column when the experiment has parts, with a capacity column
-// after req/s when it has capacity searches.
+// after req/s when it has capacity searches, and the generator's
+// lateness after p99 when it has open loops that recorded it.
 func Table(rows []Row) (header []string, cells [][]string) {
 	parts := slices.ContainsFunc(rows, func(r Row) bool { return r.Part != "" })
 	searched := slices.ContainsFunc(rows, func(r Row) bool { return r.Searched })
-	rpsAt := slices.Index(Header, "req/s") + 1
+	late := slices.ContainsFunc(rows, func(r Row) bool { return r.Late })
+	rpsAt, lateAt := slices.Index(Header, "req/s")+1, slices.Index(Header, "p99 ms")+1
 	header = slices.Clone(Header)
+	if late {
+		header = slices.Insert(header, lateAt, "lateness p99 ms")
+	}
 	if searched {
 		header = slices.Insert(header, rpsAt, "capacity req/s")
 	}
@@ -189,6 +211,9 @@ func Table(rows []Row) (header []string, cells [][]string) {
 	}
 	for _, r := range rows {
 		c := r.Cells()
+		if late {
+			c = slices.Insert(c, lateAt, r.latenessCell())
+		}
 		if searched {
 			c = slices.Insert(c, rpsAt, r.CapacityCell())
 		}
