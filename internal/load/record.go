@@ -13,17 +13,11 @@ import (
 // A bucket is what the collector holds of one second (or a ramp's step,
 // or the whole window): histograms and counts.
 type bucket struct {
-	sec       int
-	step      int                     // the ramp step its requests were sent in; -1 outside a ramp
-	hist, raw *hdrhistogram.Histogram // raw (uncorrected) for open loops only
+	hist, raw *hdrhistogram.Histogram // raw (uncorrected): the open loop's whole window only; nil elsewhere
 	requests  int64
 	classes   [numClasses]int64
 	lastEndNs int64 // end of the latest request, since the window began
 	withinSLA int64
-}
-
-func newBucket(sec, step int) *bucket {
-	return &bucket{sec: sec, step: step, hist: stats.NewHistogram(), raw: stats.NewHistogram()}
 }
 
 // A sample is one request as a worker saw it: its latency (from its due
@@ -113,8 +107,8 @@ func (r *recorder) flush() {
 	}
 }
 
-// add files s in b.
-func (b *bucket) add(s sample, open bool) {
+// add files s in b, and its uncorrected latency where b keeps one.
+func (b *bucket) add(s sample) {
 	b.requests++
 	b.lastEndNs = max(b.lastEndNs, s.endNs)
 	if s.class >= 0 {
@@ -126,7 +120,7 @@ func (b *bucket) add(s sample, open bool) {
 		return // never reached the service: no latency to speak of
 	}
 	stats.Record(b.hist, s.latency)
-	if open && b.raw != nil {
+	if b.raw != nil {
 		stats.Record(b.raw, s.raw)
 	}
 }
@@ -159,7 +153,11 @@ type collector struct {
 const closeLag = 2
 
 func newCollector(open bool, progress func(results.Second)) *collector {
-	return &collector{open: open, total: newBucket(-1, -1), late: stats.NewHistogram(), seconds: map[int]*bucket{},
+	total := &bucket{hist: stats.NewHistogram()}
+	if open {
+		total.raw = stats.NewHistogram()
+	}
+	return &collector{open: open, total: total, late: stats.NewHistogram(), seconds: map[int]*bucket{},
 		steps: map[int]*bucket{}, progress: progress}
 }
 
@@ -175,27 +173,27 @@ func (c *collector) add(b *batch) {
 	var step, sec *bucket
 	if b.step >= 0 {
 		if step = c.steps[b.step]; step == nil {
-			step = &bucket{step: b.step, hist: stats.NewHistogram()}
+			step = &bucket{hist: stats.NewHistogram()}
 			c.steps[b.step] = step
 		}
 	}
 	late := b.sec < c.closedTo
 	if !late {
 		if sec = c.seconds[b.sec]; sec == nil {
-			sec = &bucket{sec: b.sec, step: -1, hist: stats.NewHistogram()}
+			sec = &bucket{hist: stats.NewHistogram()}
 			c.seconds[b.sec] = sec
 		}
 	}
 	for _, s := range b.samples {
-		c.total.add(s, c.open)
+		c.total.add(s)
 		if c.open {
 			stats.Record(c.late, s.late)
 		}
 		if step != nil {
-			step.add(s, false)
+			step.add(s)
 		}
 		if sec != nil {
-			sec.add(s, false)
+			sec.add(s)
 		}
 	}
 	if late {

@@ -235,15 +235,12 @@ func (b *backoff) after(ctx context.Context, err error) bool {
 // the worker sleeps until the due time itself.
 const handOffLead = time.Millisecond
 
-// A ticket is one request of an open loop: when it is due.
-type ticket struct{ due time.Time }
-
 // open dispatches requests to a pool of workers a little before their due
 // times (handOffLead). A due request that finds no free worker waits for
 // one with its due time unchanged: the wait is part of its latency, as
 // the caller would see it.
 func (e *engine) open(ctx context.Context, wd *watchdog) {
-	tickets := make(chan ticket)
+	tickets := make(chan time.Time) // each request's due time
 	for range e.cfg.Workers {
 		e.workers.Add(1)
 		go e.openWorker(ctx, wd.slot(), tickets)
@@ -268,7 +265,7 @@ func (e *engine) open(ctx context.Context, wd *watchdog) {
 			return
 		}
 		select {
-		case tickets <- ticket{due: at}:
+		case tickets <- at:
 		case <-ctx.Done():
 			return
 		}
@@ -282,7 +279,7 @@ func (e *engine) open(ctx context.Context, wd *watchdog) {
 // time while this worker was free is late by the generator's doing too
 // (the dispatcher's timer); one this worker took after its due time
 // because it was busy waited for the service, and that wait is charged.
-func (e *engine) openWorker(ctx context.Context, s *slot, tickets <-chan ticket) {
+func (e *engine) openWorker(ctx context.Context, s *slot, tickets <-chan time.Time) {
 	defer e.workers.Done()
 	call := e.newCall()
 	rec := &recorder{w: e.win, out: e.batches}
@@ -291,18 +288,18 @@ func (e *engine) openWorker(ctx context.Context, s *slot, tickets <-chan ticket)
 	defer held.finish(ctx, rec, e.clock)
 	for {
 		free := e.clock.Now()
-		t, ok := <-tickets
+		due, ok := <-tickets
 		if !ok {
 			return
 		}
-		if e.clock.Now().Before(t.due) && !e.clock.SleepUntil(ctx, t.due) {
+		if e.clock.Now().Before(due) && !e.clock.SleepUntil(ctx, due) {
 			return
 		}
 		sent := e.clock.Now()
-		e.countSent(t.due, sent)
-		late, from := sent.Sub(later(t.due, free)), sent
-		if free.After(t.due) {
-			from = t.due // behind: every worker was busy with the service
+		e.countSent(due, sent)
+		late, from := sent.Sub(later(due, free)), sent
+		if free.After(due) {
+			from = due // behind: every worker was busy with the service
 		}
 		halted, err := cutOff(ctx, s.call(ctx, call, sent))
 		if halted {

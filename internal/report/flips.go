@@ -36,7 +36,9 @@ func flips(ranked []rankedCase, runs map[string][]*results.Record) []Flip {
 	var out []Flip
 	for i, a := range ranked {
 		for _, b := range ranked[i+1:] {
-			if a.cases[0].view() == b.cases[0].view() || sansLoad(a.cases[0]) != sansLoad(b.cases[0]) {
+			// Distinct ranked cases with the same scenario sans load
+			// differ in their load.
+			if sansLoad(a.cases[0]) != sansLoad(b.cases[0]) {
 				continue
 			}
 			out = append(out, caseFlips(a, b, runs)...)
