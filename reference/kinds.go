@@ -11,8 +11,6 @@ import (
 func validateUnmeasured(c Finding) error {
 	h := c.Here
 	switch {
-	case c.ID == "" || c.Claim == "":
-		return fmt.Errorf("id and claim are required")
 	case c.Stated == nil || c.Stated.Quote == "" || c.Stated.Where == "":
 		return fmt.Errorf("here.needs: stated needs the text's quote and where")
 	case h.Measure != "" || len(h.Num) > 0 || len(h.Den) > 0 || h.Interaction():
@@ -28,8 +26,6 @@ func validateUnmeasured(c Finding) error {
 func validateAbsolute(c Finding) error {
 	a := c.Absolute
 	switch {
-	case c.ID == "" || c.Claim == "":
-		return fmt.Errorf("id and claim are required")
 	case (a.Below > 0) == (a.About > 0) || a.Below < 0 || a.About < 0:
 		return fmt.Errorf("absolute: give one of below and about, a positive figure")
 	case !contains(Units, a.Unit):
@@ -52,9 +48,7 @@ func validateAbsolute(c Finding) error {
 func validateCases(c Finding) error {
 	k := c.Cases
 	switch {
-	case c.ID == "" || c.Claim == "":
-		return fmt.Errorf("id and claim are required")
-	case c.Rank == nil || len(c.Rank.Among) < 2 || c.Rank.Paper == "" || c.Rank.First != "lowest" && c.Rank.First != "highest":
+	case c.Rank == nil || !c.Rank.complete():
 		return fmt.Errorf("cases: a count of rankings needs rank (among, first: lowest or highest, the paper's ranking)")
 	case !contains(c.Rank.Among, c.Here.Num["stack"]):
 		return fmt.Errorf("cases: the stack here's num names, %q, is not among %v", c.Here.Num["stack"], c.Rank.Among)

@@ -126,6 +126,12 @@ type Rank struct {
 	Last string `yaml:"last,omitempty"`
 }
 
+// complete says whether r names the stacks compared (two or more), which
+// end is first and the study's own ranking.
+func (r *Rank) complete() bool {
+	return len(r.Among) >= 2 && r.Paper != "" && (r.First == "lowest" || r.First == "highest")
+}
+
 // Directions a finding may claim.
 const (
 	Greater = "greater than 1"
@@ -266,6 +272,8 @@ func (s *Study) validate() error {
 
 func (s *Study) validateFinding(c Finding) error {
 	switch {
+	case c.ID == "" || c.Claim == "":
+		return fmt.Errorf("id and claim are required")
 	case c.Here.Outcome():
 		return validateOutcomeFinding(c)
 	case c.Here.Needs != "":
@@ -276,11 +284,9 @@ func (s *Study) validateFinding(c Finding) error {
 		return validateCases(c)
 	}
 	switch {
-	case c.ID == "" || c.Claim == "":
-		return fmt.Errorf("id and claim are required")
 	case c.HoldsWhen != Greater && c.HoldsWhen != Less && c.HoldsWhen != About:
 		return fmt.Errorf("holds_when %q: want %q, %q or %q (a parity claim)", c.HoldsWhen, Greater, Less, About)
-	case c.Rank != nil && (len(c.Rank.Among) < 2 || c.Rank.Paper == "" || (c.Rank.First != "lowest" && c.Rank.First != "highest")):
+	case c.Rank != nil && !c.Rank.complete():
 		return fmt.Errorf("rank needs among (two stacks or more), first (lowest or highest) and the paper's ranking")
 	case c.Rank != nil && !contains(c.Rank.Among, c.Here.Num["stack"]):
 		return fmt.Errorf("rank: the stack here's num names, %q, is not among %v", c.Here.Num["stack"], c.Rank.Among)
@@ -320,8 +326,6 @@ func (s *Study) validateFinding(c Finding) error {
 // by, and the text's words for it (an outcome has no ratio to state).
 func validateOutcomeFinding(c Finding) error {
 	switch {
-	case c.ID == "" || c.Claim == "":
-		return fmt.Errorf("id and claim are required")
 	case !contains(Outcomes, c.HoldsWhen):
 		return fmt.Errorf("holds_when %q: an outcome measure expects one of %s", c.HoldsWhen, strings.Join(Outcomes, ", "))
 	case c.Here.Num["stack"] == "" || c.Here.Num["change"] == "" || c.Here.Num["path"] == "" || len(c.Here.Num) != 3:
