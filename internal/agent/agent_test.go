@@ -174,13 +174,15 @@ func TestAnAgentNeedsAWayToAuthenticate(t *testing.T) {
 
 // A load split across two generator hosts merges into one histogram
 // holding every request of both.
-func TestALoadSplitAcrossTwoHostsMergesTheirHistograms(t *testing.T) {
-	st, _ := transport.ParseStack("rest")
+// twoGenerators starts a node of st and two agents, "a" and "b", connected;
+// all are closed when the test ends.
+func twoGenerators(t *testing.T, st transport.Stack) (string, []*agent.Client) {
+	t.Helper()
 	n, err := node.Start(context.Background(), node.Config{Stack: st, Admin: "127.0.0.1:0"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer n.Close()
+	t.Cleanup(func() { n.Close() })
 	run := bundle(t)
 	var gens []*agent.Client
 	for _, name := range []string{"a", "b"} {
@@ -189,9 +191,15 @@ func TestALoadSplitAcrossTwoHostsMergesTheirHistograms(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer c.Close()
+		t.Cleanup(func() { c.Close() })
 		gens = append(gens, c)
 	}
+	return n.Addr(), gens
+}
+
+func TestALoadSplitAcrossTwoHostsMergesTheirHistograms(t *testing.T) {
+	st, _ := transport.ParseStack("rest")
+	addr, gens := twoGenerators(t, st)
 	cfgs, err := agent.Split(load.Config{Kind: load.Closed, Clients: 3, Warmup: 100 * time.Millisecond, Duration: 400 * time.Millisecond}, 2)
 	if err != nil {
 		t.Fatal(err)
@@ -201,7 +209,7 @@ func TestALoadSplitAcrossTwoHostsMergesTheirHistograms(t *testing.T) {
 	}
 	var shares []agent.Share
 	for _, c := range cfgs {
-		shares = append(shares, agent.Share{Load: c, Target: load.TargetConfig{Stack: st, Addr: n.Addr(), Op: transport.OpEcho, Model: "user", Count: 10}})
+		shares = append(shares, agent.Share{Load: c, Target: load.TargetConfig{Stack: st, Addr: addr, Op: transport.OpEcho, Model: "user", Count: 10}})
 	}
 	opened := 0
 	merged, each, err := agent.RunShares(context.Background(), gens, shares, func() { opened++ })
@@ -226,6 +234,30 @@ func TestALoadSplitAcrossTwoHostsMergesTheirHistograms(t *testing.T) {
 	}
 	if merged.Wire.Written != each[0].Wire.Written+each[1].Wire.Written || merged.Wire.Written == 0 {
 		t.Errorf("wire bytes %d, shares %d and %d", merged.Wire.Written, each[0].Wire.Written, each[1].Wire.Written)
+	}
+}
+
+func TestAnOpenLoopSplitAcrossTwoHostsCarriesItsLateness(t *testing.T) {
+	st, _ := transport.ParseStack("rest")
+	addr, gens := twoGenerators(t, st)
+	cfgs, err := agent.Split(load.Config{Kind: load.Rate, Rate: 200, Warmup: 100 * time.Millisecond, Duration: 400 * time.Millisecond}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shares []agent.Share
+	for _, c := range cfgs {
+		shares = append(shares, agent.Share{Load: c, Target: load.TargetConfig{Stack: st, Addr: addr, Op: transport.OpEcho, Model: "user", Count: 10}})
+	}
+	merged, each, err := agent.RunShares(context.Background(), gens, shares, func() {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := each[0].Result.Lateness, each[1].Result.Lateness
+	if a == nil || b == nil || a.TotalCount() == 0 || b.TotalCount() == 0 {
+		t.Fatalf("a share of an open loop came back without its generator lateness: %v and %v", a, b)
+	}
+	if got, want := merged.Result.Lateness.TotalCount(), a.TotalCount()+b.TotalCount(); got != want {
+		t.Errorf("merged lateness holds %d requests, want %d + %d = %d", got, a.TotalCount(), b.TotalCount(), want)
 	}
 }
 

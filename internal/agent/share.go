@@ -128,6 +128,11 @@ func message(m load.Measured) (*agentv1.LoadResult, error) {
 			return nil, err
 		}
 	}
+	if r.Lateness != nil {
+		if out.Lateness, err = stats.Encode(r.Lateness); err != nil {
+			return nil, err
+		}
+	}
 	for _, s := range r.Series {
 		out.Series = append(out.Series, &agentv1.Second{T: int32(s.T), Requests: s.Requests, Errors: s.Errors, P50Us: s.P50Us, P99Us: s.P99Us, Late: s.Late})
 	}
@@ -147,6 +152,11 @@ func measuredOf(m *agentv1.LoadResult) (load.Measured, error) {
 	if m.Uncorrected != "" {
 		if r.Uncorrected, err = stats.Decode(m.Uncorrected); err != nil {
 			return load.Measured{}, fmt.Errorf("the share's uncorrected histogram: %w", err)
+		}
+	}
+	if m.Lateness != "" {
+		if r.Lateness, err = stats.Decode(m.Lateness); err != nil {
+			return load.Measured{}, fmt.Errorf("the share's lateness histogram: %w", err)
 		}
 	}
 	for _, s := range m.Series {

@@ -1009,8 +1009,11 @@ type LoadResult struct {
 	RequestBodyRawBytes int64     `protobuf:"varint,15,opt,name=request_body_raw_bytes,json=requestBodyRawBytes,proto3" json:"request_body_raw_bytes,omitempty"`
 	ResponseBodyBytes   int64     `protobuf:"varint,16,opt,name=response_body_bytes,json=responseBodyBytes,proto3" json:"response_body_bytes,omitempty"`
 	Series              []*Second `protobuf:"bytes,17,rep,name=series,proto3" json:"series,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// lateness is an open loop's generator lateness (actual send - due
+	// time), an HdrHistogram as latency; empty for a closed load.
+	Lateness      string `protobuf:"bytes,18,opt,name=lateness,proto3" json:"lateness,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *LoadResult) Reset() {
@@ -1160,6 +1163,13 @@ func (x *LoadResult) GetSeries() []*Second {
 		return x.Series
 	}
 	return nil
+}
+
+func (x *LoadResult) GetLateness() string {
+	if x != nil {
+		return x.Lateness
+	}
+	return ""
 }
 
 type Second struct {
@@ -1680,7 +1690,7 @@ const file_hopbench_agent_v1_agent_proto_rawDesc = "" +
 	"\rwindow_opened\x18\x01 \x01(\v2\x1f.hopbench.agent.v1.WindowOpenedH\x00R\fwindowOpened\x127\n" +
 	"\x06result\x18\x02 \x01(\v2\x1d.hopbench.agent.v1.LoadResultH\x00R\x06resultB\a\n" +
 	"\x05event\"\x0e\n" +
-	"\fWindowOpened\"\xc6\x05\n" +
+	"\fWindowOpened\"\xe2\x05\n" +
 	"\n" +
 	"LoadResult\x12\x1a\n" +
 	"\brequests\x18\x01 \x01(\x03R\brequests\x12\x16\n" +
@@ -1702,7 +1712,8 @@ const file_hopbench_agent_v1_agent_proto_rawDesc = "" +
 	"\x12request_body_bytes\x18\x0e \x01(\x03R\x10requestBodyBytes\x123\n" +
 	"\x16request_body_raw_bytes\x18\x0f \x01(\x03R\x13requestBodyRawBytes\x12.\n" +
 	"\x13response_body_bytes\x18\x10 \x01(\x03R\x11responseBodyBytes\x121\n" +
-	"\x06series\x18\x11 \x03(\v2\x19.hopbench.agent.v1.SecondR\x06series\x1a@\n" +
+	"\x06series\x18\x11 \x03(\v2\x19.hopbench.agent.v1.SecondR\x06series\x12\x1a\n" +
+	"\blateness\x18\x12 \x01(\tR\blateness\x1a@\n" +
 	"\x12ErrorsByClassEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\x03R\x05value:\x028\x01\"\x8c\x01\n" +
