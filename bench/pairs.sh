@@ -2,10 +2,13 @@
 # hopbench's node and load generator against the bare pair of the same
 # library (bench/bareloop: its -serve responder and its caller), at the
 # same concurrency, the two taking turns over rounds:
-#   bench/pairs.sh [CLIENTS] [DURATION] [ROUNDS] [STACKS...]   (default 64 10s 3 rest grpc nats)
+#   bench/pairs.sh [CLIENTS] [DURATION] [ROUNDS] [STACKS...]   (default 64 10s 3 rest grpc nats amqp kafka)
 # Prints a Markdown table: each side's requests/s (median, min–max) and
 # hopbench's over the bare pair's in the same round (median, min–max).
-# NATS runs on the broker `hopbench brokers up nats` starts (stopped after).
+# The broker stacks run on the brokers `hopbench brokers up` starts (NATS,
+# RabbitMQ, Kafka; stopped after). Each side of each round has a subject,
+# queue or topic of its own, so that no round inherits another's Kafka
+# consumer group, offsets or leftover requests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 clients="${1:-64}"
@@ -13,61 +16,85 @@ duration="${2:-10s}"
 rounds="${3:-3}"
 shift $(($# > 3 ? 3 : $#))
 stacks=("$@")
-[ ${#stacks[@]} -gt 0 ] || stacks=(rest grpc nats)
+[ ${#stacks[@]} -gt 0 ] || stacks=(rest grpc nats amqp kafka)
 mkdir -p bin
 go build -o bin/hopbench ./cmd/hopbench
 go build -o bin/bareloop ./bench/bareloop
 work=$(mktemp -d)
+admin=127.0.0.1:7191 # the node's admin endpoint: its /ready says it serves
 pid=""
-brokers=""
+brokers=()
 stop() { if [ -n "$pid" ]; then kill -INT "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; pid=""; fi; }
 cleanup() {
+	local rc=$?
 	stop
-	[ -z "$brokers" ] || bin/hopbench brokers down nats >/dev/null 2>&1 || true
+	if [ "$rc" -ne 0 ] && [ -s "$work/log" ]; then
+		echo "the last side said:" >&2
+		tail -20 "$work/log" >&2
+	fi
+	[ ${#brokers[@]} -eq 0 ] || bin/hopbench brokers down "${brokers[@]}" >/dev/null 2>&1 || true
 	rm -rf "$work"
 }
 trap cleanup EXIT
-target_of() { # stack
+broker_of() { # stack
 	case "$1" in
-	nats) echo "nats://127.0.0.1:4222/hopbench-pairs" ;;
+	nats) echo nats ;;
+	amqp) echo rabbitmq ;;
+	kafka) echo kafka ;;
+	esac
+}
+target_of() { # stack side round
+	local name="hopbench-pairs-${2%_side}-$3-$$"
+	case "$1" in
+	nats) echo "nats://127.0.0.1:4222/$name" ;;
+	amqp) echo "amqp://127.0.0.1:5672/$name" ;;
+	kafka) echo "kafka://127.0.0.1:9092/$name" ;;
 	*) echo "127.0.0.1:7190" ;;
 	esac
 }
-wait_ready() { # stack
-	[ "$1" = nats ] && { sleep 0.5; return; }
-	for _ in $(seq 100); do (echo >/dev/tcp/127.0.0.1/7190) 2>/dev/null && return; sleep 0.05; done
-	echo "responder for $1 did not start" >&2
+wait_until() { # what seconds command...: polls command while the side's process lives
+	local what=$1 tries=$(($2 * 10))
+	shift 2
+	for _ in $(seq "$tries"); do
+		"$@" && return
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "$what did not become ready" >&2
 	exit 1
 }
 json_rps() { python3 -c 'import json,sys; print(json.load(sys.stdin)["rps"])'; }
 hopbench_side() { # stack target
-	bin/hopbench node --stack "$1" --listen "$2" --admin "" 2>/dev/null &
+	bin/hopbench node --stack "$1" --listen "$2" --admin "$admin" >/dev/null 2>"$work/log" &
 	pid=$!
-	wait_ready "$1"
-	bin/hopbench load --stack "$1" --target "$2" --op echo --model text --count 10 --clients "$clients" --duration "$duration" --format json 2>/dev/null | json_rps
+	wait_until "hopbench node --stack $1" 60 curl -sf -o /dev/null "http://$admin/ready"
+	bin/hopbench load --stack "$1" --target "$2" --op echo --model text --count 10 --clients "$clients" --duration "$duration" --format json 2>>"$work/log" | json_rps
 	stop
 }
 bare_side() { # stack target
-	bin/bareloop -stack "$1" -target "$2" -serve 2>/dev/null &
+	bin/bareloop -stack "$1" -target "$2" -serve >"$work/ready" 2>"$work/log" &
 	pid=$!
-	wait_ready "$1"
-	bin/bareloop -stack "$1" -target "$2" -clients "$clients" -duration "$duration" | json_rps
+	wait_until "bareloop -stack $1 -serve" 60 grep -q "serving on" "$work/ready"
+	bin/bareloop -stack "$1" -target "$2" -clients "$clients" -duration "$duration" 2>>"$work/log" | json_rps
 	stop
 }
 for s in "${stacks[@]}"; do
-	if [ "$s" = nats ] && [ -z "$brokers" ]; then
-		bin/hopbench brokers up nats >&2
-		brokers=nats
+	b=$(broker_of "$s")
+	if [ -n "$b" ] && [[ " ${brokers[*]} " != *" $b "* ]]; then
+		brokers+=("$b")
 	fi
 done
+[ ${#brokers[@]} -eq 0 ] || bin/hopbench brokers up "${brokers[@]}" >&2
 for round in $(seq "$rounds"); do
 	for s in "${stacks[@]}"; do
-		t=$(target_of "$s")
 		sides=(hopbench_side bare_side)
 		[ $((round % 2)) -eq 0 ] && sides=(bare_side hopbench_side)
 		for side in "${sides[@]}"; do
 			echo "round $round/$rounds: $s $side" >&2
-			printf '%s\t%s\t%s\t%s\n' "$round" "$s" "$side" "$($side "$s" "$t")" >>"$work/rps.tsv"
+			# In this shell, not in $(...): a side that fails ends the
+			# script, and the trap stops the process it started.
+			"$side" "$s" "$(target_of "$s" "$side" "$round")" >"$work/rps"
+			printf '%s\t%s\t%s\t%s\n' "$round" "$s" "$side" "$(cat "$work/rps")" >>"$work/rps.tsv"
 		done
 	done
 done

@@ -1,12 +1,17 @@
 // Command bareloop is the yardstick for hopbench's load generator: the
 // plainest possible loop of calls, as many goroutines as clients, counting
 // replies and nothing else. bench/compare.sh runs it beside hopbench load
-// and ghz against the same node; it is not part of hopbench.
+// and ghz against the same node, bench/pairs.sh runs it as a pair with its
+// own responder (-serve) beside hopbench's node and load; it is not part of
+// hopbench.
 //
-//	bareloop -stack grpc|rest|nats -target ADDR -clients 64 -duration 10s
-//	bareloop -stack grpc|rest|nats -target ADDR -serve   (the bare responder)
+//	bareloop -stack grpc|rest|nats|amqp|kafka -target ADDR -clients 64 -duration 10s
+//	bareloop -stack grpc|rest|nats|amqp|kafka -target ADDR -serve   (the bare responder)
 //	bareloop -print-json   (the gRPC request as JSON, for ghz -d)
 //	bareloop -print-rest   (the REST request's body, for vegeta and wrk)
+//
+// The broker stacks' ADDR is hopbench's: nats://127.0.0.1:4222/SUBJECT,
+// amqp://127.0.0.1:5672/QUEUE, kafka://127.0.0.1:9092/TOPIC.
 package main
 
 import (
@@ -31,7 +36,7 @@ import (
 )
 
 func main() {
-	stack := flag.String("stack", "grpc", "grpc or rest (rest+json, HTTP/1.1)")
+	stack := flag.String("stack", "grpc", stacks+" (rest is rest+json over HTTP/1.1; the others carry the same JSON)")
 	target := flag.String("target", "127.0.0.1:7070", "node address")
 	clients := flag.Int("clients", 64, "concurrent callers")
 	duration := flag.Duration("duration", 10*time.Second, "how long to call")
@@ -65,27 +70,49 @@ func main() {
 		fmt.Println(string(body))
 		return
 	}
-	var call func(context.Context) error
-	switch *stack {
-	case "grpc":
-		var conn *grpc.ClientConn
-		conn, call = grpcCall(*target, text)
-		defer conn.Close()
-	case "rest":
-		call = restCall(*target, *clients, text)
-	case "nats":
-		body, err := restBody(text)
-		if err != nil {
-			fail(err)
-		}
-		var nc interface{ Close() }
-		nc, call = natsCall(*target, body)
-		defer nc.Close()
-	default:
-		fail(fmt.Errorf("stack %q: want grpc, rest or nats", *stack))
+	closeIt, call, err := dial(*stack, *target, *clients, *duration, text)
+	if err != nil {
+		fail(err)
 	}
+	defer closeIt()
 	requests, failed, rps := loop(call, *clients, *duration)
 	fmt.Printf("{\"requests\": %d, \"errors\": %d, \"rps\": %.1f}\n", requests, failed, rps)
+}
+
+// stacks are the stacks bareloop calls and serves.
+const stacks = "grpc, rest, nats, amqp or kafka"
+
+// callBound is how long after the run's end a call on a broker may still
+// wait for its reply before it fails: hopbench load's call timeout.
+const callBound = 30 * time.Second
+
+// dial connects a caller of stack to target and returns one echo of text
+// on it, and what closes it; calls share the connection, as hopbench
+// load's workers share its one client, except rest's, which keeps one for
+// each of the clients as HTTP/1.1 needs.
+func dial(stack, target string, clients int, d time.Duration, text *pb.Text) (func(), func(context.Context) error, error) {
+	if stack == "grpc" {
+		conn, call := grpcCall(target, text)
+		return func() { conn.Close() }, call, nil
+	}
+	body, err := restBody(text)
+	if err != nil {
+		return nil, nil, err
+	}
+	switch stack {
+	case "rest":
+		return func() {}, restCall(target, clients, body), nil
+	case "nats":
+		nc, call := natsCall(target, body)
+		return nc.Close, call, nil
+	case "amqp":
+		closeIt, call := amqpCall(target, body, d+callBound)
+		return closeIt, call, nil
+	case "kafka":
+		closeIt, call := kafkaCall(target, body, d+callBound)
+		return closeIt, call, nil
+	}
+	return nil, nil, fmt.Errorf("stack %q: want %s", stack, stacks)
 }
 
 // grpcCall is one gRPC echo of text to target, over one connection.
@@ -99,13 +126,9 @@ func grpcCall(target string, text *pb.Text) (*grpc.ClientConn, func(context.Cont
 	return conn, func(ctx context.Context) error { _, err := client.Echo(ctx, req); return err }
 }
 
-// restCall is one REST echo of text, as JSON over HTTP/1.1, to target,
-// with a connection kept for each of the clients.
-func restCall(target string, clients int, text *pb.Text) func(context.Context) error {
-	body, err := restBody(text)
-	if err != nil {
-		fail(err)
-	}
+// restCall is one REST echo of body, text as JSON, over HTTP/1.1 to
+// target, with a connection kept for each of the clients.
+func restCall(target string, clients int, body []byte) func(context.Context) error {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
 	url := "http://" + target + "/v1/text/echo"
 	return func(ctx context.Context) error {
@@ -153,6 +176,7 @@ func loop(call func(context.Context) error, clients int, d time.Duration) (reque
 	return ok.Load() + bad.Load(), bad.Load(), float64(ok.Load()) / elapsed.Seconds()
 }
 
+// fail says err and exits.
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "bareloop:", err)
 	os.Exit(1)

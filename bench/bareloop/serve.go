@@ -20,23 +20,30 @@ import (
 
 // serve is the bare responder of stack on target until SIGINT or SIGTERM:
 // the plainest echo the stack's library makes, to measure hopbench's node
-// against (the bare pair is this responder and this command's caller).
+// against (the bare pair is this responder and this command's caller). It
+// prints "bareloop: STACK serving on TARGET" on stdout once it serves, so
+// that a script knows when to start calling.
 func serve(stack, target string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	ready := func() { fmt.Printf("bareloop: %s serving on %s\n", stack, target) }
 	switch stack {
 	case "rest":
-		return serveREST(ctx, target)
+		return serveREST(ctx, target, ready)
 	case "grpc":
-		return serveGRPC(ctx, target)
+		return serveGRPC(ctx, target, ready)
 	case "nats":
-		return serveNATS(ctx, target)
+		return serveNATS(ctx, target, ready)
+	case "amqp":
+		return serveAMQP(ctx, target, ready)
+	case "kafka":
+		return serveKafka(ctx, target, ready)
 	}
-	return fmt.Errorf("stack %q: want grpc, rest or nats", stack)
+	return fmt.Errorf("stack %q: want %s", stack, stacks)
 }
 
 // serveREST echoes each POST's body on /v1/text/echo with net/http.
-func serveREST(ctx context.Context, addr string) error {
+func serveREST(ctx context.Context, addr string, ready func()) error {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/text/echo", func(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
@@ -47,9 +54,14 @@ func serveREST(ctx context.Context, addr string) error {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(body)
 	})
-	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	lis, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { <-ctx.Done(); srv.Close() }()
-	if err := srv.ListenAndServe(); err != http.ErrServerClosed {
+	ready()
+	if err := srv.Serve(lis); err != http.ErrServerClosed {
 		return err
 	}
 	return nil
@@ -60,7 +72,7 @@ type echoServer struct{ pb.UnimplementedHopServer }
 func (echoServer) Echo(_ context.Context, p *pb.Payload) (*pb.Payload, error) { return p, nil }
 
 // serveGRPC answers Hop/Echo with its request, with grpc-go.
-func serveGRPC(ctx context.Context, addr string) error {
+func serveGRPC(ctx context.Context, addr string, ready func()) error {
 	lis, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
@@ -68,14 +80,15 @@ func serveGRPC(ctx context.Context, addr string) error {
 	s := grpc.NewServer()
 	pb.RegisterHopServer(s, echoServer{})
 	go func() { <-ctx.Done(); s.Stop() }()
+	ready()
 	return s.Serve(lis)
 }
 
 // serveNATS answers each request on the subject with its data, in a queue
 // group named after the subject, as hopbench's nats node subscribes.
-func serveNATS(ctx context.Context, target string) error {
-	url, subject := natsTarget(target)
-	nc, err := nats.Connect(url, nats.NoReconnect())
+func serveNATS(ctx context.Context, target string, ready func()) error {
+	host, subject := splitTarget(target, "nats")
+	nc, err := nats.Connect("nats://"+host, nats.NoReconnect())
 	if err != nil {
 		return err
 	}
@@ -86,6 +99,7 @@ func serveNATS(ctx context.Context, target string) error {
 	if err := nc.Flush(); err != nil {
 		return err
 	}
+	ready()
 	<-ctx.Done()
 	return nil
 }
@@ -93,8 +107,8 @@ func serveNATS(ctx context.Context, target string) error {
 // natsCall is one request on the subject, each with its reply inbox
 // multiplexed by nats.go over one connection, as hopbench's nats client.
 func natsCall(target string, body []byte) (*nats.Conn, func(context.Context) error) {
-	url, subject := natsTarget(target)
-	nc, err := nats.Connect(url, nats.NoReconnect())
+	host, subject := splitTarget(target, "nats")
+	nc, err := nats.Connect("nats://"+host, nats.NoReconnect())
 	if err != nil {
 		fail(err)
 	}
@@ -104,12 +118,14 @@ func natsCall(target string, body []byte) (*nats.Conn, func(context.Context) err
 	}
 }
 
-// natsTarget splits nats://HOST:PORT/SUBJECT.
-func natsTarget(target string) (url, subject string) {
-	rest := strings.TrimPrefix(target, "nats://")
-	host, subject, _ := strings.Cut(rest, "/")
-	if subject == "" {
-		subject = "hopbench-bare"
+// splitTarget splits SCHEME://HOST:PORT/NAME, the form of hopbench's
+// broker addresses, into the broker's host:port and the subject, queue or
+// topic (hopbench-bare when none is named).
+func splitTarget(target, scheme string) (host, name string) {
+	rest := strings.TrimPrefix(target, scheme+"://")
+	host, name, _ = strings.Cut(rest, "/")
+	if name == "" {
+		name = "hopbench-bare"
 	}
-	return "nats://" + host, subject
+	return host, name
 }
