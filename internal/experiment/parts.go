@@ -53,6 +53,10 @@ func applyScale(root *yaml.Node, name string) error {
 			if err := scaleParts(root, val, at+".parts"); err != nil {
 				return err
 			}
+		case "only":
+			if err := onlyParts(root, val, at+".only"); err != nil {
+				return err
+			}
 		default:
 			specyaml.Set(root, key, val)
 		}
@@ -81,6 +85,32 @@ func scaleParts(root, over *yaml.Node, at string) error {
 			specyaml.Set(part, fields.Content[j], fields.Content[j+1])
 		}
 	}
+	return nil
+}
+
+// onlyParts keeps the parts a scale's only: names, in the spec's order,
+// and drops the others: a scale that measures what one part needs at
+// more than the quick scale need not remake the rest.
+func onlyParts(root, only *yaml.Node, at string) error {
+	parts := specyaml.Lookup(root, "parts")
+	if only.Kind != yaml.SequenceNode || len(only.Content) == 0 || parts == nil {
+		return &SpecError{Path: at, Line: only.Line, Msg: "want a list of the spec's part names, e.g. only: [throughput]"}
+	}
+	keep := map[string]bool{}
+	for _, n := range only.Content {
+		keep[n.Value] = true
+	}
+	var kept []*yaml.Node
+	for _, p := range parts.Content {
+		if n := specyaml.Lookup(p, "name"); n != nil && keep[n.Value] {
+			kept = append(kept, p)
+			delete(keep, n.Value)
+		}
+	}
+	for name := range keep {
+		return &SpecError{Path: at, Line: only.Line, Msg: fmt.Sprintf("no part named %q in this spec", name)}
+	}
+	parts.Content = kept
 	return nil
 }
 

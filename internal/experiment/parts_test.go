@@ -118,3 +118,26 @@ func TestAScaleWritesOverTheSpecAndItsParts(t *testing.T) {
 		}
 	}
 }
+
+func TestAScaleRunsOnlyThePartsItNames(t *testing.T) {
+	spec := withParts + "  sizes-only:\n    only: [sizes]\n"
+	s, err := ParseScale([]byte(spec), "sizes-only")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := s.Runs()
+	if len(runs) != 4 {
+		t.Fatalf("%d runs, want the sizes part's 4 alone", len(runs))
+	}
+	for _, r := range runs {
+		if r.Part != "sizes" {
+			t.Errorf("%s: a part the scale left out ran", r.Case())
+		}
+	}
+	for _, bad := range []string{"only: [size]", "only: []", "only: sizes"} {
+		_, err := ParseScale([]byte(withParts+"  bad:\n    "+bad+"\n"), "bad")
+		if err == nil || !strings.Contains(err.Error(), "only") {
+			t.Errorf("%s: accepted or the error does not name only: %v", bad, err)
+		}
+	}
+}

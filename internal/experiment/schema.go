@@ -37,6 +37,8 @@ func overrides(s *jsonschema.Schema) {
 	scale := fieldsOf(s, "name", "scales", "parts")
 	scale.Properties.Set("parts", &jsonschema.Schema{Type: "object", AdditionalProperties: fieldsOf(s, experimentOnly...),
 		Description: "Fields written over the named parts': part name to fields."})
+	scale.Properties.Set("only", &jsonschema.Schema{Type: "array", Items: &jsonschema.Schema{Type: "string"}, MinItems: ptr(uint64(1)),
+		Description: "The parts this scale runs, by name; the others are left out."})
 	s.Properties.Value("scales").AdditionalProperties = scale
 }
 
@@ -51,3 +53,5 @@ func fieldsOf(s *jsonschema.Schema, leftOut ...string) *jsonschema.Schema {
 	}
 	return o
 }
+
+func ptr[T any](v T) *T { return &v }
