@@ -98,7 +98,16 @@ func (r *recorder) recordLate(intended, sent, end time.Time, late time.Duration,
 		class = ClassOverSLA
 	}
 	r.cur.samples = append(r.cur.samples, sample{latency: latency, raw: end.Sub(sent), late: late, class: class, endNs: int64(since)})
+	if end.Sub(sent) >= slowCall {
+		r.flush()
+	}
 }
+
+// slowCall is a call slow enough that its worker hands its samples over at
+// once: its next sample may come seconds later, after the collector has
+// closed this one's second. A worker calling faster records several
+// samples a second, and hands each second's over as it moves on.
+const slowCall = 100 * time.Millisecond
 
 func (r *recorder) flush() {
 	if r.cur != nil {

@@ -288,7 +288,7 @@ func (e *engine) openWorker(ctx context.Context, s *slot, tickets <-chan time.Ti
 	defer held.finish(ctx, rec, e.clock)
 	for {
 		free := e.clock.Now()
-		due, ok := <-tickets
+		due, ok := nextTicket(tickets, rec)
 		if !ok {
 			return
 		}
@@ -307,6 +307,21 @@ func (e *engine) openWorker(ctx context.Context, s *slot, tickets <-chan time.Ti
 		}
 		held.recordLate(rec, from, sent, e.clock.Now(), late, err)
 	}
+}
+
+// nextTicket is the worker's next request. A worker with none waiting
+// hands its samples to the collector before it waits: at a slow rate over
+// many workers its next ticket may be seconds away, and samples held so
+// long reach the collector after their second has closed.
+func nextTicket(tickets <-chan time.Time, rec *recorder) (time.Time, bool) {
+	select {
+	case due, ok := <-tickets:
+		return due, ok
+	default:
+	}
+	rec.flush()
+	due, ok := <-tickets
+	return due, ok
 }
 
 func later(a, b time.Time) time.Time {

@@ -363,3 +363,28 @@ func TestAnOpenLoopChargesTheServiceNotTheGenerator(t *testing.T) {
 		}
 	})
 }
+
+// Every second of the series has its latency, however seldom each worker
+// calls: a slow rate spread over many workers, and slow calls from many
+// clients, would otherwise leave a worker holding its samples of a second
+// until its next call, after the collector had closed that second.
+func TestEverySecondOfASlowLoadHasItsLatency(t *testing.T) {
+	virtual(t, func(t *testing.T) {
+		for _, cfg := range []load.Config{
+			{Kind: load.Rate, Rate: 5, Workers: 256, Duration: 8 * time.Second},
+			{Kind: load.Closed, Clients: 40, Duration: 8 * time.Second},
+		} {
+			var n atomic.Int64 // each worker's calls of its own length, 1.1 to 2.9 s
+			newCall := func() load.Call { return sleeper(time.Second + time.Duration(n.Add(1)%10)*200*time.Millisecond)() }
+			r, err := load.Run(t.Context(), cfg, newCall)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range r.Series {
+				if s.Requests > 0 && (s.P50Us == 0 || s.Late > 0) {
+					t.Errorf("%s: second %d: %d requests, %d of them filed after it closed, p50 %dµs", cfg.Kind, s.T, s.Requests, s.Late, s.P50Us)
+				}
+			}
+		}
+	})
+}
