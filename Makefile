@@ -32,15 +32,19 @@ run: setup build
 # into experiments/ (see
 # EXPERIMENTS.md): each run into a new directory that replaces the old one
 # only when the run ends well; its report is then written where it lies.
-STUDIES ?= thesis rest-grpc five-tech ensor network runtimes evolution
+# An entry PRESET@SCALE runs that scale into experiments/PRESET-SCALE
+# (five-tech@ramp: the throughput part on every payload, about 40 min).
+STUDIES ?= thesis rest-grpc five-tech five-tech@ramp ensor network runtimes evolution
 experiments: setup build
 	scripts/setup.sh jvm
-	@for p in $(STUDIES); do \
-		rm -rf experiments/$$p.new && \
-		$(BIN) run $$p --scale quick --out experiments/$$p.new && \
-		rm -rf experiments/$$p && mv experiments/$$p.new experiments/$$p && \
-		{ [ $$p != five-tech ] || scripts/binsize.sh experiments/$$p/binaries.json; } && \
-		$(BIN) report experiments/$$p || exit 1; \
+	@for e in $(STUDIES); do \
+		p=$${e%@*}; scale=quick; d=$$p; \
+		case $$e in *@*) scale=$${e#*@}; d=$$p-$$scale;; esac; \
+		rm -rf experiments/$$d.new && \
+		$(BIN) run $$p --scale $$scale --out experiments/$$d.new && \
+		rm -rf experiments/$$d && mv experiments/$$d.new experiments/$$d && \
+		{ [ $$d != five-tech ] || scripts/binsize.sh experiments/$$d/binaries.json; } && \
+		$(BIN) report experiments/$$d || exit 1; \
 	done
 	$(MAKE) experiments-doc
 

@@ -192,7 +192,7 @@ func (h Here) Outcome() bool {
 }
 
 // Units a figure may have.
-var Units = []string{"ns/op", "µs", "ms", "s", "B", "kB", "KiB", "MB", "MiB", "req/s", "%"}
+var Units = []string{"ns/op", "µs", "ms", "s", "B", "kB", "KiB", "MB", "MiB", "req/s", "%", "clients"}
 
 // Load reads and checks every study.
 func Load() ([]Study, error) {

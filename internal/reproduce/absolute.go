@@ -43,6 +43,11 @@ func (m Measured) absolute(row *Row) {
 	}
 	row.Low, row.High = bootstrapOf(sides, stat)
 	row.Verdict, row.Why = placeInterval(a, row.Low, row.High)
+	if f.Here.Measure == MeasureClientLimit && a.About > 0 {
+		if why := m.limitCensored(f.Here.Num, a.About*DegreeBand); why != "" {
+			row.Verdict, row.Why = Inconclusive, why
+		}
+	}
 }
 
 // placeInterval judges an interval against an absolute claim.

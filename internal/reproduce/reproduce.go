@@ -163,14 +163,14 @@ func figureOf(r *results.Record, measure string) bool {
 	case !errorsCounted(measure):
 		return false
 	}
-	return r.Errors < r.Requests || measure == "good_rps"
+	return r.Errors < r.Requests || measure == "good_rps" || measure == MeasureClientLimit
 }
 
 // errorsCounted says whether a measure counts a run's failed calls as
 // part of what it measures (goodput does, and the requests a ramp's last
 // step carried, late ones included; a latency does not).
 func errorsCounted(measure string) bool {
-	return measure == "good_rps" || measure == "last_step_rps" || strings.HasSuffix(measure, "_bytes") || measure == "rss" || measure == "anon_rss" || measure == "boot_ms"
+	return measure == "good_rps" || measure == "last_step_rps" || measure == MeasureClientLimit || strings.HasSuffix(measure, "_bytes") || measure == "rss" || measure == "anon_rss" || measure == "boot_ms"
 }
 
 func errorText(r results.Record) string {
@@ -187,6 +187,8 @@ func recordValue(r *results.Record, measure string) (float64, error) {
 		return r.GoodRPS, nil
 	case "last_step_rps":
 		return lastStepRPS(r)
+	case MeasureClientLimit:
+		return clientLimit(r)
 	case "response_body_bytes":
 		if r.ResponseBodyBytes == 0 {
 			return 0, fmt.Errorf("no reply body size recorded (a record from before hopbench kept it: run again)")
