@@ -56,8 +56,8 @@ func TestTheClientLimitIsWhereHalfTheRepliesComeLate(t *testing.T) {
 func TestAClientLimitAboveTheRampsTopIsALowerBound(t *testing.T) {
 	var recs []results.Record
 	for part, shares := range map[string][]float64{
-		"short": {1, 1, 1},            // 20-60 clients, never past: above 60
-		"tall":  {1, 1, 1, 1, 1, 1},   // 20-120 clients, never past: above 120
+		"short": {1, 1, 1},           // 20-60 clients, never past: above 60
+		"tall":  {1, 1, 1, 1, 1, 1},  // 20-120 clients, never past: above 120
 		"met":   {1, 1, 1, 0.6, 0.4}, // crosses at 90
 	} {
 		for i := range 4 {
