@@ -189,6 +189,8 @@ func recordValue(r *results.Record, measure string) (float64, error) {
 		return lastStepRPS(r)
 	case MeasureClientLimit:
 		return clientLimit(r)
+	case MeasureEarlyFluctuation:
+		return earlyFluctuation(r)
 	case "response_body_bytes":
 		if r.ResponseBodyBytes == 0 {
 			return 0, fmt.Errorf("no reply body size recorded (a record from before hopbench kept it: run again)")
