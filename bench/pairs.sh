@@ -9,6 +9,9 @@
 # RabbitMQ, Kafka; stopped after). Each side of each round has a subject,
 # queue or topic of its own, so that no round inherits another's Kafka
 # consumer group, offsets or leftover requests.
+# PROFILE=DIR also writes the CPU profiles of hopbench's node and load
+# (HOPBENCH_CPUPROFILE) to DIR/STACK-node.pprof and DIR/STACK-load.pprof,
+# the last round's: go tool pprof -top bin/hopbench DIR/nats-node.pprof.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 clients="${1:-64}"
@@ -17,7 +20,7 @@ rounds="${3:-3}"
 shift $(($# > 3 ? 3 : $#))
 stacks=("$@")
 [ ${#stacks[@]} -gt 0 ] || stacks=(rest grpc nats amqp kafka)
-mkdir -p bin
+mkdir -p bin ${PROFILE:+"$PROFILE"}
 go build -o bin/hopbench ./cmd/hopbench
 go build -o bin/bareloop ./bench/bareloop
 work=$(mktemp -d)
@@ -64,11 +67,14 @@ wait_until() { # what seconds command...: polls command while the side's process
 	exit 1
 }
 json_rps() { python3 -c 'import json,sys; print(json.load(sys.stdin)["rps"])'; }
+profile() { # stack role: the profile file for HOPBENCH_CPUPROFILE, if PROFILE is set
+	[ -z "${PROFILE:-}" ] || echo "$PROFILE/$1-$2.pprof"
+}
 hopbench_side() { # stack target
-	bin/hopbench node --stack "$1" --listen "$2" --admin "$admin" >/dev/null 2>"$work/log" &
+	HOPBENCH_CPUPROFILE=$(profile "$1" node) bin/hopbench node --stack "$1" --listen "$2" --admin "$admin" >/dev/null 2>"$work/log" &
 	pid=$!
 	wait_until "hopbench node --stack $1" 60 curl -sf -o /dev/null "http://$admin/ready"
-	bin/hopbench load --stack "$1" --target "$2" --op echo --model text --count 10 --clients "$clients" --duration "$duration" --format json 2>>"$work/log" | json_rps
+	HOPBENCH_CPUPROFILE=$(profile "$1" load) bin/hopbench load --stack "$1" --target "$2" --op echo --model text --count 10 --clients "$clients" --duration "$duration" --format json 2>>"$work/log" | json_rps
 	stop
 }
 bare_side() { # stack target

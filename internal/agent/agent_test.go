@@ -197,6 +197,15 @@ func twoGenerators(t *testing.T, st transport.Stack) (string, []*agent.Client) {
 	return n.Addr(), gens
 }
 
+// echoShares are shares of an echo of 10 users to addr, one a load.
+func echoShares(cfgs []load.Config, st transport.Stack, addr string) []agent.Share {
+	var shares []agent.Share
+	for _, c := range cfgs {
+		shares = append(shares, agent.Share{Load: c, Target: load.TargetConfig{Stack: st, Addr: addr, Op: transport.OpEcho, Model: "user", Count: 10}})
+	}
+	return shares
+}
+
 func TestALoadSplitAcrossTwoHostsMergesTheirHistograms(t *testing.T) {
 	st, _ := transport.ParseStack("rest")
 	addr, gens := twoGenerators(t, st)
@@ -207,10 +216,7 @@ func TestALoadSplitAcrossTwoHostsMergesTheirHistograms(t *testing.T) {
 	if cfgs[0].Clients != 2 || cfgs[1].Clients != 1 {
 		t.Errorf("3 clients split as %d and %d, want 2 and 1", cfgs[0].Clients, cfgs[1].Clients)
 	}
-	var shares []agent.Share
-	for _, c := range cfgs {
-		shares = append(shares, agent.Share{Load: c, Target: load.TargetConfig{Stack: st, Addr: addr, Op: transport.OpEcho, Model: "user", Count: 10}})
-	}
+	shares := echoShares(cfgs, st, addr)
 	opened := 0
 	merged, each, err := agent.RunShares(context.Background(), gens, shares, func() { opened++ })
 	if err != nil {
@@ -244,10 +250,7 @@ func TestAnOpenLoopSplitAcrossTwoHostsCarriesItsLateness(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var shares []agent.Share
-	for _, c := range cfgs {
-		shares = append(shares, agent.Share{Load: c, Target: load.TargetConfig{Stack: st, Addr: addr, Op: transport.OpEcho, Model: "user", Count: 10}})
-	}
+	shares := echoShares(cfgs, st, addr)
 	merged, each, err := agent.RunShares(context.Background(), gens, shares, func() {})
 	if err != nil {
 		t.Fatal(err)

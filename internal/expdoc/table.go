@@ -36,15 +36,27 @@ func ratios(rows []reproduce.Row) []reproduce.Row {
 // verdicts is the study's paper-vs-here table as the page condenses the
 // report's: the paper's ratio, here's (with the ranking here for a
 // superlative), its interval, the runs a side and the verdict with its
-// degree's word. Outcome findings (schema trials) are left out (ratios).
-func (d *Doc) verdicts(name string) (string, error) {
+// degree's word. Outcome findings (schema trials) are left out (ratios);
+// given ids, the rows of those findings alone, in that order.
+func (d *Doc) verdicts(name string, ids ...string) (string, error) {
 	e, err := d.exp(name)
 	if err != nil {
 		return "", err
 	}
+	rows := ratios(e.rows)
+	if len(ids) > 0 {
+		rows = nil
+		for _, id := range ids {
+			r, err := e.finding(id)
+			if err != nil {
+				return "", err
+			}
+			rows = append(rows, r)
+		}
+	}
 	var b strings.Builder
 	b.WriteString("| finding | paper | here | 95 % CI | runs a side | verdict |\n|---|---|---|---|---|---|\n")
-	for _, r := range ratios(e.rows) {
+	for _, r := range rows {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", r.Finding.ID, paperCell(r), hereCell(r), ciCell(r), runsCell(r), verdictCell(r))
 	}
 	return strings.TrimSuffix(b.String(), "\n"), nil
