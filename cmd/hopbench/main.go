@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/hopbench/hopbench/internal/cli"
@@ -14,11 +15,34 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	stopProfile := profile(os.Getenv("HOPBENCH_CPUPROFILE"))
 	err := cli.Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stopProfile()
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "hopbench:", message(ctx, err))
 		os.Exit(cli.ExitCode(err))
+	}
+}
+
+// profile writes this process's CPU profile to file until the returned
+// function is called, when file is set (HOPBENCH_CPUPROFILE): how
+// bench/PROFILE.md finds where the node and the generator spend their time.
+func profile(file string) func() {
+	if file == "" {
+		return func() {}
+	}
+	f, err := os.Create(file)
+	if err == nil {
+		err = pprof.StartCPUProfile(f)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "hopbench: HOPBENCH_CPUPROFILE:", err)
+		os.Exit(2)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
 	}
 }
 
