@@ -1,0 +1,44 @@
+package brokered
+
+import (
+	"context"
+	"runtime"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// Handlers serve every request in flight at once, serve one request after
+// another in the goroutine that waits idle (its stack already grown), let
+// it go once idle past handlerIdle, and end every call on Close.
+func TestHandlersReuseAnIdleGoroutineAndServeAllInFlight(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		hs := NewHandlers()
+		base := runtime.NumGoroutine()
+		for range 100 {
+			done := make(chan struct{})
+			hs.Go(func(context.Context) { close(done) })
+			<-done
+			synctest.Wait()
+		}
+		if n := runtime.NumGoroutine() - base; n != 1 {
+			t.Errorf("100 requests one after another left %d goroutines, want the 1 that served them all", n)
+		}
+		time.Sleep(handlerIdle + time.Second)
+		synctest.Wait()
+		if n := runtime.NumGoroutine() - base; n != 0 {
+			t.Errorf("%d goroutines past the idle time, want none", n)
+		}
+		var started sync.WaitGroup
+		started.Add(10)
+		for range 10 {
+			hs.Go(func(ctx context.Context) { started.Done(); <-ctx.Done() })
+		}
+		started.Wait() // all 10 in flight at once, or this never returns
+		hs.Close()
+		if n := runtime.NumGoroutine() - base; n != 0 {
+			t.Errorf("%d goroutines after Close, want none", n)
+		}
+	})
+}
