@@ -97,6 +97,9 @@ var fields = map[string]func(r *results.Record) string{
 	"net":      netOf,
 	"errclass": errorClasses,
 	"exited":   exitedNodes,
+	"contaminated": func(r *results.Record) string {
+		return strconv.FormatBool(r.Flags.Has(results.FlagContaminated))
+	},
 }
 
 func field(r *results.Record, k string) (string, error) {

@@ -10,7 +10,7 @@ import (
 // ratioText is a ratio as the tables write it: ×0.72 (-28 %).
 func ratioText(r float64) string {
 	if math.IsInf(r, 0) || math.IsNaN(r) {
-		return fmt.Sprintf("×%v", r)
+		return "no ratio (a median of 0)"
 	}
 	return fmt.Sprintf("×%.3g (%+.0f %%)", r, (r-1)*100)
 }

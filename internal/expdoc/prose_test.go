@@ -40,7 +40,7 @@ var handTyped = []struct {
 		"writes 10 000 numbers", "(0.1 ms one way, 1 Gbit/s", "| 1 request/s for 5 minutes (300 requests a case) | 5 requests/s for 6 s,",
 		"5 runs a case |", "at 5/s", "text of 10 to 1 000 000 characters", "records of 10 to 10 000 properties",
 		"latency at 1 client (2 s a run)", "ramped 10 to 70 by 20 every 2 s", "later than 1 s", "call with 10 characters",
-		"Every case 5 times", "the 10 000-property", "the 10-character ramps", "the ramp's 1 s", "At 10 000 properties",
+		"Every case 5 times", "the 10 000-property", "Kafka at 10 000 properties", "Kafka at 100 000 characters", "up to 1000 properties (Kafka)", "the 10-character ramps", "the ramp's 1 s", "At 10 000 properties",
 		"on 10-character text", "at 70 clients", "for 10 characters", "5 request/response hops", "at 1 client | 2 s closed loop at 1 client, 5 runs a case",
 		"over 5 runs of 2 s", "| 10 to 70 by 20 every 2 s, on text×10 and alltypes×10 000, 5 runs", "past 70 clients", "within 1 s",
 		"last step (70 clients) on 10-character", "(2 s a run)", "(5 calls a run", "at 1 client, on loopback",
@@ -48,12 +48,12 @@ var handTyped = []struct {
 		"0.2 ms, 1 Gbit/s", "40 ms, 50 Mbit/s", "move 1 Gbit/s", "at 50 Mbit/s", "20 against 10 through five", "One run of 5 calls",
 		"JSON), 1 client", "(3 repetitions, 5 s warm-up and 5 s measured", "(once, 0.5 s warm-up, 1 s measured)", "at 1 and at 3 items",
 		"1 client).", "at 1 s, so", "(3 runs of 5 s, about 20 minutes)", "at 1 client and at 16, 5 repetitions of 5 s after 1 s of warm-up",
-		"one 2-core", "at 1 client |", "at 16 clients |", "at 16 clients, one-host", "2-core machine's")},
+		"one 2-core", "**The ramp to 200 clients**", "clients +20 every second from 20 to 200", "and up to 200 clients", "goes to 200 by +20 every second", "at 1 client |", "at 16 clients |", "at 16 clients, one-host", "2-core machine's")},
 	{"a study's own figure, in its words", phrases(
 		"the study's jump from 4 to 22 ms", "(the study: 4 → 22 ms)", "REST at 3-4 ms against gRPC's 7-8 ms",
 		"the study's 3-4 against 7-8 ms", "not 3 to 8 ms", "(REST 4 → 22 ms)", "the study's \"6 of 8\"",
 		".NET 6 on", "9850H", "RabbitMQ 3.10, Kafka 3.2", "equation (1), which sums 4 calls each way between the 5 services",
-		"plus 4 calls", "ramped 10 to 200, +10 every 30 s", "(the study: 10 to 200 by 10 every 30 s)",
+		"plus 4 calls", ", not 40 (", "failed from 100 to 140 clients", "ramped 10 to 200, +10 every 30 s", "(the study: +10 every 30 s from 10 to 200)", "(the study: 10 to 200 by 10 every 30 s)",
 		"past 50 clients\" read off 1 000 000-character runs", "(300 requests a case)")},
 }
 

@@ -2,6 +2,7 @@ package expdoc
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/hopbench/hopbench/internal/reproduce"
@@ -88,6 +89,8 @@ func ciCell(r reproduce.Row) string {
 		return "–"
 	case figure:
 		return fci
+	case math.IsNaN(r.Low) || math.IsInf(r.High, 0):
+		return "– (runs at 0)"
 	case r.Low != 0 || r.High != 0:
 		return fmt.Sprintf("×%.3g to ×%.3g", r.Low, r.High)
 	case strings.HasPrefix(r.Test, "exact") || strings.HasPrefix(r.Test, "Fisher"):

@@ -2,6 +2,7 @@ package reproduce
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/hopbench/hopbench/reference"
 )
@@ -44,8 +45,12 @@ func (m Measured) absolute(row *Row) {
 	row.Low, row.High = bootstrapOf(sides, stat)
 	row.Verdict, row.Why = placeInterval(a, row.Low, row.High)
 	if f.Here.Measure == MeasureClientLimit && a.About > 0 {
-		if why := m.limitCensored(f.Here.Num, a.About*DegreeBand); why != "" {
-			row.Verdict, row.Why = Inconclusive, why
+		note, undecided := m.limitBound(f.Here.Num, a.About*DegreeBand)
+		switch {
+		case undecided:
+			row.Verdict, row.Why = Inconclusive, note
+		case note != "":
+			row.Why = strings.TrimPrefix(row.Why+"; "+note, "; ")
 		}
 	}
 }

@@ -45,14 +45,15 @@ func clientLimit(r *results.Record) (float64, error) {
 	return r.Steps[len(r.Steps)-1].Value, nil
 }
 
-// limitCensored says whether a claim of a client limit can be judged on
-// sel's runs: a run whose ramp never passed its limit gives its last step,
-// a lower bound, which says the limit lies above the claim only when that
-// step is above the claim's band already. It returns why not, or "".
-func (m Measured) limitCensored(sel map[string]string, bandTop float64) string {
+// limitBound says what sel's runs that never passed their limit mean
+// for a claim of one: such a run gives its last step, a lower bound,
+// which says the limit lies above the claim only when that step is above
+// the claim's band already (undecided is false then). It returns "" when
+// every run passed its limit.
+func (m Measured) limitBound(sel map[string]string, bandTop float64) (note string, undecided bool) {
 	recs, err := m.pick(sel)
 	if err != nil {
-		return ""
+		return "", false
 	}
 	n, top := 0, 0.0
 	for _, r := range recs {
@@ -64,8 +65,11 @@ func (m Measured) limitCensored(sel map[string]string, bandTop float64) string {
 			n, top = n+1, max(top, last.Value)
 		}
 	}
-	if n == 0 || top > bandTop {
-		return ""
+	switch {
+	case n == 0:
+		return "", false
+	case top > bandTop:
+		return fmt.Sprintf("%d of %d runs never passed their limit up to %g clients, the ramp's last step: their figure is a lower bound, above the band", n, len(recs), top), false
 	}
-	return fmt.Sprintf("%d of %d runs never passed their limit up to %g clients, the ramp's last step: the limit lies above it, and the band reaches past it; a ramp to more clients (five-tech --scale ramp) would decide", n, len(recs), top)
+	return fmt.Sprintf("%d of %d runs never passed their limit up to %g clients, the ramp's last step: the limit lies above it, and the band reaches past it; a ramp to more clients (five-tech --scale ramp) would decide", n, len(recs), top), true
 }
