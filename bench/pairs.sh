@@ -12,6 +12,8 @@
 # PROFILE=DIR also writes the CPU profiles of hopbench's node and load
 # (HOPBENCH_CPUPROFILE) to DIR/STACK-node.pprof and DIR/STACK-load.pprof,
 # the last round's: go tool pprof -top bin/hopbench DIR/nats-node.pprof.
+# BARE_FLAGS are passed to both bareloops (BARE_FLAGS=-headers: the nats
+# pair carries hopbench's metadata headers).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 clients="${1:-64}"
@@ -78,10 +80,10 @@ hopbench_side() { # stack target
 	stop
 }
 bare_side() { # stack target
-	bin/bareloop -stack "$1" -target "$2" -serve >"$work/ready" 2>"$work/log" &
+	bin/bareloop -stack "$1" -target "$2" ${BARE_FLAGS:-} -serve >"$work/ready" 2>"$work/log" &
 	pid=$!
 	wait_until "bareloop -stack $1 -serve" 60 grep -q "serving on" "$work/ready"
-	bin/bareloop -stack "$1" -target "$2" -clients "$clients" -duration "$duration" 2>>"$work/log" | json_rps
+	bin/bareloop -stack "$1" -target "$2" ${BARE_FLAGS:-} -clients "$clients" -duration "$duration" 2>>"$work/log" | json_rps
 	stop
 }
 for s in "${stacks[@]}"; do

@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -93,7 +95,13 @@ func serveNATS(ctx context.Context, target string, ready func()) error {
 		return err
 	}
 	defer nc.Close()
-	if _, err := nc.QueueSubscribe(subject, subject, func(m *nats.Msg) { m.Respond(m.Data) }); err != nil {
+	respond := func(m *nats.Msg) { m.Respond(m.Data) }
+	if *natsHeaders {
+		respond = func(m *nats.Msg) {
+			m.RespondMsg(&nats.Msg{Header: nats.Header{"content-type": m.Header["content-type"]}, Data: m.Data})
+		}
+	}
+	if _, err := nc.QueueSubscribe(subject, subject, respond); err != nil {
 		return err
 	}
 	if err := nc.Flush(); err != nil {
@@ -112,9 +120,31 @@ func natsCall(target string, body []byte) (*nats.Conn, func(context.Context) err
 	if err != nil {
 		fail(err)
 	}
+	if *natsHeaders {
+		return nc, func(ctx context.Context) error {
+			_, err := nc.RequestMsgWithContext(ctx, &nats.Msg{Subject: subject, Header: hopbenchHeaders(), Data: body})
+			return err
+		}
+	}
 	return nc, func(ctx context.Context) error {
 		_, err := nc.RequestWithContext(ctx, subject, body)
 		return err
+	}
+}
+
+// natsHeaders makes the nats pair carry the metadata hopbench's nats
+// requests and replies carry, as message headers: how much of the node's
+// gap to the bare pair its headers are (bench/PROFILE.md).
+var natsHeaders = flag.Bool("headers", false, "nats: send hopbench's metadata headers with each request and a content type with each reply")
+
+// hopbenchHeaders are the headers of a hopbench echo request
+// (brokered.RequestMeta): op, model, content type and deadline.
+func hopbenchHeaders() nats.Header {
+	return nats.Header{
+		"hopbench-op":       {"echo"},
+		"hopbench-model":    {"text"},
+		"content-type":      {"application/json"},
+		"hopbench-deadline": {strconv.FormatInt(time.Now().Add(30*time.Second).UnixNano(), 10)},
 	}
 }
 
