@@ -33,16 +33,24 @@ func clientLimit(r *results.Record) (float64, error) {
 	if late := r.ErrorsByClass["over_sla"] + r.ErrorsByClass["timeout"]; r.Errors != late {
 		return 0, fmt.Errorf("calls failed other than by arriving late (%v): the client limit is read from late replies alone", r.ErrorsByClass)
 	}
+	limit, _ := limitOf(r.Steps)
+	return limit, nil
+}
+
+// limitOf is clientLimit's reading of steps, and whether the ramp passed
+// its limit (false: the limit is its last step, a lower bound).
+func limitOf(steps []results.Step) (limit float64, passed bool) {
 	prevClients, prevShare := 0.0, 1.0
-	for _, s := range r.Steps {
-		if s.Requests > 0 && s.WithinSLA < limitShare {
-			return prevClients + (s.Value-prevClients)*(prevShare-limitShare)/(prevShare-s.WithinSLA), nil
+	for _, s := range steps {
+		if s.Requests == 0 {
+			continue
 		}
-		if s.Requests > 0 {
-			prevClients, prevShare = s.Value, s.WithinSLA
+		if s.WithinSLA < limitShare {
+			return prevClients + (s.Value-prevClients)*(prevShare-limitShare)/(prevShare-s.WithinSLA), true
 		}
+		prevClients, prevShare = s.Value, s.WithinSLA
 	}
-	return r.Steps[len(r.Steps)-1].Value, nil
+	return steps[len(steps)-1].Value, false
 }
 
 // limitBound says what sel's runs that never passed their limit mean
@@ -60,9 +68,8 @@ func (m Measured) limitBound(sel map[string]string, bandTop float64) (note strin
 		if len(r.Steps) == 0 {
 			continue
 		}
-		last := r.Steps[len(r.Steps)-1]
-		if last.Requests > 0 && last.WithinSLA >= limitShare {
-			n, top = n+1, max(top, last.Value)
+		if limit, passed := limitOf(r.Steps); !passed {
+			n, top = n+1, max(top, limit)
 		}
 	}
 	switch {
