@@ -44,16 +44,16 @@ func (d *Doc) verdicts(name string, ids ...string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	rows := ratios(e.rows)
-	if len(ids) > 0 {
-		rows = nil
-		for _, id := range ids {
-			r, err := e.finding(id)
-			if err != nil {
-				return "", err
-			}
-			rows = append(rows, r)
+	var rows []reproduce.Row
+	if len(ids) == 0 {
+		rows = ratios(e.rows)
+	}
+	for _, id := range ids {
+		r, err := e.finding(id)
+		if err != nil {
+			return "", err
 		}
+		rows = append(rows, r)
 	}
 	var b strings.Builder
 	b.WriteString("| finding | paper | here | 95 % CI | runs a side | verdict |\n|---|---|---|---|---|---|\n")
