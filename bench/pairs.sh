@@ -12,8 +12,8 @@
 # PROFILE=DIR also writes the CPU profiles of hopbench's node and load
 # (HOPBENCH_CPUPROFILE) to DIR/STACK-node.pprof and DIR/STACK-load.pprof,
 # the last round's: go tool pprof -top bin/hopbench DIR/nats-node.pprof.
-# BARE_FLAGS are passed to both bareloops (BARE_FLAGS=-headers: the nats
-# pair carries hopbench's metadata headers).
+# BARE_FLAGS are passed to both bareloops (BARE_FLAGS=-headers: a broker
+# pair, nats, amqp or kafka, carries hopbench's metadata headers).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 clients="${1:-64}"

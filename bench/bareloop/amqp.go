@@ -63,6 +63,9 @@ func serveAMQP(ctx context.Context, target string, ready func()) error {
 				return errors.New("amqp: the consumer ended (connection lost)")
 			}
 			msg := amqp.Publishing{CorrelationId: d.CorrelationId, Body: d.Body}
+			if *withHeaders {
+				msg.ContentType = d.ContentType
+			}
 			if err := pub.PublishWithContext(ctx, "", d.ReplyTo, false, false, msg); err != nil {
 				return err
 			}
@@ -99,6 +102,9 @@ func amqpCall(target string, body []byte, bound time.Duration) (func(), func(con
 			return err
 		}
 		msg := amqp.Publishing{CorrelationId: id, ReplyTo: directReplyTo, Body: body}
+		if *withHeaders {
+			msg.Headers, msg.ContentType = amqpMeta()
+		}
 		if err := ch.PublishWithContext(ctx, "", queue, true, false, msg); err != nil {
 			r.forget(id)
 			return err
@@ -128,4 +134,16 @@ func amqpReceive(r *replies, deliveries <-chan amqp.Delivery, returns <-chan amq
 		}
 	}
 	r.end(errors.New("amqp: connection closed"))
+}
+
+// amqpMeta is hopbenchMeta as hopbench's amqp client sends it: the content
+// type as the message's property, the rest in its header table.
+func amqpMeta() (amqp.Table, string) {
+	t := amqp.Table{}
+	for k, v := range hopbenchMeta() {
+		if k != contentType {
+			t[k] = v
+		}
+	}
+	return t, "application/json"
 }

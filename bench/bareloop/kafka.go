@@ -114,6 +114,10 @@ func kafkaReply(r *kgo.Record) *kgo.Record {
 			reply.Topic = string(h.Value)
 		case kafkaCorrelation:
 			reply.Headers = append(reply.Headers, h)
+		case contentType:
+			if *withHeaders {
+				reply.Headers = append(reply.Headers, h)
+			}
 		}
 	}
 	if reply.Topic == "" {
@@ -145,6 +149,11 @@ func kafkaCall(target string, body []byte, bound time.Duration) (func(), func(co
 			return err
 		}
 		rec := &kgo.Record{Topic: topic, Value: body, Headers: []kgo.RecordHeader{{Key: kafkaCorrelation, Value: []byte(id)}, replyTo}}
+		if *withHeaders {
+			for k, v := range hopbenchMeta() {
+				rec.Headers = append(rec.Headers, kgo.RecordHeader{Key: k, Value: []byte(v)})
+			}
+		}
 		cl.Produce(ctx, rec, func(_ *kgo.Record, err error) {
 			if err != nil {
 				r.deliver(id, err)

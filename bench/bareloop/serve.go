@@ -96,9 +96,9 @@ func serveNATS(ctx context.Context, target string, ready func()) error {
 	}
 	defer nc.Close()
 	respond := func(m *nats.Msg) { m.Respond(m.Data) }
-	if *natsHeaders {
+	if *withHeaders {
 		respond = func(m *nats.Msg) {
-			m.RespondMsg(&nats.Msg{Header: nats.Header{"content-type": m.Header["content-type"]}, Data: m.Data})
+			m.RespondMsg(&nats.Msg{Header: nats.Header{contentType: m.Header[contentType]}, Data: m.Data})
 		}
 	}
 	if _, err := nc.QueueSubscribe(subject, subject, respond); err != nil {
@@ -120,9 +120,13 @@ func natsCall(target string, body []byte) (*nats.Conn, func(context.Context) err
 	if err != nil {
 		fail(err)
 	}
-	if *natsHeaders {
+	if *withHeaders {
 		return nc, func(ctx context.Context) error {
-			_, err := nc.RequestMsgWithContext(ctx, &nats.Msg{Subject: subject, Header: hopbenchHeaders(), Data: body})
+			header := nats.Header{}
+			for k, v := range hopbenchMeta() {
+				header.Set(k, v)
+			}
+			_, err := nc.RequestMsgWithContext(ctx, &nats.Msg{Subject: subject, Header: header, Data: body})
 			return err
 		}
 	}
@@ -132,21 +136,24 @@ func natsCall(target string, body []byte) (*nats.Conn, func(context.Context) err
 	}
 }
 
-// natsHeaders makes the nats pair carry the metadata hopbench's nats
-// requests and replies carry, as message headers: how much of the node's
-// gap to the bare pair its headers are (bench/PROFILE.md).
-var natsHeaders = flag.Bool("headers", false, "nats: send hopbench's metadata headers with each request and a content type with each reply")
+// withHeaders makes a broker pair carry the metadata hopbench's requests
+// and replies carry, as message headers (AMQP: a header table and the
+// content-type property): how much of the node's gap to the bare pair its
+// headers are (bench/PROFILE.md).
+var withHeaders = flag.Bool("headers", false, "nats, amqp, kafka: send hopbench's metadata headers with each request and a content type with each reply")
 
-// hopbenchHeaders are the headers of a hopbench echo request
+// hopbenchMeta is the metadata of a hopbench echo request
 // (brokered.RequestMeta): op, model, content type and deadline.
-func hopbenchHeaders() nats.Header {
-	return nats.Header{
-		"hopbench-op":       {"echo"},
-		"hopbench-model":    {"text"},
-		"content-type":      {"application/json"},
-		"hopbench-deadline": {strconv.FormatInt(time.Now().Add(30*time.Second).UnixNano(), 10)},
+func hopbenchMeta() map[string]string {
+	return map[string]string{
+		"hopbench-op":       "echo",
+		"hopbench-model":    "text",
+		contentType:         "application/json",
+		"hopbench-deadline": strconv.FormatInt(time.Now().Add(30*time.Second).UnixNano(), 10),
 	}
 }
+
+const contentType = "content-type"
 
 // splitTarget splits SCHEME://HOST:PORT/NAME, the form of hopbench's
 // broker addresses, into the broker's host:port and the subject, queue or
