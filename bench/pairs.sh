@@ -12,6 +12,10 @@
 # PROFILE=DIR also writes the CPU profiles of hopbench's node and load
 # (HOPBENCH_CPUPROFILE) to DIR/STACK-node.pprof and DIR/STACK-load.pprof,
 # the last round's: go tool pprof -top bin/hopbench DIR/nats-node.pprof.
+# MIX=1 (broker stacks) also runs the mixed pairs, hopbench's node with the
+# bare caller and the bare responder with hopbench's load (both bareloops
+# then carry hopbench's headers), and prints each side's rate over the bare
+# pair's: which half of the pair the gap is in.
 # BARE_FLAGS are passed to both bareloops (BARE_FLAGS=-headers: a broker
 # pair, nats, amqp or kafka, carries hopbench's metadata headers).
 set -euo pipefail
@@ -86,6 +90,20 @@ bare_side() { # stack target
 	bin/bareloop -stack "$1" -target "$2" ${BARE_FLAGS:-} -clients "$clients" -duration "$duration" 2>>"$work/log" | json_rps
 	stop
 }
+node_side() { # stack target: hopbench's node, the bare caller
+	bin/hopbench node --stack "$1" --listen "$2" --admin "$admin" >/dev/null 2>"$work/log" &
+	pid=$!
+	wait_until "hopbench node --stack $1" 60 curl -sf -o /dev/null "http://$admin/ready"
+	bin/bareloop -stack "$1" -target "$2" -headers -clients "$clients" -duration "$duration" 2>>"$work/log" | json_rps
+	stop
+}
+load_side() { # stack target: the bare responder, hopbench's load
+	bin/bareloop -stack "$1" -target "$2" -headers -serve >"$work/ready" 2>"$work/log" &
+	pid=$!
+	wait_until "bareloop -stack $1 -serve" 60 grep -q "serving on" "$work/ready"
+	bin/hopbench load --stack "$1" --target "$2" --op echo --model text --count 10 --clients "$clients" --duration "$duration" --format json 2>>"$work/log" | json_rps
+	stop
+}
 for s in "${stacks[@]}"; do
 	b=$(broker_of "$s")
 	if [ -n "$b" ] && [[ " ${brokers[*]} " != *" $b "* ]]; then
@@ -96,7 +114,8 @@ done
 for round in $(seq "$rounds"); do
 	for s in "${stacks[@]}"; do
 		sides=(hopbench_side bare_side)
-		[ $((round % 2)) -eq 0 ] && sides=(bare_side hopbench_side)
+		[ -n "${MIX:-}" ] && [ -n "$(broker_of "$s")" ] && sides+=(node_side load_side)
+		[ $((round % 2)) -eq 0 ] && sides=($(printf '%s\n' "${sides[@]}" | tac))
 		for side in "${sides[@]}"; do
 			echo "round $round/$rounds: $s $side" >&2
 			# In this shell, not in $(...): a side that fails ends the
@@ -123,4 +142,16 @@ for stack, by in rps.items():
     ratio = [h / b for h, b in zip(hb, bare)]
     n = lambda v: f"{v:.0f}"
     print(f"| {stack} | {sys.argv[2]} | {spread(hb, n)} | {spread(bare, n)} | {spread(ratio, lambda v: f'{v:.2f}x')} |")
+mixed = {"node_side": "hopbench node + bare caller", "load_side": "bare responder + hopbench load"}
+if any(side in mixed for by in rps.values() for side, _ in by):
+    print()
+    print("| stack | pair | req/s | over the bare pair, same round |")
+    print("| --- | --- | --- | --- |")
+    for stack, by in rps.items():
+        for side, name in mixed.items():
+            rounds = sorted({r for s, r in by if s == side})
+            if rounds:
+                v = [by[(side, r)] for r in rounds]
+                ratio = [by[(side, r)] / by[("bare_side", r)] for r in rounds]
+                print(f"| {stack} | {name} | {spread(v, lambda x: f'{x:.0f}')} | {spread(ratio, lambda x: f'{x:.2f}x')} |")
 EOF
