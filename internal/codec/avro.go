@@ -29,6 +29,9 @@ type avroCodec struct {
 	enc     avro.API
 	dec     [bits.UintSize + 1]avroDecoder
 	schemas map[protoreflect.FullName]avro.Schema
+	// dynamic are the schemas of users' messages (DynamicAvroSchema), by
+	// descriptor, derived on first use.
+	dynamic sync.Map
 }
 
 type avroDecoder struct {
@@ -80,6 +83,9 @@ func (*avroCodec) SchemaEvolution() string {
 func (*avroCodec) ContentType() string { return "avro/binary" }
 
 func (c *avroCodec) schema(m proto.Message) (avro.Schema, error) {
+	if _, ok := isDynamic(m); ok {
+		return c.dynamicSchema(m.ProtoReflect().Descriptor())
+	}
 	name := m.ProtoReflect().Descriptor().FullName()
 	s, ok := c.schemas[name]
 	if !ok {
@@ -93,7 +99,33 @@ func (c *avroCodec) Marshal(m proto.Message) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.enc.Marshal(s, m)
+	return c.marshal(s, m)
+}
+
+// marshal writes m with s: a user's message as its generic values.
+func (c *avroCodec) marshal(s avro.Schema, m proto.Message) ([]byte, error) {
+	d, ok := isDynamic(m)
+	if !ok {
+		return c.enc.Marshal(s, m)
+	}
+	t, err := avroTree(d)
+	if err != nil {
+		return nil, err
+	}
+	return c.enc.Marshal(s, t)
+}
+
+// dynamicSchema is the schema of a user's message, derived once.
+func (c *avroCodec) dynamicSchema(md protoreflect.MessageDescriptor) (avro.Schema, error) {
+	if s, ok := c.dynamic.Load(md); ok {
+		return s.(avro.Schema), nil
+	}
+	s, err := parseDynamicAvro(md)
+	if err != nil {
+		return nil, err
+	}
+	s2, _ := c.dynamic.LoadOrStore(md, s)
+	return s2.(avro.Schema), nil
 }
 
 var errAvroTrailing = errors.New("avro: trailing bytes after the message")
@@ -118,7 +150,13 @@ func (c *avroCodec) unmarshal(s avro.Schema, data []byte, m proto.Message) error
 	defer d.readers.Put(r)
 	r.Reset(data)
 	r.Error = nil // Reset keeps the last error, and the pool reuses readers
-	r.ReadVal(s, m)
+	dm, dynamic := isDynamic(m)
+	var t any
+	if dynamic {
+		r.ReadVal(s, &t)
+	} else {
+		r.ReadVal(s, m)
+	}
 	if r.Error != nil {
 		if errors.Is(r.Error, io.EOF) {
 			return fmt.Errorf("avro: %w", io.ErrUnexpectedEOF)
@@ -127,6 +165,9 @@ func (c *avroCodec) unmarshal(s avro.Schema, data []byte, m proto.Message) error
 	}
 	if r.Peek(); r.Error == nil {
 		return errAvroTrailing
+	}
+	if dynamic {
+		return fromAvroTree(t, dm)
 	}
 	return nil
 }

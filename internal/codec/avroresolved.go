@@ -24,6 +24,28 @@ type avroResolvedCodec struct {
 	writers  map[[8]byte]avro.Schema
 	compat   *avro.SchemaCompatibility
 	resolved sync.Map // [2][8]byte{reader, writer} -> resolution
+	// dynHeaders and dynWriters are the headers and writers of users'
+	// schemas, added as they are first used: a process that knows two
+	// versions of a user's message resolves one against the other.
+	dynHeaders sync.Map // avro.Schema -> []byte
+	dynWriters sync.Map // [8]byte -> avro.Schema
+}
+
+// header is the single-object header of s.
+func (c *avroResolvedCodec) header(s avro.Schema) ([]byte, error) {
+	if h, ok := c.headers[s]; ok {
+		return h, nil
+	}
+	if h, ok := c.dynHeaders.Load(s); ok {
+		return h.([]byte), nil
+	}
+	h, err := soe.BuildHeader(s)
+	if err != nil {
+		return nil, fmt.Errorf("avro fingerprint: %w", err)
+	}
+	c.dynHeaders.Store(s, h)
+	c.dynWriters.Store([8]byte(h[len(soe.Magic):]), s)
+	return h, nil
 }
 
 // resolution is a reader's schema resolved against a writer's, or why not.
@@ -61,15 +83,23 @@ func (c *avroResolvedCodec) Marshal(m proto.Message) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	body, err := c.enc.Marshal(s, m)
+	body, err := c.marshal(s, m)
 	if err != nil {
 		return nil, err
 	}
-	return append(c.headers[s][:len(c.headers[s]):len(c.headers[s])], body...), nil
+	h, err := c.header(s)
+	if err != nil {
+		return nil, err
+	}
+	return append(h[:len(h):len(h)], body...), nil
 }
 
 func (c *avroResolvedCodec) Unmarshal(data []byte, m proto.Message) error {
 	reader, err := c.schema(m)
+	if err != nil {
+		return err
+	}
+	rh, err := c.header(reader) // known, so a writer of the same schema is found
 	if err != nil {
 		return err
 	}
@@ -78,13 +108,16 @@ func (c *avroResolvedCodec) Unmarshal(data []byte, m proto.Message) error {
 		return fmt.Errorf("avro single object: %w", err)
 	}
 	writer, ok := c.writers[[8]byte(fp)]
+	if w, dyn := c.dynWriters.Load([8]byte(fp)); dyn {
+		writer, ok = w.(avro.Schema), true
+	}
 	if !ok {
 		return fmt.Errorf("avro single object: no known schema has fingerprint %x", fp)
 	}
 	if writer == reader {
 		return c.unmarshal(reader, body, m)
 	}
-	key := [2][8]byte{[8]byte(c.headers[reader][len(soe.Magic):]), [8]byte(fp)}
+	key := [2][8]byte{[8]byte(rh[len(soe.Magic):]), [8]byte(fp)}
 	r, ok := c.resolved.Load(key)
 	if !ok {
 		s, err := c.compat.Resolve(reader, writer)

@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/fxamacker/cbor/v2"
@@ -24,6 +25,9 @@ func newCBORCodec() *cborCodec {
 	dec, err := cbor.DecOptions{
 		MaxArrayElements: math.MaxInt32,
 		MaxMapPairs:      math.MaxInt32,
+		// A user's message nests as deep as its fill allows (a message
+		// and a list a level each), past the library's default of 32.
+		MaxNestedLevels: 256,
 	}.DecMode()
 	if err != nil {
 		panic(err)
@@ -34,6 +38,24 @@ func newCBORCodec() *cborCodec {
 func (*cborCodec) Name() string        { return "cbor" }
 func (*cborCodec) ContentType() string { return "application/cbor" }
 
-func (c *cborCodec) Marshal(m proto.Message) ([]byte, error) { return c.enc.Marshal(m) }
+func (c *cborCodec) Marshal(m proto.Message) ([]byte, error) {
+	if d, ok := isDynamic(m); ok {
+		return c.enc.Marshal(tree(d))
+	}
+	return c.enc.Marshal(m)
+}
 
-func (c *cborCodec) Unmarshal(data []byte, m proto.Message) error { return c.dec.Unmarshal(data, m) }
+func (c *cborCodec) Unmarshal(data []byte, m proto.Message) error {
+	d, ok := isDynamic(m)
+	if !ok {
+		return c.dec.Unmarshal(data, m)
+	}
+	var t any
+	if err := c.dec.Unmarshal(data, &t); err != nil {
+		return err
+	}
+	if err := fromTree(t, d); err != nil {
+		return fmt.Errorf("cbor: %w", err)
+	}
+	return nil
+}

@@ -40,7 +40,11 @@ func (c *msgpackCodec) Marshal(m proto.Message) ([]byte, error) {
 	e := c.encoders.Get().(*msgpackEncoder)
 	defer c.encoders.Put(e)
 	e.buf.Reset()
-	if err := e.enc.Encode(m); err != nil {
+	var v any = m
+	if d, ok := isDynamic(m); ok {
+		v = tree(d)
+	}
+	if err := e.enc.Encode(v); err != nil {
 		return nil, err
 	}
 	return bytes.Clone(e.buf.Bytes()), nil
@@ -52,7 +56,17 @@ func (*msgpackCodec) Unmarshal(data []byte, m proto.Message) error {
 	r := bytes.NewReader(data)
 	dec.Reset(r)
 	dec.SetCustomStructTag("json")
-	if err := dec.Decode(m); err != nil {
+	if d, ok := isDynamic(m); ok {
+		dec.SetMapDecoder(func(dec *msgpack.Decoder) (any, error) { return dec.DecodeUntypedMap() })
+		defer dec.SetMapDecoder(nil)
+		t, err := dec.DecodeInterface()
+		if err != nil {
+			return err
+		}
+		if err := fromTree(t, d); err != nil {
+			return fmt.Errorf("msgpack: %w", err)
+		}
+	} else if err := dec.Decode(m); err != nil {
 		return err
 	}
 	if r.Len() > 0 {

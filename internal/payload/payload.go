@@ -189,6 +189,9 @@ func Lookup(name string) (Model, error) {
 			return m, nil
 		}
 	}
+	if m, ok := lookupRegistered(name); ok {
+		return m, nil
+	}
 	return Model{}, fmt.Errorf("unknown payload model %q (known: %s)", name, strings.Join(Names(), ", "))
 }
 

@@ -1,0 +1,175 @@
+package userschema
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strings"
+
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
+	"google.golang.org/protobuf/types/dynamicpb"
+
+	"github.com/hopbench/hopbench/internal/payload"
+)
+
+// Source is a user's message as a spec or a command line names it: the
+// .proto files, the message type, and how messages of it are made: from
+// Fill's hints, or cycled from Samples, a file of JSON lines in the proto
+// JSON mapping.
+type Source struct {
+	Files       []string
+	ImportPaths []string
+	Message     string
+	Fill        *Fill
+	Samples     string
+}
+
+// Bounds on a samples file.
+const (
+	MaxSamplesBytes = 256 << 20
+	MaxSampleLine   = 64 << 20
+)
+
+// Payload is a user's message type ready to generate: the type, the list
+// of it a payload of count items is, and how items are made.
+type Payload struct {
+	Schema  *Schema
+	Message protoreflect.MessageDescriptor
+	// List is hopbench.user.NameList { repeated Name items = 1; }.
+	List    protoreflect.MessageDescriptor
+	fill    Fill
+	samples []proto.Message
+}
+
+// Load compiles src's files, finds its message and checks its fill or
+// reads its samples.
+func Load(ctx context.Context, src Source) (*Payload, error) {
+	s, err := Compile(ctx, src.Files, src.ImportPaths)
+	if err != nil {
+		return nil, err
+	}
+	md, err := s.Message(src.Message)
+	if err != nil {
+		return nil, err
+	}
+	list, err := listOf(md, s)
+	if err != nil {
+		return nil, err
+	}
+	p := &Payload{Schema: s, Message: md, List: list, fill: DefaultFill()}
+	if src.Fill != nil {
+		p.fill = *src.Fill
+	}
+	if src.Samples != "" {
+		if src.Fill != nil {
+			return nil, errors.New("a payload from a .proto takes fill hints or samples, not both: samples are sent as they are")
+		}
+		p.samples, err = readSamples(src.Samples, md, s)
+		return p, err
+	}
+	return p, p.fill.Check(md)
+}
+
+// listOf builds the list message of md, in a file of its own that imports
+// md's.
+func listOf(md protoreflect.MessageDescriptor, s *Schema) (protoreflect.MessageDescriptor, error) {
+	name := string(md.Name()) + "List"
+	fdp := &descriptorpb.FileDescriptorProto{
+		Name:       proto.String("hopbench/user/" + string(md.FullName()) + ".list.proto"),
+		Package:    proto.String("hopbench.user"),
+		Syntax:     proto.String("proto3"),
+		Dependency: []string{md.ParentFile().Path()},
+		MessageType: []*descriptorpb.DescriptorProto{{
+			Name: proto.String(name),
+			Field: []*descriptorpb.FieldDescriptorProto{{
+				Name: proto.String("items"), JsonName: proto.String("items"), Number: proto.Int32(1),
+				Label:    descriptorpb.FieldDescriptorProto_LABEL_REPEATED.Enum(),
+				Type:     descriptorpb.FieldDescriptorProto_TYPE_MESSAGE.Enum(),
+				TypeName: proto.String("." + string(md.FullName())),
+			}},
+		}},
+	}
+	fd, err := protodesc.NewFile(fdp, s.Registry)
+	if err != nil {
+		return nil, fmt.Errorf("making the list of %s: %w", md.FullName(), err)
+	}
+	return fd.Messages().Get(0), nil
+}
+
+// readSamples reads one message of md a line, in the proto JSON mapping;
+// blank lines are skipped.
+func readSamples(path string, md protoreflect.MessageDescriptor, s *Schema) ([]proto.Message, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("samples: %w", err)
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err == nil && info.Size() > MaxSamplesBytes {
+		return nil, fmt.Errorf("samples %s: %d bytes, over the %d allowed", path, info.Size(), MaxSamplesBytes)
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, MaxSampleLine)
+	opts := protojson.UnmarshalOptions{Resolver: dynamicpb.NewTypes(s.Registry)}
+	var out []proto.Message
+	for line := 1; sc.Scan(); line++ {
+		text := strings.TrimSpace(sc.Text())
+		if text == "" {
+			continue
+		}
+		m := dynamicpb.NewMessage(md)
+		if err := opts.Unmarshal([]byte(text), m); err != nil {
+			return nil, fmt.Errorf("samples %s:%d: not a %s in the proto JSON mapping: %w", path, line, md.FullName(), err)
+		}
+		out = append(out, m)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("samples %s: %w (a line may have at most %d bytes)", path, err, MaxSampleLine)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("samples %s: no message in it (one a line, in the proto JSON mapping)", path)
+	}
+	return out, nil
+}
+
+// Generate is the list of count items drawn from r: from the fill, or
+// the samples in turn from one drawn (the list holds the samples
+// themselves, not copies).
+func (p *Payload) Generate(r *rand.Rand, count int) proto.Message {
+	list := dynamicpb.NewMessage(p.List)
+	items := list.Mutable(p.List.Fields().Get(0)).List()
+	g := &filler{f: p.fill, r: r}
+	start := 0
+	if len(p.samples) > 0 {
+		start = r.IntN(len(p.samples))
+	}
+	for i := range count {
+		if len(p.samples) > 0 {
+			items.Append(protoreflect.ValueOfMessage(p.samples[(start+i)%len(p.samples)].ProtoReflect()))
+			continue
+		}
+		items.Append(protoreflect.ValueOfMessage(g.message(p.Message, 1)))
+	}
+	return list
+}
+
+// Model is the payload model of p, named after its message's full name.
+func (p *Payload) Model() payload.Model {
+	how := "generated from fill hints"
+	if len(p.samples) > 0 {
+		how = fmt.Sprintf("cycled from %d samples", len(p.samples))
+	}
+	return payload.FromDynamic(payload.Dynamic{
+		Name: string(p.Message.FullName()), Unit: string(p.Message.Name()) + " messages",
+		Doc:      fmt.Sprintf("a list of %s (%s), %s", p.Message.FullName(), p.Message.ParentFile().Path(), how),
+		Source:   "your .proto",
+		New:      func() proto.Message { return dynamicpb.NewMessage(p.List) },
+		Generate: p.Generate,
+	})
+}
