@@ -147,6 +147,11 @@ func TestBadInputIsAUsageErrorNamingTheFix(t *testing.T) {
 		{[]string{"codec", "--runtime", "jvm", "--samples", "3"}, "--samples is Go's timing"},
 		{[]string{"codec", "--runtime", "jvm", "--forks", "0"}, "want 1 to 10 --forks"},
 		{[]string{"codec", "--runtime", "jvm", "--model", "user", "--codec", "proto+convert"}, "proto+convert is Ensor's conversion, for his model, recipe, alone"},
+		{[]string{"codec", "--proto", ordersProto}, "--proto needs --message"},
+		{[]string{"codec", "--message", "shop.Order"}, "go with --proto FILE"},
+		{[]string{"codec", "--proto", ordersProto, "--proto-path", ordersPath, "--message", "shop.Ordr"}, `no message "shop.Ordr"`},
+		{[]string{"codec", "--proto", ordersProto, "--proto-path", ordersPath, "--message", "shop.Order", "--codec", "json-fast"}, "codec json-fast cannot carry shop.Order"},
+		{[]string{"codec", "--proto", ordersProto, "--proto-path", ordersPath, "--message", "shop.Order", "--runtime", "jvm"}, "--runtime jvm times the built-in models only"},
 	} {
 		_, _, err := run(t, c.args...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -189,5 +194,44 @@ func TestALongExperimentAsksFirst(t *testing.T) {
 	os.WriteFile(spec, []byte("stacks: [rest]\npayloads: [{model: text, counts: [10]}]\nloads: [{closed: {clients: 1}}]\nduration: 40m\nmax_duration: 30m\n"), 0o644)
 	if _, _, err := run(t, "run", spec, "--out", out, "--yes"); err == nil || !strings.Contains(err.Error(), "more than its max_duration of 30m0s") {
 		t.Errorf("past max_duration: %v", err)
+	}
+}
+
+var (
+	ordersPath  = "../../examples/proto"
+	ordersProto = ordersPath + "/shop/orders.proto"
+)
+
+func TestCodecMeasuresAUsersMessageInEveryCodecThatCarriesIt(t *testing.T) {
+	args := append([]string{"codec", "--proto", ordersProto, "--proto-path", ordersPath, "--message", "shop.Order", "--count", "10", "--compress", "none", "--format", "json"}, fastTiming...)
+	stdout, _, err := run(t, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []struct {
+		Model string `json:"model"`
+		Codec string `json:"codec"`
+		Bytes int    `json:"bytes"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rows); err != nil {
+		t.Fatal(err)
+	}
+	bytes := map[string]int{}
+	for _, r := range rows {
+		if r.Model != "shop.Order" {
+			t.Errorf("model %q, want shop.Order alone", r.Model)
+		}
+		bytes[r.Codec] = r.Bytes
+	}
+	for _, c := range []string{"json", "proto", "msgpack", "cbor", "avro", "avro-resolved"} {
+		if bytes[c] == 0 {
+			t.Errorf("no %s row with bytes: %v", c, bytes)
+		}
+	}
+	if _, ok := bytes["json-fast"]; ok {
+		t.Error("json-fast measured a message it cannot carry")
+	}
+	if bytes["proto"] >= bytes["json"] {
+		t.Errorf("proto %d bytes, json %d: the proto JSON mapping names every field and proto numbers them", bytes["proto"], bytes["json"])
 	}
 }

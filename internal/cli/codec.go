@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/hopbench/hopbench/internal/codec"
 	"github.com/hopbench/hopbench/internal/codecbench"
@@ -20,6 +21,7 @@ import (
 	"github.com/hopbench/hopbench/internal/jvm"
 	"github.com/hopbench/hopbench/internal/payload"
 	"github.com/hopbench/hopbench/internal/results"
+	"github.com/hopbench/hopbench/internal/userschema"
 )
 
 type codecFlags struct {
@@ -31,6 +33,8 @@ type codecFlags struct {
 	runtime                  string
 	processes                int
 	jmh                      jvm.CodecOptions
+	proto                    userschema.Source
+	protoFill                string
 }
 
 func newCodecCommand(a *app) *cobra.Command {
@@ -48,6 +52,8 @@ median of the runs, with their min-max. The JVM's are made by JMH in
 
 Without --count each model runs at the sizes its study used:
 ` + modelCountsHelp(),
+		Example: `  # JSON against Protobuf on your own message, 10 to a payload
+  hopbench codec --proto orders.proto --message shop.Order --count 10 --codec json,proto --compress none`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runCodec(cmd, a, f) },
 	}
@@ -68,6 +74,8 @@ Without --count each model runs at the sizes its study used:
 	fl.IntVar(&f.jmh.WarmupIterations, "warmup-iterations", 5, "with --runtime jvm: JMH warm-up iterations a fork, discarded")
 	fl.IntVar(&f.jmh.Iterations, "iterations", 5, "with --runtime jvm: JMH measured iterations a fork")
 	fl.DurationVar(&f.jmh.Iteration, "iteration-time", time.Second, "with --runtime jvm: time of each JMH iteration")
+	protoFlags(fl, &f.proto)
+	fl.StringVar(&f.protoFill, "proto-fill", "", "with --proto: a JSON `FILE` of fill hints (docs/your-messages.md), instead of the default fill")
 	return cmd
 }
 
@@ -89,6 +97,9 @@ func runCodec(cmd *cobra.Command, a *app, f codecFlags) error {
 	}
 	if err := jvm.CheckRuntime(f.runtime); err != nil {
 		return usageError{fmt.Errorf("--runtime: %w", err)}
+	}
+	if err := useProto(cmd, &f); err != nil {
+		return err
 	}
 	var (
 		results []codecbench.Result
@@ -194,4 +205,51 @@ func writeCodecOut(root string, env environment.Environment, timed []codecbench.
 		return enc.Encode(env)
 	})
 	return dir, err
+}
+
+// protoFlags are the flags that name a user's message.
+func protoFlags(fl *pflag.FlagSet, src *userschema.Source) {
+	fl.StringSliceVar(&src.Files, "proto", nil, "your .proto `FILE`s: measure your message (--message) instead of the built-in models")
+	fl.StringSliceVar(&src.ImportPaths, "proto-path", nil, "`DIR`s the .proto files and their imports are found in (default: each file's directory)")
+	fl.StringVar(&src.Message, "message", "", "with --proto: the message type, e.g. shop.Order; a payload of count N is a list of N of them")
+	fl.StringVar(&src.Samples, "proto-samples", "", "with --proto: a `FILE` of sample messages, one a line in the proto JSON mapping, sent in turn instead of generated ones")
+}
+
+// useProto registers the user's message named by --proto and --message,
+// and makes it the model measured (with the built-in models --model names)
+// by every codec that carries it, unless --codec says which.
+func useProto(cmd *cobra.Command, f *codecFlags) error {
+	if len(f.proto.Files) == 0 {
+		if f.proto.Message != "" || f.proto.Samples != "" || len(f.proto.ImportPaths) > 0 || f.protoFill != "" {
+			return usageError{errors.New("--message, --proto-fill, --proto-samples and --proto-path go with --proto FILE: name your .proto")}
+		}
+		return nil
+	}
+	if f.protoFill != "" {
+		fill, err := userschema.ReadFill(f.protoFill)
+		if err != nil {
+			return usageError{err}
+		}
+		f.proto.Fill = &fill
+	}
+	if f.proto.Message == "" {
+		return usageError{errors.New("--proto needs --message: the message type to measure, e.g. --message shop.Order")}
+	}
+	if f.runtime == jvm.JVM {
+		return usageError{errors.New("--runtime jvm times the built-in models only; measure your message with --runtime go")}
+	}
+	m, err := userschema.Use(cmd.Context(), f.proto)
+	if err != nil {
+		return usageError{err}
+	}
+	if cmd.Flags().Changed("model") {
+		f.models = append(f.models, m.Name)
+	} else {
+		f.models = []string{m.Name}
+	}
+	if !cmd.Flags().Changed("codec") {
+		f.codecs = slices.DeleteFunc(f.codecs, func(c string) bool { return codecbench.Carries(c, m) != nil })
+	}
+	f.opts.Protos = []userschema.Source{f.proto}
+	return nil
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/hopbench/hopbench/internal/codec"
 	"github.com/hopbench/hopbench/internal/payload"
+	"github.com/hopbench/hopbench/internal/userschema"
 )
 
 // Case is one cell of the matrix.
@@ -45,6 +46,9 @@ type Options struct {
 	// Budget bounds the timing of one operation of one case (default 1s);
 	// past it fewer samples are taken, never fewer than MinSamples.
 	Budget time.Duration
+	// Protos are users' messages the cases may name, registered in each
+	// process that times them (userschema.Use).
+	Protos []userschema.Source `json:",omitempty"`
 }
 
 func (o Options) withDefaults() Options {

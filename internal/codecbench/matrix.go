@@ -1,6 +1,8 @@
 package codecbench
 
 import (
+	"fmt"
+
 	"github.com/hopbench/hopbench/internal/codec"
 	"github.com/hopbench/hopbench/internal/payload"
 )
@@ -25,6 +27,11 @@ func Matrix(models []string, counts []int, codecs, compressions []string) ([]Cas
 		if err != nil {
 			return nil, err
 		}
+		for _, c := range codecs {
+			if err := Carries(c, m); err != nil {
+				return nil, err
+			}
+		}
 		modelCounts := counts
 		if len(modelCounts) == 0 {
 			modelCounts = m.Counts
@@ -41,4 +48,18 @@ func Matrix(models []string, counts []int, codecs, compressions []string) ([]Cas
 		}
 	}
 	return cases, nil
+}
+
+// Carries says whether codec c can carry model m's messages: it encodes an
+// empty one (json-fast cannot carry a user's message, which has no Go
+// struct).
+func Carries(c string, m payload.Model) error {
+	cc, err := codec.Lookup(c)
+	if err != nil {
+		return err
+	}
+	if _, err := cc.Marshal(m.New()); err != nil {
+		return fmt.Errorf("codec %s cannot carry %s: %w", c, m.Name, err)
+	}
+	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/hopbench/hopbench/internal/results"
+	"github.com/hopbench/hopbench/internal/userschema"
 )
 
 // MaxProcesses bounds the processes a timing is spread over.
@@ -72,6 +73,11 @@ func ServeProcess(ctx context.Context, in io.Reader, out io.Writer) error {
 	var job Job
 	if err := json.NewDecoder(in).Decode(&job); err != nil {
 		return fmt.Errorf("reading the job: %w", err)
+	}
+	for _, src := range job.Opts.Protos {
+		if _, err := userschema.Use(ctx, src); err != nil {
+			return err
+		}
 	}
 	rs, err := Run(ctx, job.Cases, job.Opts, nil)
 	if err != nil {

@@ -20,13 +20,15 @@ type Dynamic struct {
 	Generate func(r *rand.Rand, count int) proto.Message
 	// MaxCount bounds the count (0: no bound but memory).
 	MaxCount int
+	// Counts are the default counts.
+	Counts []int
 }
 
 // FromDynamic is the model d describes. Its items are drawn independently,
 // so SizeBound bounds them as it bounds the built-in lists'.
 func FromDynamic(d Dynamic) Model {
 	return Model{
-		Name: d.Name, Unit: d.Unit, Doc: d.Doc, Source: d.Source, MaxCount: d.MaxCount,
+		Name: d.Name, Unit: d.Unit, Doc: d.Doc, Source: d.Source, MaxCount: d.MaxCount, Counts: d.Counts,
 		New:      d.New,
 		generate: func(g *gen, count int) proto.Message { return d.Generate(g.r, count) },
 		length: func(m proto.Message) int {

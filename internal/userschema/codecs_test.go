@@ -17,7 +17,7 @@ import (
 func TestEveryCodecRoundTripsAUsersMessage(t *testing.T) {
 	generated := load(t, orders)
 	sampled := orders
-	sampled.Samples = "testdata/orders.jsonl"
+	sampled.Samples = "../../examples/proto/orders.jsonl"
 	fromSamples := load(t, sampled)
 	for _, c := range codec.All() {
 		t.Run(c.Name(), func(t *testing.T) {

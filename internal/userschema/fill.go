@@ -1,47 +1,71 @@
 package userschema
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"strings"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
 )
 
-// Range is an inclusive range of lengths, sizes or numbers.
+// Range is an inclusive range of lengths, sizes or numbers; in JSON and a
+// spec, a number (that value alone) or [min, max].
 type Range struct{ Min, Max float64 }
+
+func (r Range) MarshalJSON() ([]byte, error) { return json.Marshal([2]float64{r.Min, r.Max}) }
+
+func (r *Range) UnmarshalJSON(b []byte) error {
+	var one float64
+	if err := json.Unmarshal(b, &one); err == nil {
+		*r = Range{one, one}
+		return nil
+	}
+	var two []float64
+	if err := json.Unmarshal(b, &two); err != nil || len(two) != 2 {
+		return fmt.Errorf("a range is a number or [min, max], not %s", b)
+	}
+	*r = Range{two[0], two[1]}
+	return nil
+}
 
 // Fill says how generated messages are filled: defaults for every field
 // of a kind, and hints for fields by full name (shop.Order.note) or for a
 // oneof by its full name (shop.Order.payment).
 type Fill struct {
 	// Strings and Bytes are the lengths of string and bytes fields.
-	Strings, Bytes Range
+	Strings Range `json:"strings"`
+	Bytes   Range `json:"bytes"`
 	// Repeated and Maps are the sizes of repeated and map fields.
-	Repeated, Maps Range
+	Repeated Range `json:"repeated"`
+	Maps     Range `json:"maps"`
 	// Numbers is the range of integer and floating-point fields.
-	Numbers Range
+	Numbers Range `json:"numbers"`
 	// Optional is the share (0 to 1) of fields with presence (optional
 	// scalars, message fields) that are set.
-	Optional float64
+	Optional float64 `json:"optional"`
 	// Depth bounds how deep messages nest: a message that contains itself
 	// is generated to this depth, its fields past it left unset.
-	Depth int
+	Depth int `json:"depth"`
 	// Fields are hints by field or oneof full name.
-	Fields map[string]Hint
+	Fields map[string]Hint `json:"fields,omitempty"`
 }
 
 // Hint fills one field, or picks one oneof's branch.
 type Hint struct {
 	// Length of a string or bytes field; Size of a repeated or map field;
 	// Range of a number field.
-	Length, Size, Range *Range
+	Length *Range `json:"length,omitempty"`
+	Size   *Range `json:"size,omitempty"`
+	Range  *Range `json:"range,omitempty"`
 	// Branch is the field a oneof sets (its name).
-	Branch string
+	Branch string `json:"branch,omitempty"`
 	// Set says whether a field with presence is set.
-	Set *bool
+	Set *bool `json:"set,omitempty"`
 }
 
 // DefaultFill is what a field gets without a hint.
@@ -379,4 +403,20 @@ func (g *filler) wellKnown(m *dynamicpb.Message) bool {
 		return false
 	}
 	return true
+}
+
+// ReadFill reads a fill from a JSON file: what it leaves out keeps
+// DefaultFill's value; an unknown key is refused.
+func ReadFill(path string) (Fill, error) {
+	f := DefaultFill()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return f, fmt.Errorf("fill: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return f, fmt.Errorf("fill %s: %w (keys: strings, bytes, repeated, maps, numbers, optional, depth, fields)", path, err)
+	}
+	return f, nil
 }

@@ -24,11 +24,11 @@ import (
 // Fill's hints, or cycled from Samples, a file of JSON lines in the proto
 // JSON mapping.
 type Source struct {
-	Files       []string
-	ImportPaths []string
-	Message     string
-	Fill        *Fill
-	Samples     string
+	Files       []string `json:"files"`
+	ImportPaths []string `json:"import_paths,omitempty"`
+	Message     string   `json:"message"`
+	Fill        *Fill    `json:"fill,omitempty"`
+	Samples     string   `json:"samples,omitempty"`
 }
 
 // Bounds on a samples file.
@@ -159,6 +159,18 @@ func (p *Payload) Generate(r *rand.Rand, count int) proto.Message {
 	return list
 }
 
+// Use loads src and registers its model in this process (payload.Register),
+// so that every codec, node and generator here finds it by name; it
+// returns the model.
+func Use(ctx context.Context, src Source) (payload.Model, error) {
+	p, err := Load(ctx, src)
+	if err != nil {
+		return payload.Model{}, err
+	}
+	m := p.Model()
+	return m, payload.Register(m)
+}
+
 // Model is the payload model of p, named after its message's full name.
 func (p *Payload) Model() payload.Model {
 	how := "generated from fill hints"
@@ -169,6 +181,7 @@ func (p *Payload) Model() payload.Model {
 		Name: string(p.Message.FullName()), Unit: string(p.Message.Name()) + " messages",
 		Doc:      fmt.Sprintf("a list of %s (%s), %s", p.Message.FullName(), p.Message.ParentFile().Path(), how),
 		Source:   "your .proto",
+		Counts:   []int{1, 10, 100, 1000},
 		New:      func() proto.Message { return dynamicpb.NewMessage(p.List) },
 		Generate: p.Generate,
 	})

@@ -17,8 +17,8 @@ import (
 )
 
 var orders = Source{
-	Files:       []string{"testdata/protos/shop/orders.proto"},
-	ImportPaths: []string{"testdata/protos"},
+	Files:       []string{"../../examples/proto/shop/orders.proto"},
+	ImportPaths: []string{"../../examples/proto"},
 	Message:     "shop.Order",
 }
 
@@ -130,7 +130,7 @@ func TestHintsShapeTheFields(t *testing.T) {
 
 func TestSamplesAreCycledFromASeededStart(t *testing.T) {
 	src := orders
-	src.Samples = "testdata/orders.jsonl"
+	src.Samples = "../../examples/proto/orders.jsonl"
 	p := load(t, src)
 	list := p.Generate(rand.New(rand.NewPCG(1, 1)), 5).ProtoReflect()
 	items := list.Get(p.List.Fields().Get(0)).List()
@@ -205,7 +205,7 @@ func TestBadInputIsNamed(t *testing.T) {
 		{"hint for no field", withFill, []string{"shop.Order.idd", "no such field"}},
 		{"no such branch", withBranch, []string{"branch: one of card, voucher, invoice"}},
 		{"bad sample", samples, []string{"bad.jsonl:2", "quantitty"}},
-		{"outside the import paths", Source{Files: []string{"testdata/orders.jsonl"}, ImportPaths: []string{"testdata/protos"}, Message: "M"}, []string{"in none of the import paths"}},
+		{"outside the import paths", Source{Files: []string{"testdata/bad.jsonl"}, ImportPaths: []string{"../../examples/proto"}, Message: "M"}, []string{"in none of the import paths"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Load(context.Background(), c.src)
@@ -235,5 +235,24 @@ func writeFile(t *testing.T, path, text string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestAFillFileKeepsTheDefaultsItLeavesOutAndRefusesUnknownKeys(t *testing.T) {
+	f, err := ReadFill("../../examples/proto/orders-fill.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := DefaultFill()
+	if f.Strings != def.Strings || f.Repeated != (Range{1, 3}) || f.Depth != 3 || *f.Fields["shop.Order.lines"].Size != (Range{2, 8}) {
+		t.Fatalf("fill %+v: want the file's repeated, depth and hints over the defaults", f)
+	}
+	src := orders
+	src.Fill = &f
+	load(t, src) // every hint names a field of shop.Order and fits it
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	writeFile(t, bad, `{"strngs": 3}`)
+	if _, err := ReadFill(bad); err == nil || !strings.Contains(err.Error(), `unknown field "strngs"`) {
+		t.Fatalf("error %v, want the unknown key named", err)
 	}
 }
