@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/hopbench/hopbench/internal/codec"
 	"github.com/hopbench/hopbench/internal/codecbench"
@@ -33,8 +32,7 @@ type codecFlags struct {
 	runtime                  string
 	processes                int
 	jmh                      jvm.CodecOptions
-	proto                    userschema.Source
-	protoFill                string
+	proto                    protoOptions
 }
 
 func newCodecCommand(a *app) *cobra.Command {
@@ -74,8 +72,7 @@ Without --count each model runs at the sizes its study used:
 	fl.IntVar(&f.jmh.WarmupIterations, "warmup-iterations", 5, "with --runtime jvm: JMH warm-up iterations a fork, discarded")
 	fl.IntVar(&f.jmh.Iterations, "iterations", 5, "with --runtime jvm: JMH measured iterations a fork")
 	fl.DurationVar(&f.jmh.Iteration, "iteration-time", time.Second, "with --runtime jvm: time of each JMH iteration")
-	protoFlags(fl, &f.proto)
-	fl.StringVar(&f.protoFill, "proto-fill", "", "with --proto: a JSON `FILE` of fill hints (docs/your-messages.md), instead of the default fill")
+	f.proto.add(fl)
 	return cmd
 }
 
@@ -207,40 +204,16 @@ func writeCodecOut(root string, env environment.Environment, timed []codecbench.
 	return dir, err
 }
 
-// protoFlags are the flags that name a user's message.
-func protoFlags(fl *pflag.FlagSet, src *userschema.Source) {
-	fl.StringSliceVar(&src.Files, "proto", nil, "your .proto `FILE`s: measure your message (--message) instead of the built-in models")
-	fl.StringSliceVar(&src.ImportPaths, "proto-path", nil, "`DIR`s the .proto files and their imports are found in (default: each file's directory)")
-	fl.StringVar(&src.Message, "message", "", "with --proto: the message type, e.g. shop.Order; a payload of count N is a list of N of them")
-	fl.StringVar(&src.Samples, "proto-samples", "", "with --proto: a `FILE` of sample messages, one a line in the proto JSON mapping, sent in turn instead of generated ones")
-}
-
 // useProto registers the user's message named by --proto and --message,
 // and makes it the model measured (with the built-in models --model names)
 // by every codec that carries it, unless --codec says which.
 func useProto(cmd *cobra.Command, f *codecFlags) error {
-	if len(f.proto.Files) == 0 {
-		if f.proto.Message != "" || f.proto.Samples != "" || len(f.proto.ImportPaths) > 0 || f.protoFill != "" {
-			return usageError{errors.New("--message, --proto-fill, --proto-samples and --proto-path go with --proto FILE: name your .proto")}
-		}
-		return nil
-	}
-	if f.protoFill != "" {
-		fill, err := userschema.ReadFill(f.protoFill)
-		if err != nil {
-			return usageError{err}
-		}
-		f.proto.Fill = &fill
-	}
-	if f.proto.Message == "" {
-		return usageError{errors.New("--proto needs --message: the message type to measure, e.g. --message shop.Order")}
+	m, err := f.proto.use(cmd.Context())
+	if m == nil || err != nil {
+		return err
 	}
 	if f.runtime == jvm.JVM {
 		return usageError{errors.New("--runtime jvm times the built-in models only; measure your message with --runtime go")}
-	}
-	m, err := userschema.Use(cmd.Context(), f.proto)
-	if err != nil {
-		return usageError{err}
 	}
 	if cmd.Flags().Changed("model") {
 		f.models = append(f.models, m.Name)
@@ -248,8 +221,8 @@ func useProto(cmd *cobra.Command, f *codecFlags) error {
 		f.models = []string{m.Name}
 	}
 	if !cmd.Flags().Changed("codec") {
-		f.codecs = slices.DeleteFunc(f.codecs, func(c string) bool { return codecbench.Carries(c, m) != nil })
+		f.codecs = slices.DeleteFunc(f.codecs, func(c string) bool { return codecbench.Carries(c, *m) != nil })
 	}
-	f.opts.Protos = []userschema.Source{f.proto}
+	f.opts.Protos = []userschema.Source{f.proto.src}
 	return nil
 }

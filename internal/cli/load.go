@@ -31,6 +31,7 @@ import (
 )
 
 type loadFlags struct {
+	proto                             protoOptions
 	stack, op, format, tlsDir, caFile string
 	out                               string
 	options                           map[string]string
@@ -74,6 +75,7 @@ the capacity is reported as a lower bound ("≥ N").`,
 	fl.StringToStringVar(&f.options, "option", nil, "a stack's own setting, `NAME=VALUE` (repeatable; see hopbench node --help)")
 	fl.StringVar(&f.op, "op", "echo", "operation: get, post or echo")
 	fl.StringVar(&f.target.Model, "model", "text", "payload model (hopbench codec --help lists them)")
+	f.proto.add(fl)
 	fl.IntVar(&f.target.Count, "count", 10, "items of the model per request (or reply, for get)")
 	fl.IntVar(&f.cfg.Clients, "clients", 0, "closed loop with this many clients")
 	fl.Float64Var(&f.cfg.Rate, "rate", 0, "open loop at this many requests/s")
@@ -110,6 +112,14 @@ func runLoad(cmd *cobra.Command, a *app, f *loadFlags) error {
 		return usageError{err}
 	}
 	ctx := cmd.Context()
+	if m, err := f.proto.use(ctx); err != nil {
+		return err
+	} else if m != nil {
+		if cmd.Flags().Changed("model") {
+			return usageError{errors.New("give --model or --proto, not both: your message is the model")}
+		}
+		f.target.Model = m.Name
+	}
 	w, err := load.OpenWindow(ctx, load.WindowConfig{Target: f.target, Network: f.network})
 	if err != nil {
 		return err

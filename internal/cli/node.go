@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -24,6 +25,7 @@ import (
 )
 
 type nodeFlags struct {
+	proto                protoOptions
 	stack, caOut, tlsDir string
 	schema               string
 	downstream           []string
@@ -83,6 +85,7 @@ a broker: start it first with hopbench brokers up.`,
 	fl.StringVar(&f.seeds, "seeds", "", "with --runtime jvm: the get replies the JVM node holds, read from an already-written seeds `FILE` (an orchestrator's, shared by its JVM nodes) instead of generated here; not with --gets or --seed")
 	fl.StringArrayVar(&f.jvmFlags, "jvm-flag", jvm.Options{}.Flags(), "with --runtime jvm: one of the JVM's own flags, e.g. -XX:MaxRAM=536870912 (repeatable); given, they replace the default ones")
 	fl.StringVar(&f.cpus, "cpus", "", "pin every thread of the node to these CPUs before it serves, `LIST` of CPU numbers of this machine, e.g. 1 or 1,2,3 (a JVM node's threads inherit it); default: wherever the system runs it")
+	f.proto.add(fl)
 	return cmd
 }
 
@@ -98,7 +101,14 @@ func runNode(cmd *cobra.Command, a *app, f nodeFlags) error {
 	if err != nil {
 		return err
 	}
+	m, err := f.proto.use(cmd.Context())
+	if err != nil {
+		return err
+	}
 	if f.runtime == jvm.JVM {
+		if m != nil {
+			return usageError{errors.New("the JVM node serves the built-in models only, not --proto messages; use --runtime go")}
+		}
 		return execJVMNode(cmd, f, st, cpus)
 	}
 	if err := refuseJVMOnly(cmd); err != nil {

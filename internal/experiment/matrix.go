@@ -13,6 +13,7 @@ import (
 	"github.com/hopbench/hopbench/internal/network"
 	"github.com/hopbench/hopbench/internal/results"
 	"github.com/hopbench/hopbench/internal/transport"
+	"github.com/hopbench/hopbench/internal/userschema"
 )
 
 // Run is one cell of the matrix: everything one measurement needs. It is
@@ -20,25 +21,27 @@ import (
 type Run struct {
 	Index int `json:"index"`
 	// Part is the part of the spec the run belongs to, if it has parts.
-	Part       string   `json:"part,omitempty"`
-	Repetition int      `json:"repetition"`
-	Stack      string   `json:"stack"`
-	Topology   string   `json:"topology"`
-	Op         string   `json:"op"`
-	Model      string   `json:"model"`
-	Count      int      `json:"count"`
-	Load       LoadSpec `json:"load"`
-	Duration   Duration `json:"duration"`
-	Requests   int64    `json:"requests,omitempty"`
-	Warmup     Duration `json:"warmup"`
-	SLA        Duration `json:"sla"`
-	Timeout    Duration `json:"timeout"`
-	TLS        bool     `json:"tls"`
-	MTLS       bool     `json:"mtls"`
-	HTTP2      bool     `json:"http2"`
-	Cache      bool     `json:"cache"`
-	Pin        string   `json:"pin"`
-	Memory     ByteSize `json:"memory,omitempty"`
+	Part       string `json:"part,omitempty"`
+	Repetition int    `json:"repetition"`
+	Stack      string `json:"stack"`
+	Topology   string `json:"topology"`
+	Op         string `json:"op"`
+	Model      string `json:"model"`
+	Count      int    `json:"count"`
+	// Proto is the user's message Model names, when it is one.
+	Proto    *userschema.Source `json:"proto,omitempty"`
+	Load     LoadSpec           `json:"load"`
+	Duration Duration           `json:"duration"`
+	Requests int64              `json:"requests,omitempty"`
+	Warmup   Duration           `json:"warmup"`
+	SLA      Duration           `json:"sla"`
+	Timeout  Duration           `json:"timeout"`
+	TLS      bool               `json:"tls"`
+	MTLS     bool               `json:"mtls"`
+	HTTP2    bool               `json:"http2"`
+	Cache    bool               `json:"cache"`
+	Pin      string             `json:"pin"`
+	Memory   ByteSize           `json:"memory,omitempty"`
 	// Limits are the spec's raised bounds on loads, if any.
 	Limits      *load.Limits `json:"limits,omitempty"`
 	Connections int          `json:"connections"`
@@ -213,6 +216,11 @@ func (s *Spec) run(top, model string, count int, op string, l LoadSpec) Run {
 		Part: s.part, Topology: top, Op: op, Model: model, Count: count, Load: l,
 		Duration: s.Duration, Requests: s.Requests, Warmup: *s.Warmup, SLA: s.SLA, Timeout: s.Timeout,
 		Pin: s.Pin, Memory: s.Memory, Seed: s.Seed, Limits: s.Limits,
+	}
+	for _, p := range s.Payloads {
+		if p.Model == model && p.Proto != nil {
+			r.Proto = p.Proto
+		}
 	}
 	if s.Repetitions.Adaptive() {
 		rounds := s.Repetitions

@@ -15,6 +15,7 @@ import (
 	"github.com/hopbench/hopbench/internal/topology"
 	"github.com/hopbench/hopbench/internal/transport"
 	_ "github.com/hopbench/hopbench/internal/transport/all" // specs name every registered stack
+	"github.com/hopbench/hopbench/internal/userschema"
 )
 
 // Spec is an experiment as written in YAML. Every list is a dimension of
@@ -89,10 +90,13 @@ const (
 	DefaultGoMemLimit = "90%"
 )
 
-// PayloadSpec is one model and the counts it is measured at.
+// PayloadSpec is one model, or a user's message, and the counts it is
+// measured at.
 type PayloadSpec struct {
-	Model  string `yaml:"model" json:"model,omitempty" jsonschema:"required" jsonschema_description:"user, payment, recipe, text, alltypes, int, ints, textfile or blob."`
-	Counts []int  `yaml:"counts" json:"counts,omitempty" jsonschema:"required" jsonschema_description:"Items per request or reply, e.g. characters for text, users for user."`
+	Model string `yaml:"model" json:"model,omitempty" jsonschema_description:"user, payment, recipe, text, alltypes, int, ints, textfile or blob; or leave it out and give proto."`
+	// Proto is a user's message: its model is named after the message.
+	Proto  *userschema.Source `yaml:"proto" json:"proto,omitempty" jsonschema_description:"Your own message from your .proto files instead of a model: files, import_paths, message, and fill hints or samples (docs/your-messages.md)."`
+	Counts []int              `yaml:"counts" json:"counts,omitempty" jsonschema:"required" jsonschema_description:"Items per request or reply, e.g. characters for text, users for user, messages for proto."`
 }
 
 // LoadSpec is one load model; exactly one of its fields is set.

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -17,6 +18,7 @@ import (
 	"github.com/hopbench/hopbench/internal/payload"
 	"github.com/hopbench/hopbench/internal/topology"
 	"github.com/hopbench/hopbench/internal/transport"
+	"github.com/hopbench/hopbench/internal/userschema"
 	"github.com/hopbench/hopbench/reference"
 )
 
@@ -162,10 +164,13 @@ func (s *Spec) validatePayloads(bad func(string, string, ...any)) {
 	}
 	for i, p := range s.Payloads {
 		at := fmt.Sprintf("payloads[%d]", i)
-		m, err := payload.Lookup(p.Model)
+		m, err := s.payloadModel(i)
 		if err != nil {
-			bad(at+".model", "%v", err)
+			bad(at+map[bool]string{true: ".proto", false: ".model"}[p.Proto != nil], "%v", err)
 			continue
+		}
+		if p.Proto != nil {
+			s.validateProtoCarriers(bad, at)
 		}
 		if len(p.Counts) == 0 {
 			bad(at+".counts", "none given; how many %s per request?", m.Unit)
@@ -501,5 +506,54 @@ func (s *Spec) validateSchemas(bad func(string, string, ...any)) {
 		if tr, err := transport.Lookup(p.Transport); err == nil && transport.DecodesItself(tr) {
 			bad(fmt.Sprintf("stacks[%d]", i), "schema v2: %[1]s decodes into v1's messages itself, so its nodes speak v1 only; leave %[1]s out of a part with v2", p.Transport)
 		}
+	}
+}
+
+// payloadModel is payload i's model: a built-in one by name, or the user's
+// message its proto names, compiled, registered in this process and named
+// in the payload from now on (its paths made absolute, so that nodes
+// started anywhere find the files).
+func (s *Spec) payloadModel(i int) (payload.Model, error) {
+	p := &s.Payloads[i]
+	if p.Proto == nil {
+		return payload.Lookup(p.Model)
+	}
+	if p.Model != "" && p.Model != p.Proto.Message {
+		if m, err := payload.Lookup(p.Model); err != nil || m.Source != userschema.SourceName {
+			return payload.Model{}, fmt.Errorf("give model or proto, not both: a proto payload is named after its message")
+		}
+	}
+	src, err := userschema.Absolute(*p.Proto)
+	if err != nil {
+		return payload.Model{}, err
+	}
+	m, err := userschema.Use(context.Background(), src)
+	if err != nil {
+		return payload.Model{}, err
+	}
+	p.Proto, p.Model = &src, m.Name
+	return m, nil
+}
+
+// protoNotYet are the technologies that do not carry a user's message
+// yet: gRPC's service and GraphQL's schema are built for the built-in
+// models.
+var protoNotYet = []string{"grpc", "graphql"}
+
+// validateProtoCarriers refuses what does not carry a user's message yet:
+// gRPC and GraphQL stacks, the JVM node, hosts of their own, schema trials.
+func (s *Spec) validateProtoCarriers(bad func(string, string, ...any), at string) {
+	for _, name := range s.Stacks {
+		if st, err := transport.ParseStack(name); err == nil && slices.Contains(protoNotYet, st.Transport) {
+			bad(at+".proto", "stack %s does not carry your own messages yet (REST with every codec, NATS, RabbitMQ and Kafka do): leave it out of this experiment", name)
+		}
+	}
+	switch {
+	case slices.Contains(s.Runtimes, jvm.JVM):
+		bad(at+".proto", "the JVM node serves the built-in models only: leave jvm out of runtimes")
+	case len(s.Hosts) > 0:
+		bad(at+".proto", "hosts of their own do not take your own messages yet: run them on this machine")
+	case len(s.Schemas) > 0:
+		bad(at+".proto", "schema trials are of the built-in schema's versions: leave schemas out")
 	}
 }

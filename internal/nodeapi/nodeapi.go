@@ -24,6 +24,7 @@ import (
 
 	"github.com/hopbench/hopbench/internal/cpuset"
 	"github.com/hopbench/hopbench/internal/stats"
+	"github.com/hopbench/hopbench/internal/userschema"
 	"github.com/hopbench/hopbench/internal/wire"
 )
 
@@ -142,6 +143,9 @@ type Config struct {
 	Seeds    string
 	Gets     []string
 	JVMFlags []string
+	// Proto is a user's message the node loads and registers before it
+	// serves (nil: none).
+	Proto *userschema.Source
 	// Extra are flags passed as given after the others (an agent's, as its
 	// coordinator rendered them).
 	Extra []string
@@ -180,5 +184,30 @@ func (c Config) Args() []string {
 	for _, f := range c.JVMFlags {
 		flag(true, "jvm-flag="+f)
 	}
-	return append(a, c.Extra...)
+	return append(append(a, ProtoArgs(c.Proto)...), c.Extra...)
+}
+
+// ProtoArgs are the flags that name a user's message to a node or a load:
+// --proto, --proto-path, --message, --proto-samples, and the fill as
+// inline JSON in --proto-fill.
+func ProtoArgs(src *userschema.Source) []string {
+	if src == nil {
+		return nil
+	}
+	a := []string{"--proto", strings.Join(src.Files, ",")}
+	if len(src.ImportPaths) > 0 {
+		a = append(a, "--proto-path", strings.Join(src.ImportPaths, ","))
+	}
+	a = append(a, "--message", src.Message)
+	if src.Samples != "" {
+		a = append(a, "--proto-samples", src.Samples)
+	}
+	if src.Fill != nil {
+		b, err := json.Marshal(src.Fill)
+		if err != nil {
+			panic(err) // a Fill always marshals
+		}
+		a = append(a, "--proto-fill", string(b))
+	}
+	return a
 }

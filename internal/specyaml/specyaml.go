@@ -58,6 +58,8 @@ func Decode(n *yaml.Node, v reflect.Value, path string) error {
 	switch v.Kind() {
 	case reflect.Struct:
 		return decodeStruct(n, v, path, fail)
+	case reflect.Map:
+		return decodeMap(n, v, path, fail)
 	case reflect.Slice:
 		if n.Kind != yaml.SequenceNode {
 			return fail("want a list, e.g. [%s]", example(v.Type().Elem()))
@@ -98,6 +100,27 @@ func decodeStruct(n *yaml.Node, v reflect.Value, path string, fail func(string, 
 		if err := Decode(val, v.Field(idx), at); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// decodeMap fills a map with string keys from a mapping, each value
+// decoded strictly at its key's path.
+func decodeMap(n *yaml.Node, v reflect.Value, path string, fail func(string, ...any) error) error {
+	if n.Kind != yaml.MappingNode || v.Type().Key().Kind() != reflect.String {
+		return fail("want a mapping of names to %s", example(v.Type().Elem()))
+	}
+	v.Set(reflect.MakeMapWithSize(v.Type(), len(n.Content)/2))
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		key, val := n.Content[i], n.Content[i+1]
+		if v.MapIndex(reflect.ValueOf(key.Value).Convert(v.Type().Key())).IsValid() {
+			return &Error{Path: join(path, key.Value), Line: key.Line, Msg: "given twice"}
+		}
+		elem := reflect.New(v.Type().Elem()).Elem()
+		if err := Decode(val, elem, join(path, key.Value)); err != nil {
+			return err
+		}
+		v.SetMapIndex(reflect.ValueOf(key.Value).Convert(v.Type().Key()), elem)
 	}
 	return nil
 }

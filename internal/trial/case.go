@@ -13,6 +13,7 @@ import (
 	"github.com/hopbench/hopbench/internal/network"
 	"github.com/hopbench/hopbench/internal/topology"
 	"github.com/hopbench/hopbench/internal/transport"
+	"github.com/hopbench/hopbench/internal/userschema"
 )
 
 // Case is one run's configuration as typed values, parsed and validated
@@ -25,8 +26,11 @@ type Case struct {
 	Topology topology.Topology
 	Op       transport.Op
 	Model    string
-	Count    int
-	Seed     uint64
+	// Proto is the user's message Model names, if it is one: nodes load
+	// and register it before they serve.
+	Proto *userschema.Source
+	Count int
+	Seed  uint64
 	// Load is the engine's configuration, its SLA and timeout set.
 	Load    load.Config
 	Timeout time.Duration

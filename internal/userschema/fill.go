@@ -3,21 +3,64 @@ package userschema
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
+	"reflect"
 	"strings"
+
+	"github.com/invopop/jsonschema"
+	"go.yaml.in/yaml/v3"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
+
+	"github.com/hopbench/hopbench/internal/specyaml"
 )
 
 // Range is an inclusive range of lengths, sizes or numbers; in JSON and a
 // spec, a number (that value alone) or [min, max].
 type Range struct{ Min, Max float64 }
 
+// JSONSchema is a range's schema in the spec's: a number or [min, max].
+func (Range) JSONSchema() *jsonschema.Schema {
+	return &jsonschema.Schema{OneOf: []*jsonschema.Schema{
+		{Type: "number"},
+		{Type: "array", Items: &jsonschema.Schema{Type: "number"}, MinItems: ptr(uint64(2)), MaxItems: ptr(uint64(2))},
+	}, Description: "A number, or [min, max]."}
+}
+
+func ptr[T any](v T) *T { return &v }
+
 func (r Range) MarshalJSON() ([]byte, error) { return json.Marshal([2]float64{r.Min, r.Max}) }
+
+func (r *Range) UnmarshalYAML(n *yaml.Node) error {
+	var one float64
+	if n.Kind == yaml.ScalarNode && n.Decode(&one) == nil {
+		*r = Range{one, one}
+		return nil
+	}
+	var two []float64
+	if err := n.Decode(&two); err != nil || len(two) != 2 {
+		return errors.New("a range is a number or [min, max]")
+	}
+	*r = Range{two[0], two[1]}
+	return nil
+}
+
+// UnmarshalYAML reads a fill over DefaultFill, strictly: what a spec
+// leaves out keeps its default.
+func (f *Fill) UnmarshalYAML(n *yaml.Node) error {
+	type plain Fill
+	p := plain(DefaultFill())
+	if err := specyaml.Decode(n, reflect.ValueOf(&p).Elem(), "fill"); err != nil {
+		return err
+	}
+	*f = Fill(p)
+	return nil
+}
 
 func (r *Range) UnmarshalJSON(b []byte) error {
 	var one float64
@@ -38,34 +81,34 @@ func (r *Range) UnmarshalJSON(b []byte) error {
 // oneof by its full name (shop.Order.payment).
 type Fill struct {
 	// Strings and Bytes are the lengths of string and bytes fields.
-	Strings Range `json:"strings"`
-	Bytes   Range `json:"bytes"`
+	Strings Range `json:"strings" yaml:"strings"`
+	Bytes   Range `json:"bytes" yaml:"bytes"`
 	// Repeated and Maps are the sizes of repeated and map fields.
-	Repeated Range `json:"repeated"`
-	Maps     Range `json:"maps"`
+	Repeated Range `json:"repeated" yaml:"repeated"`
+	Maps     Range `json:"maps" yaml:"maps"`
 	// Numbers is the range of integer and floating-point fields.
-	Numbers Range `json:"numbers"`
+	Numbers Range `json:"numbers" yaml:"numbers"`
 	// Optional is the share (0 to 1) of fields with presence (optional
 	// scalars, message fields) that are set.
-	Optional float64 `json:"optional"`
+	Optional float64 `json:"optional" yaml:"optional"`
 	// Depth bounds how deep messages nest: a message that contains itself
 	// is generated to this depth, its fields past it left unset.
-	Depth int `json:"depth"`
+	Depth int `json:"depth" yaml:"depth"`
 	// Fields are hints by field or oneof full name.
-	Fields map[string]Hint `json:"fields,omitempty"`
+	Fields map[string]Hint `json:"fields,omitempty" yaml:"fields"`
 }
 
 // Hint fills one field, or picks one oneof's branch.
 type Hint struct {
 	// Length of a string or bytes field; Size of a repeated or map field;
 	// Range of a number field.
-	Length *Range `json:"length,omitempty"`
-	Size   *Range `json:"size,omitempty"`
-	Range  *Range `json:"range,omitempty"`
+	Length *Range `json:"length,omitempty" yaml:"length"`
+	Size   *Range `json:"size,omitempty" yaml:"size"`
+	Range  *Range `json:"range,omitempty" yaml:"range"`
 	// Branch is the field a oneof sets (its name).
-	Branch string `json:"branch,omitempty"`
+	Branch string `json:"branch,omitempty" yaml:"branch"`
 	// Set says whether a field with presence is set.
-	Set *bool `json:"set,omitempty"`
+	Set *bool `json:"set,omitempty" yaml:"set"`
 }
 
 // DefaultFill is what a field gets without a hint.
@@ -405,18 +448,23 @@ func (g *filler) wellKnown(m *dynamicpb.Message) bool {
 	return true
 }
 
-// ReadFill reads a fill from a JSON file: what it leaves out keeps
-// DefaultFill's value; an unknown key is refused.
+// ReadFill reads a fill from a JSON file: see ParseFill.
 func ReadFill(path string) (Fill, error) {
-	f := DefaultFill()
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return f, fmt.Errorf("fill: %w", err)
+		return DefaultFill(), fmt.Errorf("fill: %w", err)
 	}
+	return ParseFill(b, path)
+}
+
+// ParseFill reads a fill from JSON, from where (for errors): what it
+// leaves out keeps DefaultFill's value; an unknown key is refused.
+func ParseFill(b []byte, where string) (Fill, error) {
+	f := DefaultFill()
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
-		return f, fmt.Errorf("fill %s: %w (keys: strings, bytes, repeated, maps, numbers, optional, depth, fields)", path, err)
+		return f, fmt.Errorf("fill %s: %w (keys: strings, bytes, repeated, maps, numbers, optional, depth, fields)", where, err)
 	}
 	return f, nil
 }

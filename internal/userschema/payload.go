@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"google.golang.org/protobuf/encoding/protojson"
@@ -24,11 +25,41 @@ import (
 // Fill's hints, or cycled from Samples, a file of JSON lines in the proto
 // JSON mapping.
 type Source struct {
-	Files       []string `json:"files"`
-	ImportPaths []string `json:"import_paths,omitempty"`
-	Message     string   `json:"message"`
-	Fill        *Fill    `json:"fill,omitempty"`
-	Samples     string   `json:"samples,omitempty"`
+	Files       []string `json:"files" yaml:"files" jsonschema:"required"`
+	ImportPaths []string `json:"import_paths,omitempty" yaml:"import_paths"`
+	Message     string   `json:"message" yaml:"message" jsonschema:"required"`
+	Fill        *Fill    `json:"fill,omitempty" yaml:"fill"`
+	Samples     string   `json:"samples,omitempty" yaml:"samples"`
+}
+
+// SourceName is the Source of every model made from a user's .proto.
+const SourceName = "your .proto"
+
+// Absolute is src with its files, import paths and samples made absolute
+// (relative to the working directory), for processes started elsewhere.
+func Absolute(src Source) (Source, error) {
+	abs := func(paths []string) ([]string, error) {
+		out := make([]string, len(paths))
+		for i, p := range paths {
+			a, err := filepath.Abs(p)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = a
+		}
+		return out, nil
+	}
+	var err error
+	if src.Files, err = abs(src.Files); err != nil {
+		return src, err
+	}
+	if src.ImportPaths, err = abs(src.ImportPaths); err != nil {
+		return src, err
+	}
+	if src.Samples != "" {
+		src.Samples, err = filepath.Abs(src.Samples)
+	}
+	return src, err
 }
 
 // Bounds on a samples file.
@@ -180,7 +211,7 @@ func (p *Payload) Model() payload.Model {
 	return payload.FromDynamic(payload.Dynamic{
 		Name: string(p.Message.FullName()), Unit: string(p.Message.Name()) + " messages",
 		Doc:      fmt.Sprintf("a list of %s (%s), %s", p.Message.FullName(), p.Message.ParentFile().Path(), how),
-		Source:   "your .proto",
+		Source:   SourceName,
 		Counts:   []int{1, 10, 100, 1000},
 		New:      func() proto.Message { return dynamicpb.NewMessage(p.List) },
 		Generate: p.Generate,

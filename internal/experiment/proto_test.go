@@ -1,0 +1,65 @@
+package experiment
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hopbench/hopbench/internal/results"
+)
+
+// ordersPayload is examples/proto's shop.Order, 5 to a request.
+const ordersPayload = `
+payloads:
+  - proto:
+      files: [../../examples/proto/shop/orders.proto]
+      import_paths: [../../examples/proto]
+      message: shop.Order
+      fill: {repeated: [1, 2], fields: {shop.Order.lines: {size: 3}}}
+    counts: [5]
+`
+
+// A user's message travels through a chain of two nodes on every stack
+// that carries it, with no error, and the run reports Protobuf's bodies
+// smaller than JSON's (the proto JSON mapping) for the same messages.
+func TestAUsersMessageTravelsAChainOnEveryStackThatCarriesIt(t *testing.T) {
+	stacks := "rest, rest+proto, rest+msgpack+gzip, nats"
+	if !testing.Short() {
+		stacks += ", amqp+proto, kafka"
+	}
+	x := &Runner{Bin: hopbenchBin(t), Dir: t.TempDir()}
+	recs := runSpec(t, x, "stacks: ["+stacks+"]\ntopologies: [chain:2]\nops: [echo, get, post]\n"+ordersPayload+
+		"loads: [{closed: {clients: 2}}]\nduration: 1s\nwarmup: 0s\n")
+	body := map[string]int{}
+	for _, r := range recs {
+		if r.Outcome != results.OutcomeOK || r.Errors != 0 || r.Requests == 0 {
+			t.Errorf("%s %s: outcome %s (%s), %d errors in %d requests", r.Stack, r.Op, r.Outcome, r.Reason, r.Errors, r.Requests)
+		}
+		if r.Model != "shop.Order" {
+			t.Errorf("model %q, want shop.Order", r.Model)
+		}
+		if r.Op == "echo" {
+			body[r.Stack] = r.RequestBodyBytes
+		}
+	}
+	if body["rest+proto"] == 0 || body["rest+proto"] >= body["rest"] {
+		t.Errorf("request bodies: Protobuf %d bytes, JSON %d: want Protobuf's smaller, measured", body["rest+proto"], body["rest"])
+	}
+}
+
+func TestAProtoPayloadIsRefusedWhereItCannotGoYet(t *testing.T) {
+	for _, c := range []struct{ spec, want string }{
+		{"stacks: [rest, grpc]\n", "stack grpc does not carry your own messages yet"},
+		{"stacks: [graphql]\n", "stack graphql does not carry your own messages yet"},
+		{"stacks: [rest]\nruntimes: [go, jvm]\n", "the JVM node serves the built-in models only"},
+		{"stacks: [rest]\n" + strings.Replace(ordersPayload, "message: shop.Order", "message: shop.Ordr", 1), `no message "shop.Ordr"`},
+	} {
+		spec := c.spec + "loads: [{closed: {clients: 1}}]\n"
+		if !strings.Contains(c.spec, "payloads") {
+			spec += ordersPayload
+		}
+		_, err := Parse([]byte(spec))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want one saying %q", c.spec, err, c.want)
+		}
+	}
+}
