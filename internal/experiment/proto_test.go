@@ -63,3 +63,17 @@ func TestAProtoPayloadIsRefusedWhereItCannotGoYet(t *testing.T) {
 		}
 	}
 }
+
+// examples/orders.yaml, the spec README and docs/your-messages.md run, is
+// valid from the repository's root, as they run it.
+func TestTheOrdersExampleSpecIsValid(t *testing.T) {
+	t.Chdir("../..")
+	s, err := ReadFile("examples/orders.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := s.Runs()
+	if len(runs) != 9 || runs[0].Model != "shop.Order" || runs[0].Proto == nil {
+		t.Fatalf("%d runs of %q, want 9 of shop.Order with its proto", len(runs), runs[0].Model)
+	}
+}
