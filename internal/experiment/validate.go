@@ -536,16 +536,15 @@ func (s *Spec) payloadModel(i int) (payload.Model, error) {
 }
 
 // protoNotYet are the technologies that do not carry a user's message
-// yet: gRPC's service and GraphQL's schema are built for the built-in
-// models.
-var protoNotYet = []string{"grpc", "graphql"}
+// yet: GraphQL's schema is generated for the built-in models.
+var protoNotYet = []string{"graphql"}
 
 // validateProtoCarriers refuses what does not carry a user's message yet:
 // gRPC and GraphQL stacks, the JVM node, hosts of their own, schema trials.
 func (s *Spec) validateProtoCarriers(bad func(string, string, ...any), at string) {
 	for _, name := range s.Stacks {
 		if st, err := transport.ParseStack(name); err == nil && slices.Contains(protoNotYet, st.Transport) {
-			bad(at+".proto", "stack %s does not carry your own messages yet (REST with every codec, NATS, RabbitMQ and Kafka do): leave it out of this experiment", name)
+			bad(at+".proto", "stack %s does not carry your own messages yet (REST with every codec, gRPC, NATS, RabbitMQ and Kafka do): leave it out of this experiment", name)
 		}
 	}
 	switch {

@@ -5,19 +5,24 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protodesc"
 	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 	"google.golang.org/protobuf/types/descriptorpb"
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	"github.com/hopbench/hopbench/internal/payload"
+	pb "github.com/hopbench/hopbench/schema/hopbench/v1"
 )
 
 // Source is a user's message as a spec or a command line names it: the
@@ -74,7 +79,11 @@ type Payload struct {
 	Schema  *Schema
 	Message protoreflect.MessageDescriptor
 	// List is hopbench.user.NameList { repeated Name items = 1; }.
-	List    protoreflect.MessageDescriptor
+	List protoreflect.MessageDescriptor
+	// Service is hopbench.user.NameService, gRPC's for the list: Get
+	// (hopbench.v1.GetRequest) returns NameList, Post(NameList) returns
+	// hopbench.v1.Ack, Echo(NameList) returns NameList.
+	Service protoreflect.ServiceDescriptor
 	fill    Fill
 	samples []proto.Message
 }
@@ -94,7 +103,7 @@ func Load(ctx context.Context, src Source) (*Payload, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Payload{Schema: s, Message: md, List: list, fill: DefaultFill()}
+	p := &Payload{Schema: s, Message: md, List: list, Service: list.ParentFile().Services().Get(0), fill: DefaultFill()}
 	if src.Fill != nil {
 		p.fill = *src.Fill
 	}
@@ -108,15 +117,19 @@ func Load(ctx context.Context, src Source) (*Payload, error) {
 	return p, p.fill.Check(md)
 }
 
-// listOf builds the list message of md, in a file of its own that imports
-// md's.
+// listOf builds the list message of md and its gRPC service, in a file of
+// their own that imports md's and hopbench's service.proto.
 func listOf(md protoreflect.MessageDescriptor, s *Schema) (protoreflect.MessageDescriptor, error) {
 	name := string(md.Name()) + "List"
+	method := func(name, in, out string) *descriptorpb.MethodDescriptorProto {
+		return &descriptorpb.MethodDescriptorProto{Name: proto.String(name), InputType: proto.String(in), OutputType: proto.String(out)}
+	}
+	list := ".hopbench.user." + name
 	fdp := &descriptorpb.FileDescriptorProto{
 		Name:       proto.String("hopbench/user/" + string(md.FullName()) + ".list.proto"),
 		Package:    proto.String("hopbench.user"),
 		Syntax:     proto.String("proto3"),
-		Dependency: []string{md.ParentFile().Path()},
+		Dependency: []string{md.ParentFile().Path(), pb.File_hopbench_v1_service_proto.Path()},
 		MessageType: []*descriptorpb.DescriptorProto{{
 			Name: proto.String(name),
 			Field: []*descriptorpb.FieldDescriptorProto{{
@@ -126,8 +139,16 @@ func listOf(md protoreflect.MessageDescriptor, s *Schema) (protoreflect.MessageD
 				TypeName: proto.String("." + string(md.FullName())),
 			}},
 		}},
+		Service: []*descriptorpb.ServiceDescriptorProto{{
+			Name: proto.String(string(md.Name()) + "Service"),
+			Method: []*descriptorpb.MethodDescriptorProto{
+				method("Get", ".hopbench.v1.GetRequest", list),
+				method("Post", list, ".hopbench.v1.Ack"),
+				method("Echo", list, list),
+			},
+		}},
 	}
-	fd, err := protodesc.NewFile(fdp, s.Registry)
+	fd, err := protodesc.NewFile(fdp, resolvers{s.Registry, protoregistry.GlobalFiles})
 	if err != nil {
 		return nil, fmt.Errorf("making the list of %s: %w", md.FullName(), err)
 	}
@@ -199,7 +220,76 @@ func Use(ctx context.Context, src Source) (payload.Model, error) {
 		return payload.Model{}, err
 	}
 	m := p.Model()
-	return m, payload.Register(m)
+	if err := payload.Register(m); err != nil {
+		return m, err
+	}
+	used.Lock()
+	defer used.Unlock()
+	used.byModel[m.Name] = p
+	return m, nil
+}
+
+// used are the payloads Use registered in this process, by model name.
+var used = struct {
+	sync.Mutex
+	byModel map[string]*Payload
+}{byModel: map[string]*Payload{}}
+
+// Used is the payload Use registered for the model called name.
+func Used(name string) (*Payload, bool) {
+	used.Lock()
+	defer used.Unlock()
+	p, ok := used.byModel[name]
+	return p, ok
+}
+
+// AllUsed are the payloads Use registered in this process, by model name.
+func AllUsed() []*Payload {
+	used.Lock()
+	defer used.Unlock()
+	names := slices.Sorted(maps.Keys(used.byModel))
+	out := make([]*Payload, len(names))
+	for i, n := range names {
+		out[i] = used.byModel[n]
+	}
+	return out
+}
+
+// Resolver resolves the files of every payload Use registered and their
+// services, then hopbench's and Google's: what gRPC's reflection serves.
+func Resolver() protodesc.Resolver {
+	var r resolvers
+	for _, p := range AllUsed() {
+		r = append(r, p.Schema.Registry, fileOf(p.List.ParentFile()))
+	}
+	return append(r, protoregistry.GlobalFiles)
+}
+
+func fileOf(fd protoreflect.FileDescriptor) *protoregistry.Files {
+	f := new(protoregistry.Files)
+	f.RegisterFile(fd) // a new registry takes any one file
+	return f
+}
+
+// resolvers resolve in each in turn.
+type resolvers []*protoregistry.Files
+
+func (r resolvers) FindFileByPath(path string) (protoreflect.FileDescriptor, error) {
+	for _, f := range r {
+		if fd, err := f.FindFileByPath(path); err == nil {
+			return fd, nil
+		}
+	}
+	return nil, protoregistry.NotFound
+}
+
+func (r resolvers) FindDescriptorByName(name protoreflect.FullName) (protoreflect.Descriptor, error) {
+	for _, f := range r {
+		if d, err := f.FindDescriptorByName(name); err == nil {
+			return d, nil
+		}
+	}
+	return nil, protoregistry.NotFound
 }
 
 // Model is the payload model of p, named after its message's full name.

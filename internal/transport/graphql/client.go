@@ -70,6 +70,9 @@ func selection(md protoreflect.MessageDescriptor) string {
 // codec's encoding of the message, spliced in as the variable's value so it
 // is not encoded twice.
 func request(req *transport.Request) ([]byte, string, error) {
+	if err := builtIn(req.Model); err != nil {
+		return nil, "", err
+	}
 	var b bytes.Buffer
 	switch req.Op {
 	case transport.OpGet:

@@ -25,6 +25,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/hopbench/hopbench/internal/transport"
+	"github.com/hopbench/hopbench/internal/userschema"
 	"github.com/hopbench/hopbench/internal/transport/graphql/generated"
 	"github.com/hopbench/hopbench/internal/transport/rest"
 	pb "github.com/hopbench/hopbench/schema/hopbench/v1"
@@ -136,6 +137,9 @@ func (r *resolver) Mutation() generated.MutationResolver { return mutationResolv
 type queryResolver struct{ *resolver }
 
 func (q queryResolver) Get(ctx context.Context, model string, count int) (proto.Message, error) {
+	if err := builtIn(model); err != nil {
+		return nil, err
+	}
 	return q.serve(ctx, &transport.MessageRequest{Op: transport.OpGet, Model: model, Count: count})
 }
 
@@ -176,4 +180,14 @@ func unpack(input generated.PayloadInput) (string, proto.Message, error) {
 		}
 	}
 	return "", nil, transport.Errorf(transport.CodeBadRequest, "PayloadInput sets no model")
+}
+
+// builtIn refuses a user's message (internal/userschema): this schema is
+// generated at build time for the built-in models, and a GraphQL schema
+// for a user's message is not built yet.
+func builtIn(model string) error {
+	if _, ok := userschema.Used(model); ok {
+		return transport.Errorf(transport.CodeNotFound, "graphql carries the built-in models only: a GraphQL schema for your message %s is not built yet", model)
+	}
+	return nil
 }

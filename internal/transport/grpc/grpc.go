@@ -22,11 +22,14 @@ import (
 	"google.golang.org/grpc/encoding/gzip"
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/reflection"
+	v1reflectiongrpc "google.golang.org/grpc/reflection/grpc_reflection_v1"
+	v1alphareflectiongrpc "google.golang.org/grpc/reflection/grpc_reflection_v1alpha"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/hopbench/hopbench/internal/codec"
 	"github.com/hopbench/hopbench/internal/transport"
+	"github.com/hopbench/hopbench/internal/userschema"
 	pb "github.com/hopbench/hopbench/schema/hopbench/v1"
 )
 
@@ -87,14 +90,58 @@ func (Transport) Listen(ctx context.Context, addr string, cfg transport.Config, 
 		opts = append(opts, grpc.Creds(credentials.NewTLS(cfg.ServerTLS)))
 	}
 	srv := grpc.NewServer(opts...)
-	srv.RegisterService(serviceDesc(h), nil)
-	reflection.Register(srv)
+	srv.RegisterService(serviceDesc(h, hop), nil)
+	for _, p := range userschema.AllUsed() {
+		srv.RegisterService(serviceDesc(h, userService(p)), nil)
+	}
+	// Reflection serves the users' files beside hopbench's, so grpcurl
+	// and ghz describe and call their services as they do Hop.
+	refl := reflection.ServerOptions{Services: srv, DescriptorResolver: userschema.Resolver()}
+	v1reflectiongrpc.RegisterServerReflectionServer(srv, reflection.NewServerV1(refl))
+	v1alphareflectiongrpc.RegisterServerReflectionServer(srv, reflection.NewServer(refl))
 	stop := func() error { srv.Stop(); return nil }
 	return transport.RunServer(l, srv.Serve, stop, grpc.ErrServerStopped), nil
 }
 
-// serviceDesc is hopbench.v1.Hop with handlers that take and give frames.
-func serviceDesc(h transport.Handler) *grpc.ServiceDesc {
+// family is a service and how its bodies travel: hopbench.v1.Hop wraps
+// each model's encoding in a Payload field named after the model; a
+// user's message's service (hopbench.user.NameService) carries its list
+// bare, its model fixed.
+type family struct {
+	service, file string
+	model         string // "" for Hop
+}
+
+var hop = family{service: serviceName, file: "hopbench/v1/service.proto"}
+
+func userService(p *userschema.Payload) family {
+	return family{service: string(p.Service.FullName()), file: p.Service.ParentFile().Path(), model: string(p.Message.FullName())}
+}
+
+// familyOf is the service that carries model.
+func familyOf(model string) family {
+	if p, ok := userschema.Used(model); ok {
+		return userService(p)
+	}
+	return hop
+}
+
+func (f family) wrap(model string, body []byte) (*frame, error) {
+	if f.model != "" {
+		return &frame{body: body}, nil
+	}
+	return wrap(model, body)
+}
+
+func (f family) unwrap(b []byte) (string, []byte, error) {
+	if f.model != "" {
+		return f.model, b, nil
+	}
+	return unwrap(b)
+}
+
+// serviceDesc is f's service with handlers that take and give frames.
+func serviceDesc(h transport.Handler, f family) *grpc.ServiceDesc {
 	method := func(name string, op transport.Op) grpc.MethodDesc {
 		return grpc.MethodDesc{
 			MethodName: name,
@@ -106,7 +153,7 @@ func serviceDesc(h transport.Handler) *grpc.ServiceDesc {
 					// status a handler returns now goes nowhere.
 					return nil, err
 				}
-				out, err := serve(ctx, h, op, in.body)
+				out, err := serve(ctx, h, f, op, in.body)
 				if err != nil {
 					return nil, toStatus(err)
 				}
@@ -115,10 +162,10 @@ func serviceDesc(h transport.Handler) *grpc.ServiceDesc {
 		}
 	}
 	return &grpc.ServiceDesc{
-		ServiceName: serviceName,
+		ServiceName: f.service,
 		HandlerType: (*any)(nil),
 		Methods:     []grpc.MethodDesc{method("Get", transport.OpGet), method("Post", transport.OpPost), method("Echo", transport.OpEcho)},
-		Metadata:    "hopbench/v1/service.proto",
+		Metadata:    f.file,
 	}
 }
 
@@ -135,7 +182,7 @@ func mustCompression(name string) codec.Compression {
 	return z
 }
 
-func serve(ctx context.Context, h transport.Handler, op transport.Op, in []byte) (*frame, error) {
+func serve(ctx context.Context, h transport.Handler, f family, op transport.Op, in []byte) (*frame, error) {
 	req := &transport.Request{Op: op, Codec: protoCodec, Compression: noCompression}
 	if op == transport.OpGet {
 		var gr pb.GetRequest
@@ -143,9 +190,12 @@ func serve(ctx context.Context, h transport.Handler, op transport.Op, in []byte)
 			return nil, transport.Errorf(transport.CodeBadRequest, "decoding GetRequest: %w", err)
 		}
 		req.Model, req.Count = gr.Model, int(gr.Count)
+		if f.model != "" && gr.Model != f.model {
+			return nil, transport.Errorf(transport.CodeBadRequest, "%s serves %s, not %q", f.service, f.model, gr.Model)
+		}
 	} else {
 		var err error
-		if req.Model, req.Body, err = unwrap(in); err != nil {
+		if req.Model, req.Body, err = f.unwrap(in); err != nil {
 			return nil, err
 		}
 	}
@@ -156,7 +206,7 @@ func serve(ctx context.Context, h transport.Handler, op transport.Op, in []byte)
 	if op == transport.OpPost {
 		return &frame{body: reply}, nil // an encoded Ack
 	}
-	return wrap(req.Model, reply)
+	return f.wrap(req.Model, reply)
 }
 
 var codeToGRPC = map[transport.Code]codes.Code{
@@ -228,15 +278,16 @@ func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, erro
 		method string
 		err    error
 	)
+	f := familyOf(req.Model)
 	switch req.Op {
 	case transport.OpGet:
 		b, merr := proto.Marshal(&pb.GetRequest{Model: req.Model, Count: int64(req.Count)})
 		in, method, err = &frame{body: b}, "Get", merr
 	case transport.OpPost:
-		in, err = wrap(req.Model, req.Body)
+		in, err = f.wrap(req.Model, req.Body)
 		method = "Post"
 	case transport.OpEcho:
-		in, err = wrap(req.Model, req.Body)
+		in, err = f.wrap(req.Model, req.Body)
 		method = "Echo"
 	default:
 		err = transport.Errorf(transport.CodeBadRequest, "unknown operation %q", req.Op)
@@ -245,13 +296,13 @@ func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, erro
 		return nil, err
 	}
 	var out frame
-	if err := c.conn.Invoke(ctx, "/"+serviceName+"/"+method, in, &out); err != nil {
+	if err := c.conn.Invoke(ctx, "/"+f.service+"/"+method, in, &out); err != nil {
 		// grpc-go's Canceled status does not wrap context.Canceled.
 		return nil, transport.CutOff(ctx, fromStatus(err))
 	}
 	if req.Op == transport.OpPost {
 		return out.body, nil
 	}
-	_, body, err := unwrap(out.body)
+	_, body, err := f.unwrap(out.body)
 	return body, err
 }
