@@ -25,9 +25,9 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/hopbench/hopbench/internal/transport"
-	"github.com/hopbench/hopbench/internal/userschema"
 	"github.com/hopbench/hopbench/internal/transport/graphql/generated"
 	"github.com/hopbench/hopbench/internal/transport/rest"
+	"github.com/hopbench/hopbench/internal/userschema"
 	pb "github.com/hopbench/hopbench/schema/hopbench/v1"
 )
 
