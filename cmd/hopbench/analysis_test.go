@@ -143,3 +143,30 @@ func TestAdviseMeasuresAnSLAAtARate(t *testing.T) {
 		t.Logf("advise:\n%s", out)
 	}
 }
+
+// advise --proto --measure: in an empty directory, advise measures the
+// user's own message (examples/proto's shop.Order) on the stacks asked,
+// from a requirements file with the message as a spec's payload takes it,
+// and ranks them (in either order: that is the measurement's to say)
+// with the bytes and CPU a request costs.
+func TestAdviseMeasuresAUsersMessage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("advise --measure runs its experiment for about half a minute: make test runs it")
+	}
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	req := filepath.Join(dir, "needs.yaml")
+	protos := filepath.Join(root, "examples", "proto")
+	if err := os.WriteFile(req, []byte("count: 3\nstacks: [rest, rest+proto]\nproto:\n  files: ["+filepath.Join(protos, "shop", "orders.proto")+"]\n  import_paths: ["+protos+"]\n  message: shop.Order\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := hopbenchIn(t, dir, "advise", "--requirements", req, "--measure")
+	for _, want := range []string{"Compared on: shop.Order×3 through direct", ". rest+proto: fits", ". rest: fits", "bytes a request: request body"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("advise --measure does not say %q:\n%s", want, out)
+		}
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/hopbench/hopbench/internal/stats"
 	"github.com/hopbench/hopbench/internal/topology"
 	"github.com/hopbench/hopbench/internal/transport"
+	"github.com/hopbench/hopbench/internal/userschema"
 )
 
 // Requirements are what the user needs; zero values mean "no requirement".
@@ -42,6 +43,9 @@ type Requirements struct {
 	MemoryMiB float64 `yaml:"memory_mib"`
 	// Stacks limits the stacks considered; empty for all measured.
 	Stacks []string `yaml:"stacks"`
+	// Proto is the user's message Model names, if it is one
+	// (docs/your-messages.md): what --measure sends.
+	Proto *userschema.Source `yaml:"proto"`
 }
 
 // Defaults fills what the user left out: the p99, a direct call.
@@ -419,6 +423,9 @@ func resources(req Requirements, c *candidate, s *Stack) []string {
 	if len(brokerRSS) > 0 {
 		ev[0] += fmt.Sprintf(", broker %.0f MiB", med(brokerRSS)/(1<<20))
 	}
+	if b := bytesPerRequest(c.recs); b != "" {
+		ev = append(ev, b)
+	}
 	if req.MemoryMiB > 0 && mem > req.MemoryMiB {
 		s.Unmet = append(s.Unmet, fmt.Sprintf("memory: %.0f MiB (service and broker), over the %.0f MiB budget", mem, req.MemoryMiB))
 	}
@@ -463,4 +470,33 @@ func plural(n int, what string) string {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// bytesPerRequest says what a request costs on the wire: the request and
+// reply bodies as the stack sends them, and the caller's bytes a request
+// on its connections (headers, framing and TLS included), medians over
+// the records; "" when they hold none.
+func bytesPerRequest(recs []*results.Record) string {
+	var req, reply, wire []float64
+	for _, r := range recs {
+		if r.RequestBodyBytes > 0 {
+			req = append(req, float64(r.RequestBodyBytes))
+		}
+		if r.ResponseBodyBytes > 0 {
+			reply = append(reply, float64(r.ResponseBodyBytes))
+		}
+		if r.Wire != nil {
+			wire = append(wire, r.Wire.Sent+r.Wire.Received)
+		}
+	}
+	if len(req)+len(reply)+len(wire) == 0 {
+		return ""
+	}
+	med := func(v []float64) string {
+		if len(v) == 0 {
+			return "not measured"
+		}
+		return fmt.Sprintf("%.0f B", results.SpreadOf(v).Median)
+	}
+	return fmt.Sprintf("bytes a request: request body %s, reply body %s, on the caller's connections %s", med(req), med(reply), med(wire))
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -15,8 +16,10 @@ import (
 
 	"github.com/hopbench/hopbench/internal/advise"
 	"github.com/hopbench/hopbench/internal/experiment"
+	"github.com/hopbench/hopbench/internal/payload"
 	"github.com/hopbench/hopbench/internal/report"
 	"github.com/hopbench/hopbench/internal/results"
+	"github.com/hopbench/hopbench/internal/userschema"
 	"github.com/hopbench/hopbench/presets"
 )
 
@@ -24,6 +27,7 @@ func newAdviseCommand(a *app) *cobra.Command {
 	var req advise.Requirements
 	var file string
 	var measure bool
+	var proto protoOptions
 	cmd := &cobra.Command{
 		Use:   "advise [RESULTS...] --model M --count N [requirements]",
 		Short: "Rank the stacks for your requirements, from measured results",
@@ -53,7 +57,9 @@ minutes for 8 stacks; brokers are started and stopped) and advises from it.`,
   hopbench advise results/quick-20261122-210550 --model text --count 100 --async --durable
   hopbench advise --model text --count 100 --rate 1000 --sla 20ms --measure --stacks rest,grpc,nats
   hopbench advise --requirements needs.yaml --measure`,
-		RunE: func(cmd *cobra.Command, args []string) error { return runAdvise(cmd, a, args, &req, file, measure) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runAdvise(cmd, a, args, &req, file, measure, &proto)
+		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&file, "requirements", "", "a YAML file of requirements (flags override it)")
@@ -70,16 +76,20 @@ minutes for 8 stacks; brokers are started and stopped) and advises from it.`,
 	fl.Float64Var(&req.MemoryMiB, "memory-mib", 0, "memory budget of one service, its broker included (MiB)")
 	fl.StringSliceVar(&req.Stacks, "stacks", nil, "consider (and measure) only these stacks, e.g. rest+proto,grpc")
 	fl.BoolVar(&measure, "measure", false, "when the results cannot answer, run a short experiment for exactly these requirements")
+	proto.add(fl)
 	return cmd
 }
 
 // runAdvise reads the requirements and results, advises, and with measure
 // runs what the results could not answer first.
-func runAdvise(cmd *cobra.Command, a *app, args []string, req *advise.Requirements, file string, measure bool) error {
+func runAdvise(cmd *cobra.Command, a *app, args []string, req *advise.Requirements, file string, measure bool, proto *protoOptions) error {
 	if file != "" {
 		if err := readRequirements(file, cmd, req); err != nil {
 			return err
 		}
+	}
+	if err := adviseProto(cmd, proto, req); err != nil {
+		return err
 	}
 	req.Defaults()
 	if err := req.Validate(); err != nil {
@@ -185,6 +195,35 @@ func adviseResults(a *app, args []string) ([]results.Record, error) {
 	return nil, nil
 }
 
+// adviseProto makes the user's message named by --proto, or by the
+// requirements' proto, their model, so that advise reads the runs of it
+// and --measure sends it.
+func adviseProto(cmd *cobra.Command, proto *protoOptions, req *advise.Requirements) error {
+	m, err := proto.use(cmd.Context())
+	switch {
+	case err != nil:
+		return err
+	case m != nil && (req.Model != "" || req.Proto != nil):
+		return usageError{errors.New("give --model (or the requirements' model or proto) or --proto, not both: your message is the model")}
+	case m != nil:
+		src, err := userschema.Absolute(proto.src)
+		req.Model, req.Proto = m.Name, &src
+		return err
+	case req.Proto == nil:
+		return nil
+	}
+	src, err := userschema.Absolute(*req.Proto)
+	if err == nil {
+		var mm payload.Model
+		mm, err = userschema.Use(cmd.Context(), src)
+		req.Model, req.Proto = mm.Name, &src
+	}
+	if err != nil {
+		return usageError{fmt.Errorf("advise: proto: %w", err)}
+	}
+	return nil
+}
+
 // measuring says what advise --measure is about to measure.
 func measuring(req advise.Requirements) string {
 	what := fmt.Sprintf("%s×%d through %s", req.Model, req.Count, req.Topology)
@@ -222,23 +261,48 @@ func adviseSpec(req advise.Requirements) (*experiment.Spec, []byte, error) {
 	if len(req.Stacks) > 0 {
 		q.Stacks = req.Stacks
 	}
+	pl, err := advisePayload(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	if req.Proto != nil && len(req.Stacks) == 0 {
+		m, _ := payload.Lookup(req.Model)
+		q.Stacks = slices.DeleteFunc(q.Stacks, func(s string) bool { return experiment.CarriesProto(s, m) != nil })
+	}
 	data := []byte(fmt.Sprintf(`# written by hopbench advise --measure
 name: advise
 stacks: [%s]
 payloads:
-  - model: %s
-    counts: [%d]
-ops: [echo]
+%sops: [echo]
 topologies: [%q]
 loads:
 %swarmup: 1s
 duration: 3s
-`, strings.Join(q.Stacks, ", "), req.Model, req.Count, req.Topology, adviseLoads(req)))
+`, strings.Join(q.Stacks, ", "), pl, req.Topology, adviseLoads(req)))
 	spec, err := experiment.Parse(data)
 	if err != nil {
 		return nil, nil, fmt.Errorf("the experiment advise would run: %w", err)
 	}
 	return spec, data, nil
+}
+
+// advisePayload is the spec's payloads entry for req: its model, or the
+// user's message it names, at its count.
+func advisePayload(req advise.Requirements) (string, error) {
+	entry := map[string]any{"model": req.Model, "counts": []int{req.Count}}
+	if req.Proto != nil {
+		entry = map[string]any{"proto": req.Proto, "counts": []int{req.Count}}
+	}
+	b, err := yaml.Marshal([]any{entry})
+	if err != nil {
+		return "", err
+	}
+	return indent(string(b), "  "), nil
+}
+
+func indent(s, prefix string) string {
+	lines := strings.SplitAfter(strings.TrimRight(s, "\n"), "\n")
+	return prefix + strings.Join(lines, prefix) + "\n"
 }
 
 func modTime(path string) time.Time {

@@ -49,6 +49,7 @@ func TestAUsersMessageTravelsAChainOnEveryStackThatCarriesIt(t *testing.T) {
 func TestAProtoPayloadIsRefusedWhereItCannotGoYet(t *testing.T) {
 	for _, c := range []struct{ spec, want string }{
 		{"stacks: [graphql]\n", "stack graphql does not carry your own messages yet"},
+		{"stacks: [rest+json-fast]\n", "json-fast encodes Go structs generated at build time"},
 		{"stacks: [rest]\nruntimes: [go, jvm]\n", "the JVM node serves the built-in models only"},
 		{"stacks: [rest]\n" + strings.Replace(ordersPayload, "message: shop.Order", "message: shop.Ordr", 1), `no message "shop.Ordr"`},
 	} {

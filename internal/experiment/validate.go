@@ -170,7 +170,7 @@ func (s *Spec) validatePayloads(bad func(string, string, ...any)) {
 			continue
 		}
 		if p.Proto != nil {
-			s.validateProtoCarriers(bad, at)
+			s.validateProtoCarriers(bad, at, m)
 		}
 		if len(p.Counts) == 0 {
 			bad(at+".counts", "none given; how many %s per request?", m.Unit)
@@ -539,12 +539,34 @@ func (s *Spec) payloadModel(i int) (payload.Model, error) {
 // yet: GraphQL's schema is generated for the built-in models.
 var protoNotYet = []string{"graphql"}
 
+// CarriesProto says whether stack carries a user's message, model (one
+// userschema registered), and why not: GraphQL does not yet, and json-fast
+// needs Go structs.
+func CarriesProto(stack string, model payload.Model) error {
+	st, err := transport.ParseStack(stack)
+	if err != nil {
+		return err
+	}
+	if slices.Contains(protoNotYet, st.Transport) {
+		return fmt.Errorf("stack %s does not carry your own messages yet (REST, gRPC, NATS, RabbitMQ and Kafka do)", stack)
+	}
+	c, err := codec.Lookup(st.Codec)
+	if err != nil {
+		return err
+	}
+	if _, err := c.Marshal(model.New()); err != nil {
+		return fmt.Errorf("stack %s: %w", stack, err)
+	}
+	return nil
+}
+
 // validateProtoCarriers refuses what does not carry a user's message yet:
-// gRPC and GraphQL stacks, the JVM node, hosts of their own, schema trials.
-func (s *Spec) validateProtoCarriers(bad func(string, string, ...any), at string) {
+// GraphQL and json-fast stacks, the JVM node, hosts of their own, schema
+// trials.
+func (s *Spec) validateProtoCarriers(bad func(string, string, ...any), at string, m payload.Model) {
 	for _, name := range s.Stacks {
-		if st, err := transport.ParseStack(name); err == nil && slices.Contains(protoNotYet, st.Transport) {
-			bad(at+".proto", "stack %s does not carry your own messages yet (REST with every codec, gRPC, NATS, RabbitMQ and Kafka do): leave it out of this experiment", name)
+		if err := CarriesProto(name, m); err != nil {
+			bad(at+".proto", "%v: leave it out of this experiment", err)
 		}
 	}
 	switch {

@@ -34,6 +34,8 @@ func (Range) JSONSchema() *jsonschema.Schema {
 
 func ptr[T any](v T) *T { return &v }
 
+func (r Range) MarshalYAML() (any, error) { return []float64{r.Min, r.Max}, nil }
+
 func (r Range) MarshalJSON() ([]byte, error) { return json.Marshal([2]float64{r.Min, r.Max}) }
 
 func (r *Range) UnmarshalYAML(n *yaml.Node) error {
