@@ -48,3 +48,35 @@ func TestEveryCodecRoundTripsAUsersMessage(t *testing.T) {
 		})
 	}
 }
+
+// The size bound a run checks before it starts (payload.SizeBound) holds
+// for a user's message in every codec that carries it, whatever the seed:
+// a count the node cannot take is refused before anything starts, and a
+// count it can is never refused.
+func TestTheSizeBoundHoldsForAUsersMessageInEveryCodec(t *testing.T) {
+	m := load(t, orders).Model()
+	for _, c := range codec.All() {
+		if _, err := c.Marshal(m.New()); err != nil {
+			continue // json-fast
+		}
+		b, err := m.SizeBound(c.Marshal)
+		if err != nil {
+			t.Fatalf("%s: %v", c.Name(), err)
+		}
+		for _, count := range []int{0, 1, 7, 64, 500} {
+			for seed := range uint64(5) {
+				msg, err := m.Message(count, 1000+seed)
+				if err != nil {
+					t.Fatal(err)
+				}
+				data, err := c.Marshal(msg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if int64(len(data)) > b.Size(count) {
+					t.Errorf("%s, %d orders, seed %d: %d bytes, over the bound %d", c.Name(), count, 1000+seed, len(data), b.Size(count))
+				}
+			}
+		}
+	}
+}
