@@ -26,12 +26,30 @@ import (
 // 2^30 elements are refused instead of allocated: one frozen API per
 // power-of-two input size carries that bound.
 type avroCodec struct {
-	enc     avro.API
-	dec     [bits.UintSize + 1]avroDecoder
-	schemas map[protoreflect.FullName]avro.Schema
+	*avroAPIs // the payload schema's
+	schemas   map[protoreflect.FullName]avro.Schema
 	// dynamic are the schemas of users' messages (DynamicAvroSchema), by
-	// descriptor, derived on first use.
-	dynamic sync.Map
+	// descriptor, derived on first use, each with APIs of its own.
+	dynamic sync.Map // protoreflect.MessageDescriptor -> dynamicAvro
+}
+
+// avroAPIs are frozen configurations: hamba caches an encoder and a
+// decoder per schema fingerprint and Go type in each. A user's messages
+// are all generic maps, and a named type's second use is its bare name in
+// the fingerprint, so two versions of a user's schema would share each
+// other's cached coders in one API: each schema (and each resolution of
+// one against another) gets its own.
+type avroAPIs struct {
+	enc avro.API
+	dec [bits.UintSize + 1]avroDecoder
+}
+
+func newAvroAPIs() *avroAPIs { return &avroAPIs{enc: avroConfig(0).Freeze()} }
+
+// dynamicAvro is a user's message's schema and its APIs.
+type dynamicAvro struct {
+	schema avro.Schema
+	apis   *avroAPIs
 }
 
 type avroDecoder struct {
@@ -50,8 +68,8 @@ func avroConfig(maxElements int) avro.Config {
 
 func newAvroCodec() *avroCodec {
 	c := &avroCodec{
-		enc:     avroConfig(0).Freeze(),
-		schemas: make(map[protoreflect.FullName]avro.Schema),
+		avroAPIs: newAvroAPIs(),
+		schemas:  make(map[protoreflect.FullName]avro.Schema),
 	}
 	// v2 is the payload schema's second version, for schema evolution.
 	for _, file := range []protoreflect.FileDescriptor{pb.File_hopbench_v1_payload_proto, pb.File_hopbench_v1_service_proto, pbv2.File_hopbench_v2_payload_proto} {
@@ -84,7 +102,8 @@ func (*avroCodec) ContentType() string { return "avro/binary" }
 
 func (c *avroCodec) schema(m proto.Message) (avro.Schema, error) {
 	if _, ok := isDynamic(m); ok {
-		return c.dynamicSchema(m.ProtoReflect().Descriptor())
+		d, err := c.dynamicSchema(m.ProtoReflect().Descriptor())
+		return d.schema, err
 	}
 	name := m.ProtoReflect().Descriptor().FullName()
 	s, ok := c.schemas[name]
@@ -102,7 +121,8 @@ func (c *avroCodec) Marshal(m proto.Message) ([]byte, error) {
 	return c.marshal(s, m)
 }
 
-// marshal writes m with s: a user's message as its generic values.
+// marshal writes m with s: a user's message as its generic values, with
+// its schema's APIs.
 func (c *avroCodec) marshal(s avro.Schema, m proto.Message) ([]byte, error) {
 	d, ok := isDynamic(m)
 	if !ok {
@@ -112,20 +132,30 @@ func (c *avroCodec) marshal(s avro.Schema, m proto.Message) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.enc.Marshal(s, t)
+	return c.apisOf(m).enc.Marshal(s, t)
+}
+
+// apisOf are the APIs m's messages are coded with.
+func (c *avroCodec) apisOf(m proto.Message) *avroAPIs {
+	if _, ok := isDynamic(m); ok {
+		if d, err := c.dynamicSchema(m.ProtoReflect().Descriptor()); err == nil {
+			return d.apis
+		}
+	}
+	return c.avroAPIs
 }
 
 // dynamicSchema is the schema of a user's message, derived once.
-func (c *avroCodec) dynamicSchema(md protoreflect.MessageDescriptor) (avro.Schema, error) {
-	if s, ok := c.dynamic.Load(md); ok {
-		return s.(avro.Schema), nil
+func (c *avroCodec) dynamicSchema(md protoreflect.MessageDescriptor) (dynamicAvro, error) {
+	if d, ok := c.dynamic.Load(md); ok {
+		return d.(dynamicAvro), nil
 	}
 	s, err := parseDynamicAvro(md)
 	if err != nil {
-		return nil, err
+		return dynamicAvro{}, err
 	}
-	s2, _ := c.dynamic.LoadOrStore(md, s)
-	return s2.(avro.Schema), nil
+	d, _ := c.dynamic.LoadOrStore(md, dynamicAvro{schema: s, apis: newAvroAPIs()})
+	return d.(dynamicAvro), nil
 }
 
 var errAvroTrailing = errors.New("avro: trailing bytes after the message")
@@ -135,13 +165,13 @@ func (c *avroCodec) Unmarshal(data []byte, m proto.Message) error {
 	if err != nil {
 		return err
 	}
-	return c.unmarshal(s, data, m)
+	return c.apisOf(m).unmarshal(s, data, m)
 }
 
 // unmarshal decodes data written with schema s into m.
-func (c *avroCodec) unmarshal(s avro.Schema, data []byte, m proto.Message) error {
+func (a *avroAPIs) unmarshal(s avro.Schema, data []byte, m proto.Message) error {
 	size := bits.Len(uint(len(data))) // 1<<size > len(data)
-	d := &c.dec[size]
+	d := &a.dec[size]
 	d.once.Do(func() {
 		api := avroConfig(1 << size).Freeze()
 		d.readers.New = func() any { return avro.NewReader(nil, 0, avro.WithReaderConfig(api)) }

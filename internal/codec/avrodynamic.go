@@ -315,7 +315,7 @@ func fromAvroMap(v any, fd protoreflect.FieldDescriptor, mp protoreflect.Map) er
 		}
 	}
 	for k, item := range entries {
-		key, err := fromScalar(fd.MapKey(), k, nil)
+		key, err := cborTree.fromScalar(fd.MapKey(), k, nil)
 		if err != nil {
 			return err
 		}
@@ -341,5 +341,31 @@ func fromAvroValue(fd protoreflect.FieldDescriptor, v any, newMessage func() pro
 		}
 		return protoreflect.ValueOfEnum(ev.Number()), nil
 	}
-	return fromScalar(fd, v, nil)
+	return cborTree.fromScalar(fd, v, nil)
+}
+
+// recursive says whether a message of md can contain a message of a type
+// it is already inside.
+func recursive(md protoreflect.MessageDescriptor) bool {
+	return containsItself(md, map[protoreflect.FullName]bool{})
+}
+
+func containsItself(md protoreflect.MessageDescriptor, inside map[protoreflect.FullName]bool) bool {
+	if inside[md.FullName()] {
+		return true
+	}
+	inside[md.FullName()] = true
+	defer delete(inside, md.FullName())
+	fds := md.Fields()
+	for i := range fds.Len() {
+		fd := fds.Get(i)
+		sub := fd.Message()
+		if fd.IsMap() {
+			sub = fd.MapValue().Message()
+		}
+		if sub != nil && containsItself(sub, inside) {
+			return true
+		}
+	}
+	return false
 }

@@ -48,10 +48,12 @@ func (c *avroResolvedCodec) header(s avro.Schema) ([]byte, error) {
 	return h, nil
 }
 
-// resolution is a reader's schema resolved against a writer's, or why not.
+// resolution is a reader's schema resolved against a writer's, or why
+// not, and the APIs that decode with it.
 type resolution struct {
 	schema avro.Schema
 	err    error
+	apis   *avroAPIs
 }
 
 func newAvroResolvedCodec(plain *avroCodec) *avroResolvedCodec {
@@ -115,17 +117,26 @@ func (c *avroResolvedCodec) Unmarshal(data []byte, m proto.Message) error {
 		return fmt.Errorf("avro single object: no known schema has fingerprint %x", fp)
 	}
 	if writer == reader {
-		return c.unmarshal(reader, body, m)
+		return c.apisOf(m).unmarshal(reader, body, m)
+	}
+	if _, dyn := isDynamic(m); dyn && recursive(m.ProtoReflect().Descriptor()) {
+		// hamba/avro's SchemaCompatibility.Resolve recurses without end on
+		// a record that contains itself (v2.31.0): refused, not crashed.
+		return fmt.Errorf("avro: cannot resolve the writer's schema of %s against the reader's: it contains itself, and hamba/avro's resolution does not end on such a record", m.ProtoReflect().Descriptor().FullName())
 	}
 	key := [2][8]byte{[8]byte(rh[len(soe.Magic):]), [8]byte(fp)}
 	r, ok := c.resolved.Load(key)
 	if !ok {
 		s, err := c.compat.Resolve(reader, writer)
-		r, _ = c.resolved.LoadOrStore(key, resolution{s, err})
+		apis := c.avroAPIs
+		if _, dyn := isDynamic(m); dyn {
+			apis = newAvroAPIs()
+		}
+		r, _ = c.resolved.LoadOrStore(key, resolution{s, err, apis})
 	}
 	res := r.(resolution)
 	if res.err != nil {
 		return fmt.Errorf("avro: the writer's %s cannot be read as the reader's: %w", writer.(avro.NamedSchema).FullName(), res.err)
 	}
-	return c.unmarshal(res.schema, body, m)
+	return res.apis.unmarshal(res.schema, body, m)
 }

@@ -54,7 +54,7 @@ func (c *cborCodec) Unmarshal(data []byte, m proto.Message) error {
 	if err := c.dec.Unmarshal(data, &t); err != nil {
 		return err
 	}
-	if err := fromTree(t, d); err != nil {
+	if err := cborTree.fromTree(t, d); err != nil {
 		return fmt.Errorf("cbor: %w", err)
 	}
 	return nil

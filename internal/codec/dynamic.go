@@ -63,9 +63,22 @@ func treeScalar(fd protoreflect.FieldDescriptor, v protoreflect.Value) any {
 	return v.Interface()
 }
 
+// treeDecoder reads a field tree into a message as one format's library
+// reads the built-in models' structs: an integer out of its field's range
+// is cut to the field's width (truncate: vmihailenco/msgpack converts
+// so) or refused (fxamacker/cbor refuses it).
+type treeDecoder struct{ truncate bool }
+
+var (
+	msgpackTree = treeDecoder{truncate: true}
+	cborTree    = treeDecoder{}
+)
+
 // fromTree sets m's fields from t, as a format's generic decoder left it:
-// numbers of any width, maps keyed by any or by string.
-func fromTree(t any, m protoreflect.Message) error {
+// numbers of any width, maps keyed by any or by string. A name m has no
+// field of is skipped, as the struct decoders of the built-in models skip
+// a key their struct lacks.
+func (d treeDecoder) fromTree(t any, m protoreflect.Message) error {
 	fields, err := treeMap(t)
 	if err != nil {
 		return fmt.Errorf("%s: %w", m.Descriptor().FullName(), err)
@@ -77,9 +90,9 @@ func fromTree(t any, m protoreflect.Message) error {
 		}
 		fd := m.Descriptor().Fields().ByName(protoreflect.Name(name))
 		if fd == nil {
-			return fmt.Errorf("%s has no field %q", m.Descriptor().FullName(), name)
+			continue
 		}
-		if err := setField(m, fd, v); err != nil {
+		if err := d.setField(m, fd, v); err != nil {
 			return fmt.Errorf("%s: %w", fd.FullName(), err)
 		}
 	}
@@ -101,7 +114,7 @@ func treeMap(t any) (map[any]any, error) {
 	return nil, fmt.Errorf("want a map of fields, got %T", t)
 }
 
-func setField(m protoreflect.Message, fd protoreflect.FieldDescriptor, v any) error {
+func (d treeDecoder) setField(m protoreflect.Message, fd protoreflect.FieldDescriptor, v any) error {
 	switch {
 	case fd.IsList():
 		items, ok := v.([]any)
@@ -110,7 +123,7 @@ func setField(m protoreflect.Message, fd protoreflect.FieldDescriptor, v any) er
 		}
 		l := m.Mutable(fd).List()
 		for _, item := range items {
-			pv, err := fromScalar(fd, item, l.NewElement)
+			pv, err := d.fromScalar(fd, item, l.NewElement)
 			if err != nil {
 				return err
 			}
@@ -124,11 +137,11 @@ func setField(m protoreflect.Message, fd protoreflect.FieldDescriptor, v any) er
 		}
 		mp := m.Mutable(fd).Map()
 		for k, item := range entries {
-			key, err := fromScalar(fd.MapKey(), k, nil)
+			key, err := d.fromScalar(fd.MapKey(), k, nil)
 			if err != nil {
 				return err
 			}
-			pv, err := fromScalar(fd.MapValue(), item, mp.NewValue)
+			pv, err := d.fromScalar(fd.MapValue(), item, mp.NewValue)
 			if err != nil {
 				return err
 			}
@@ -136,7 +149,7 @@ func setField(m protoreflect.Message, fd protoreflect.FieldDescriptor, v any) er
 		}
 		return nil
 	}
-	pv, err := fromScalar(fd, v, func() protoreflect.Value { return m.NewField(fd) })
+	pv, err := d.fromScalar(fd, v, func() protoreflect.Value { return m.NewField(fd) })
 	if err == nil {
 		m.Set(fd, pv)
 	}
@@ -145,11 +158,11 @@ func setField(m protoreflect.Message, fd protoreflect.FieldDescriptor, v any) er
 
 // fromScalar is one value of fd's kind; newMessage makes an empty message
 // for a message value.
-func fromScalar(fd protoreflect.FieldDescriptor, v any, newMessage func() protoreflect.Value) (protoreflect.Value, error) {
+func (d treeDecoder) fromScalar(fd protoreflect.FieldDescriptor, v any, newMessage func() protoreflect.Value) (protoreflect.Value, error) {
 	switch fd.Kind() {
 	case protoreflect.MessageKind, protoreflect.GroupKind:
 		mv := newMessage()
-		return mv, fromTree(v, mv.Message())
+		return mv, d.fromTree(v, mv.Message())
 	case protoreflect.BoolKind:
 		b, ok := v.(bool)
 		return protoreflect.ValueOfBool(b), want(ok, "a bool", v)
@@ -171,23 +184,23 @@ func fromScalar(fd protoreflect.FieldDescriptor, v any, newMessage func() protor
 		}
 		return protoreflect.ValueOfFloat64(f), want(ok, "a number", v)
 	}
-	return fromInteger(fd, v)
+	return d.fromInteger(fd, v)
 }
 
-func fromInteger(fd protoreflect.FieldDescriptor, v any) (protoreflect.Value, error) {
+func (d treeDecoder) fromInteger(fd protoreflect.FieldDescriptor, v any) (protoreflect.Value, error) {
 	i, u, ok := toInteger(v)
 	if !ok {
 		return protoreflect.Value{}, want(false, "an integer", v)
 	}
 	switch fd.Kind() {
 	case protoreflect.EnumKind:
-		return protoreflect.ValueOfEnum(protoreflect.EnumNumber(i)), inRange(i, math.MinInt32, math.MaxInt32)
+		return protoreflect.ValueOfEnum(protoreflect.EnumNumber(i)), d.inRange(i, math.MinInt32, math.MaxInt32)
 	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
-		return protoreflect.ValueOfInt32(int32(i)), inRange(i, math.MinInt32, math.MaxInt32)
+		return protoreflect.ValueOfInt32(int32(i)), d.inRange(i, math.MinInt32, math.MaxInt32)
 	case protoreflect.Int64Kind, protoreflect.Sint64Kind, protoreflect.Sfixed64Kind:
 		return protoreflect.ValueOfInt64(i), nil
 	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
-		return protoreflect.ValueOfUint32(uint32(u)), inRange(int64(u), 0, math.MaxUint32)
+		return protoreflect.ValueOfUint32(uint32(u)), d.inRange(int64(u), 0, math.MaxUint32)
 	case protoreflect.Uint64Kind, protoreflect.Fixed64Kind:
 		return protoreflect.ValueOfUint64(u), nil
 	}
@@ -238,8 +251,8 @@ func want(ok bool, what string, v any) error {
 	return fmt.Errorf("want %s, got %T", what, v)
 }
 
-func inRange(i, lo, hi int64) error {
-	if i < lo || i > hi {
+func (d treeDecoder) inRange(i, lo, hi int64) error {
+	if !d.truncate && (i < lo || i > hi) {
 		return fmt.Errorf("%d is out of the field's range", i)
 	}
 	return nil

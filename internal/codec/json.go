@@ -19,7 +19,9 @@ func (jsonCodec) ContentType() string { return "application/json" }
 
 // A user's message (a dynamicpb.Message, no Go struct) is JSON in the
 // proto JSON mapping (protojson): lowerCamelCase names, enums by name,
-// 64-bit integers as strings, what a gRPC-Gateway or Connect peer sends.
+// 64-bit integers as strings, what a gRPC-Gateway or Connect peer sends;
+// read as they read it, unknown fields and enum names discarded (as
+// encoding/json discards unknown keys for the built-in models).
 func (jsonCodec) Marshal(m proto.Message) ([]byte, error) {
 	if d, ok := isDynamic(m); ok {
 		return protojson.Marshal(d)
@@ -29,7 +31,7 @@ func (jsonCodec) Marshal(m proto.Message) ([]byte, error) {
 
 func (jsonCodec) Unmarshal(data []byte, m proto.Message) error {
 	if d, ok := isDynamic(m); ok {
-		return protojson.Unmarshal(data, d)
+		return protojson.UnmarshalOptions{DiscardUnknown: true}.Unmarshal(data, d)
 	}
 	return json.Unmarshal(data, m)
 }

@@ -63,7 +63,7 @@ func (*msgpackCodec) Unmarshal(data []byte, m proto.Message) error {
 		if err != nil {
 			return err
 		}
-		if err := fromTree(t, d); err != nil {
+		if err := msgpackTree.fromTree(t, d); err != nil {
 			return fmt.Errorf("msgpack: %w", err)
 		}
 	} else if err := dec.Decode(m); err != nil {

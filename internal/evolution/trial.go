@@ -45,21 +45,57 @@ type Trial struct {
 // an error saying which hop refused the message.
 type Carrier func(body []byte) ([]byte, error)
 
+// Schema is a model's schema in its two versions, v1 and v2, and the
+// changes between them: the payload schema's (BuiltIn), or a user's two
+// .proto versions (internal/userschema).
+type Schema interface {
+	// New is an empty message of model in version v.
+	New(model string, v Version) (proto.Message, error)
+	// Message is model's message of count items from seed in version v,
+	// with the fields v added filled.
+	Message(model string, v Version, count int, seed uint64) (proto.Message, error)
+	// Changes are the changes v2 makes.
+	Changes() []Change
+}
+
+// BuiltIn is the payload schema's versions, schema/hopbench/v1 and v2.
+var BuiltIn Schema = builtIn{}
+
+type builtIn struct{}
+
+func (builtIn) New(model string, v Version) (proto.Message, error) { return NewMessage(model, v) }
+
+func (builtIn) Message(model string, v Version, count int, seed uint64) (proto.Message, error) {
+	return Message(model, v, count, seed)
+}
+
+func (builtIn) Changes() []Change { return Changes }
+
 // Run is Through with the path's nodes in process: each decodes the body
 // into its own version's message and encodes that on, the last echoes,
 // and the replies pass the nodes back. It is what the nodes of an echo
 // chain do with a body, in the same codec code, without the network.
 func Run(c codec.Codec, ch Change, p Path, count int, seed uint64) (Trial, error) {
-	return Through(c, ch, p, count, seed, InProcess(c, ch.Model, p))
+	return RunIn(BuiltIn, c, ch, p, count, seed)
 }
 
-// Through sends a message of count items of the change's model, made in
-// the path's first version (with the change's value where it sets one),
-// through carry in codec c, decodes the reply in that version, and
-// compares the two field by field.
+// RunIn is Run in schema s.
+func RunIn(s Schema, c codec.Codec, ch Change, p Path, count int, seed uint64) (Trial, error) {
+	return ThroughIn(s, c, ch, p, count, seed, inProcess(s, c, ch.Model, p))
+}
+
+// Through is ThroughIn the payload schema's versions.
 func Through(c codec.Codec, ch Change, p Path, count int, seed uint64, carry Carrier) (Trial, error) {
+	return ThroughIn(BuiltIn, c, ch, p, count, seed, carry)
+}
+
+// ThroughIn sends a message of count items of the change's model, made in
+// the path's first version of s (with the change's value where it sets
+// one), through carry in codec c, decodes the reply in that version, and
+// compares the two field by field.
+func ThroughIn(s Schema, c codec.Codec, ch Change, p Path, count int, seed uint64, carry Carrier) (Trial, error) {
 	t := Trial{Codec: c.Name(), Change: ch.Name, Path: p.String(), Count: count}
-	sent, err := Message(ch.Model, p[0], count, seed)
+	sent, err := s.Message(ch.Model, p[0], count, seed)
 	if err != nil {
 		return t, err
 	}
@@ -67,7 +103,7 @@ func Through(c codec.Codec, ch Change, p Path, count int, seed uint64, carry Car
 	if v, ok := ch.Sent[p[0]]; ok && field != "" {
 		set(sent.ProtoReflect(), field, v)
 	}
-	back, refused := t.carry(c, ch.Model, sent, p[0], carry)
+	back, refused := t.carry(s, c, ch.Model, sent, p[0], carry)
 	if refused != "" {
 		t.Outcome, t.Others, t.Detail = Refused, Refused, refused
 		return t, nil
@@ -76,13 +112,13 @@ func Through(c codec.Codec, ch Change, p Path, count int, seed uint64, carry Car
 	if field != "" {
 		t.Outcome, t.Detail = compare(values(sent.ProtoReflect(), field), values(back.ProtoReflect(), field))
 	}
-	t.Others = others(sent, back, ch.Model, p[0])
+	t.Others = others(s.Changes(), sent, back, ch.Model, p[0])
 	return t, nil
 }
 
 // carry sends sent through carry and returns the message the sender reads
 // back, or who refused it and why.
-func (t *Trial) carry(c codec.Codec, model string, sent proto.Message, sender Version, carry Carrier) (proto.Message, string) {
+func (t *Trial) carry(s Schema, c codec.Codec, model string, sent proto.Message, sender Version, carry Carrier) (proto.Message, string) {
 	body, err := c.Marshal(sent)
 	if err != nil {
 		return nil, fmt.Sprintf("the %s sender could not encode its message: %v", sender, err)
@@ -93,7 +129,7 @@ func (t *Trial) carry(c codec.Codec, model string, sent proto.Message, sender Ve
 		return nil, err.Error()
 	}
 	t.ReplyBytes = len(reply)
-	back, err := NewMessage(model, sender)
+	back, err := s.New(model, sender)
 	if err != nil {
 		return nil, err.Error()
 	}
@@ -104,11 +140,13 @@ func (t *Trial) carry(c codec.Codec, model string, sent proto.Message, sender Ve
 }
 
 // InProcess carries a body through p's nodes in process (see Run).
-func InProcess(c codec.Codec, model string, p Path) Carrier {
+func InProcess(c codec.Codec, model string, p Path) Carrier { return inProcess(BuiltIn, c, model, p) }
+
+func inProcess(s Schema, c codec.Codec, model string, p Path) Carrier {
 	return func(body []byte) ([]byte, error) {
 		hops := p.hops()
 		for i, v := range hops[:len(hops)-1] { // the last is the sender's, which Through decodes
-			msg, err := NewMessage(model, v)
+			msg, err := s.New(model, v)
 			if err != nil {
 				return nil, err
 			}
@@ -170,9 +208,9 @@ func compare(sent, back []value) (Outcome, string) {
 
 // others compares every field no change of the model touches: those the
 // changes touch differ between the versions by design.
-func others(sent, back proto.Message, model string, v Version) Outcome {
+func others(changes []Change, sent, back proto.Message, model string, v Version) Outcome {
 	s, b := proto.Clone(sent), proto.Clone(back)
-	for _, ch := range Changes {
+	for _, ch := range changes {
 		if f := ch.field(v); ch.Model == model && f != "" {
 			clearField(s.ProtoReflect(), f)
 			clearField(b.ProtoReflect(), f)
@@ -187,11 +225,16 @@ func others(sent, back proto.Message, model string, v Version) Outcome {
 // Matrix runs every change along every path in every codec, count items a
 // message.
 func Matrix(codecs []codec.Codec, paths []Path, count int, seed uint64) ([]Trial, error) {
+	return MatrixIn(BuiltIn, codecs, paths, count, seed)
+}
+
+// MatrixIn is Matrix in schema s.
+func MatrixIn(s Schema, codecs []codec.Codec, paths []Path, count int, seed uint64) ([]Trial, error) {
 	var out []Trial
 	for _, p := range paths {
-		for _, ch := range Changes {
+		for _, ch := range s.Changes() {
 			for _, c := range codecs {
-				t, err := Run(c, ch, p, count, seed)
+				t, err := RunIn(s, c, ch, p, count, seed)
 				if err != nil {
 					return nil, fmt.Errorf("%s %s over %s: %w", c.Name(), ch.Name, p, err)
 				}
