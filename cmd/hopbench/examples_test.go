@@ -76,12 +76,13 @@ func TestEveryHelpExampleRuns(t *testing.T) {
 
 // exampleFiles are the files examples name, written into their working
 // directory first: a small spec for run's examples, requirements for
-// advise's, a .proto for codec's.
+// advise's, a .proto for codec's and a second version of it for evolve's.
 var exampleFiles = map[string]string{
 	"my-experiment.yaml": exampleSpec,
 	"my.yaml":            exampleSpec,
 	"needs.yaml":         "model: user\ncount: 3\nschema_evolution: true\nstacks: [rest, grpc]\n",
 	"orders.proto":       "syntax = \"proto3\";\npackage shop;\nmessage Order {\n  string id = 1;\n  repeated int64 items = 2;\n  map<string, string> labels = 3;\n}\n",
+	"orders-v2.proto":    "syntax = \"proto3\";\npackage shop;\nmessage Order {\n  string order_id = 1;\n  repeated int64 items = 2;\n  map<string, string> labels = 3;\n  string note = 4;\n}\n",
 }
 
 const exampleSpec = `name: mine

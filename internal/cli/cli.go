@@ -20,6 +20,7 @@ var commands = []func(*app) *cobra.Command{
 	newVersionCommand,
 	newCodecCommand,
 	newCodecProcessCommand,
+	newEvolveCommand,
 	newNodeCommand,
 	newLoadCommand,
 	newRunCommand,

@@ -148,6 +148,10 @@ func TestBadInputIsAUsageErrorNamingTheFix(t *testing.T) {
 		{[]string{"codec", "--runtime", "jvm", "--forks", "0"}, "want 1 to 10 --forks"},
 		{[]string{"codec", "--runtime", "jvm", "--model", "user", "--codec", "proto+convert"}, "proto+convert is Ensor's conversion, for his model, recipe, alone"},
 		{[]string{"codec", "--proto", ordersProto}, "--proto needs --message"},
+		{[]string{"evolve", "--proto", ordersProto, "--proto-path", ordersPath, "--message", "shop.Order"}, "--proto-v2 FILE: name version 2"},
+		{[]string{"evolve", "--proto", ordersProto, "--proto-path", ordersPath, "--message", "shop.Order", "--proto-v2", ordersProto, "--proto-v2-path", ordersPath}, "the same in both versions: nothing changed to try"},
+		{[]string{"evolve", "--proto", ordersProto, "--proto-path", ordersPath, "--message", "shop.Order", "--proto-v2", ordersV2Proto, "--proto-v2-path", ordersV2Path, "--codec", "json-fast"}, "codec json-fast cannot carry shop.Order"},
+		{[]string{"evolve", "--proto", ordersProto, "--proto-path", ordersPath, "--message", "shop.Order", "--proto-v2", ordersV2Proto, "--proto-v2-path", ordersV2Path, "--path", "v2,v3"}, `schema version "v3"`},
 		{[]string{"codec", "--message", "shop.Order"}, "go with --proto FILE"},
 		{[]string{"codec", "--proto", ordersProto, "--proto-path", ordersPath, "--message", "shop.Ordr"}, `no message "shop.Ordr"`},
 		{[]string{"codec", "--proto", ordersProto, "--proto-path", ordersPath, "--message", "shop.Order", "--codec", "json-fast"}, "codec json-fast cannot carry shop.Order"},
@@ -198,9 +202,44 @@ func TestALongExperimentAsksFirst(t *testing.T) {
 }
 
 var (
-	ordersPath  = "../../examples/proto"
-	ordersProto = ordersPath + "/shop/orders.proto"
+	ordersPath    = "../../examples/proto"
+	ordersProto   = ordersPath + "/shop/orders.proto"
+	ordersV2Path  = "../../examples/proto-v2"
+	ordersV2Proto = ordersV2Path + "/shop/orders.proto"
 )
+
+// evolve names the changes between the examples' two versions and gives a
+// trial of each change, path and codec (json-fast, which cannot carry a
+// user's message, left out).
+func TestEvolveTriesEveryChangeOnEveryPathInEveryCodec(t *testing.T) {
+	stdout, _, err := run(t, "evolve", "--proto", ordersProto, "--proto-path", ordersPath, "--message", "shop.Order",
+		"--proto-v2", ordersV2Proto, "--proto-v2-path", ordersV2Path, "--format", "json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var trials []struct{ Codec, Change, Path, Outcome string }
+	if err := json.Unmarshal([]byte(stdout), &trials); err != nil {
+		t.Fatal(err)
+	}
+	if len(trials) != 4*2*6 {
+		t.Fatalf("%d trials, want 4 changes x 2 paths x 6 codecs", len(trials))
+	}
+	for _, tr := range trials {
+		if tr.Codec == "proto" && tr.Change == "field-renamed shop.Order.note" && tr.Outcome != "kept" {
+			t.Errorf("proto renamed a field and %s came back %s: Protobuf matches fields by number", tr.Path, tr.Outcome)
+		}
+	}
+	table, _, err := run(t, "evolve", "--proto", ordersProto, "--proto-path", ordersPath, "--message", "shop.Order",
+		"--proto-v2", ordersV2Proto, "--proto-v2-path", ordersV2Path, "--codec", "json,proto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"4 changes from v1 to v2 of shop.Order", "shop.Order.note (13) renamed remark in v2, same number", "over v1,v2,v1", "proto, scalar-narrowed common.Money.units over v1,v2,v1: 5 of 5 items: 3000000000 came back as -1294967296"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("evolve's table does not say %q:\n%s", want, table)
+		}
+	}
+}
 
 func TestCodecMeasuresAUsersMessageInEveryCodecThatCarriesIt(t *testing.T) {
 	args := append([]string{"codec", "--proto", ordersProto, "--proto-path", ordersPath, "--message", "shop.Order", "--count", "10", "--compress", "none", "--format", "json"}, fastTiming...)
