@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hopbench/hopbench/internal/codec"
+	"github.com/hopbench/hopbench/internal/evolution"
 	"github.com/hopbench/hopbench/internal/payload"
 	"github.com/hopbench/hopbench/internal/results"
 	"github.com/hopbench/hopbench/internal/stats"
@@ -44,8 +45,14 @@ type Requirements struct {
 	// Stacks limits the stacks considered; empty for all measured.
 	Stacks []string `yaml:"stacks"`
 	// Proto is the user's message Model names, if it is one
-	// (docs/your-messages.md): what --measure sends.
-	Proto *userschema.Source `yaml:"proto"`
+	// (docs/your-messages.md): what --measure sends. ProtoV2 is its next
+	// version, whose change the stacks are judged on for SchemaEvolution.
+	Proto   *userschema.Source `yaml:"proto"`
+	ProtoV2 *userschema.Source `yaml:"proto_v2"`
+	// Trials are the trials of the user's change (ProtoV2) in every codec,
+	// made by the caller (hopbench evolve's): each stack is judged on its
+	// body codec's, in place of its runs' schema trials.
+	Trials []evolution.Trial `yaml:"-"`
 }
 
 // Defaults fills what the user left out: the p99, a direct call.
@@ -157,6 +164,9 @@ func Advise(req Requirements, recs []results.Record) (*Advice, error) {
 	a.LeftOut = leftOut(req, recs, count)
 	var unmeasured []string
 	evos := evolutions(recs)
+	if len(req.Trials) > 0 {
+		evos = codecEvolutions(req.Trials, stackOrder(cases))
+	}
 	for _, name := range stackOrder(cases) {
 		s, err := judge(req, name, cases[name], evos[name])
 		if err != nil {

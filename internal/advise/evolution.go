@@ -63,6 +63,39 @@ func evolutions(recs []results.Record) map[string]*Evolution {
 	return out
 }
 
+// codecEvolutions judges each of stacks by the trials of its body codec
+// (transport.BodyCodec: gRPC's is proto), the user's change tried in
+// process (hopbench evolve): stacks whose codec was not tried get none.
+func codecEvolutions(trials []evolution.Trial, stacks []string) map[string]*Evolution {
+	out := map[string]*Evolution{}
+	for _, name := range stacks {
+		st, err := transport.ParseStack(name)
+		if err != nil {
+			continue
+		}
+		tr, err := transport.Lookup(st.Transport)
+		if err != nil {
+			continue
+		}
+		c, _, err := transport.BodyCodec(tr, st)
+		if err != nil {
+			continue
+		}
+		rec := results.Record{Stack: name, Experiment: "your change tried in process in " + c.Name() + " (hopbench evolve)"}
+		for _, t := range trials {
+			if t.Codec == c.Name() {
+				rec.Evolution = append(rec.Evolution, t)
+			}
+		}
+		if len(rec.Evolution) > 0 {
+			e := evolutions([]results.Record{rec})[name]
+			e.From = rec.Experiment
+			out[name] = e
+		}
+	}
+	return out
+}
+
 // worse is the worse of an outcome so far and a trial's: corrupted (or a
 // misread of other fields) over dropped over refused over kept.
 func worse(o evolution.Outcome, t evolution.Trial) evolution.Outcome {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hopbench/hopbench/internal/evolution"
 	"github.com/hopbench/hopbench/internal/results"
 	"github.com/hopbench/hopbench/internal/stats"
 )
@@ -110,5 +111,25 @@ func TestAContradictedCapacityIsUnsettledNotRanked(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "up to 878 req/s") {
 		t.Errorf("the contradicted capacity is used:\n%s", out.String())
+	}
+}
+
+// A user's change tried in process is judged per stack by its body codec:
+// gRPC's is proto; a codec the trials left out gives its stacks none.
+func TestAStackIsJudgedOnItsCodecsTrialsOfTheUsersChange(t *testing.T) {
+	trials := []evolution.Trial{
+		{Codec: "proto", Change: "field-renamed x", Path: "v2,v1,v2", Outcome: evolution.Kept, Others: evolution.Kept},
+		{Codec: "json", Change: "field-renamed x", Path: "v2,v1,v2", Outcome: evolution.Dropped, Others: evolution.Kept},
+		{Codec: "json", Change: "field-added y", Path: "v1,v2,v1", Outcome: evolution.NotSent, Others: evolution.Kept},
+	}
+	evos := codecEvolutions(trials, []string{"rest", "grpc", "rest+proto", "rest+cbor"})
+	if e := evos["grpc"]; e == nil || e.Kept != 1 || e.Sent != 1 || !strings.Contains(e.From, "in proto") {
+		t.Errorf("grpc: %+v, want proto's one change kept", e)
+	}
+	if e := evos["rest"]; e == nil || e.Kept != 0 || e.Sent != 1 || len(e.Lost) != 1 || !strings.Contains(e.Lost[0], "dropped") {
+		t.Errorf("rest: %+v, want json's rename dropped (a change not sent does not count)", e)
+	}
+	if _, ok := evos["rest+cbor"]; ok {
+		t.Error("rest+cbor judged on trials of no cbor")
 	}
 }

@@ -28,6 +28,7 @@ func newAdviseCommand(a *app) *cobra.Command {
 	var file string
 	var measure bool
 	var proto protoOptions
+	var v2 userschema.Source
 	cmd := &cobra.Command{
 		Use:   "advise [RESULTS...] --model M --count N [requirements]",
 		Short: "Rank the stacks for your requirements, from measured results",
@@ -58,6 +59,9 @@ minutes for 8 stacks; brokers are started and stopped) and advises from it.`,
   hopbench advise --model text --count 100 --rate 1000 --sla 20ms --measure --stacks rest,grpc,nats
   hopbench advise --requirements needs.yaml --measure`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(v2.Files) > 0 {
+				req.ProtoV2 = &v2
+			}
 			return runAdvise(cmd, a, args, &req, file, measure, &proto)
 		},
 	}
@@ -77,6 +81,7 @@ minutes for 8 stacks; brokers are started and stopped) and advises from it.`,
 	fl.StringSliceVar(&req.Stacks, "stacks", nil, "consider (and measure) only these stacks, e.g. rest+proto,grpc")
 	fl.BoolVar(&measure, "measure", false, "when the results cannot answer, run a short experiment for exactly these requirements")
 	proto.add(fl)
+	v2Flags(fl, &v2)
 	return cmd
 }
 
@@ -207,8 +212,13 @@ func adviseProto(cmd *cobra.Command, proto *protoOptions, req *advise.Requiremen
 		return usageError{errors.New("give --model (or the requirements' model or proto) or --proto, not both: your message is the model")}
 	case m != nil:
 		src, err := userschema.Absolute(proto.src)
+		if err != nil {
+			return err
+		}
 		req.Model, req.Proto = m.Name, &src
-		return err
+		return adviseChange(cmd, req)
+	case req.Proto == nil && req.ProtoV2 != nil:
+		return usageError{errors.New("--proto-v2 (proto_v2) is your message's next version: give its first with --proto (proto)")}
 	case req.Proto == nil:
 		return nil
 	}
@@ -221,7 +231,21 @@ func adviseProto(cmd *cobra.Command, proto *protoOptions, req *advise.Requiremen
 	if err != nil {
 		return usageError{fmt.Errorf("advise: proto: %w", err)}
 	}
-	return nil
+	return adviseChange(cmd, req)
+}
+
+// adviseChange tries the change to the user's message's next version, when
+// one is named, so that each stack is judged on its codec's trials.
+func adviseChange(cmd *cobra.Command, req *advise.Requirements) error {
+	if req.ProtoV2 == nil {
+		return nil
+	}
+	m, err := payload.Lookup(req.Model)
+	if err != nil {
+		return err
+	}
+	req.Trials, err = changeTrials(cmd, *req.Proto, *req.ProtoV2, m)
+	return err
 }
 
 // measuring says what advise --measure is about to measure.

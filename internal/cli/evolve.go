@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/hopbench/hopbench/internal/codec"
 	"github.com/hopbench/hopbench/internal/evolution"
@@ -48,8 +49,7 @@ this process, in the codecs' own code (docs/your-messages.md).`,
 	}
 	fl := cmd.Flags()
 	f.proto.add(fl)
-	fl.StringSliceVar(&f.v2.Files, "proto-v2", nil, "the .proto `FILE`s of version 2, the message changed")
-	fl.StringSliceVar(&f.v2.ImportPaths, "proto-v2-path", nil, "`DIR`s version 2's files and imports are found in (default: each file's directory)")
+	v2Flags(fl, &f.v2)
 	fl.StringSliceVar(&f.codecs, "codec", nil, "codecs (default: every codec that carries your message)")
 	fl.StringArrayVar(&f.paths, "path", []string{"v2,v1,v2", "v1,v2,v1"}, "a chain, the sender's version first, then each node's (repeatable)")
 	fl.IntVar(&f.count, "count", 3, "messages a trial sends (1 to 1000)")
@@ -210,4 +210,25 @@ func writeDetails(w io.Writer, trials []evolution.Trial) {
 		fmt.Fprintln(w, "\nwhat was refused or corrupted:")
 		fmt.Fprintln(w, strings.Join(lines, "\n"))
 	}
+}
+
+// v2Flags name version 2 of a user's .proto, for evolve and advise.
+func v2Flags(fl *pflag.FlagSet, v2 *userschema.Source) {
+	fl.StringSliceVar(&v2.Files, "proto-v2", nil, "the .proto `FILE`s of version 2, the message changed")
+	fl.StringSliceVar(&v2.ImportPaths, "proto-v2-path", nil, "`DIR`s version 2's files and imports are found in (default: each file's directory)")
+}
+
+// changeTrials are the trials of the change from v1 to v2 of a user's
+// message over the two mixed chains, in every codec that carries it.
+func changeTrials(cmd *cobra.Command, v1, v2 userschema.Source, m payload.Model) ([]evolution.Trial, error) {
+	pair, err := loadPair(cmd, v1, v2, 200)
+	if err != nil {
+		return nil, err
+	}
+	codecs, err := evolveCodecs(nil, m)
+	if err != nil {
+		return nil, err
+	}
+	paths := []evolution.Path{{evolution.V2, evolution.V1, evolution.V2}, {evolution.V1, evolution.V2, evolution.V1}}
+	return evolution.MatrixIn(pair, codecs, paths, 3, payload.DefaultSeed)
 }
