@@ -22,7 +22,7 @@ payloads:
 // that carries it, with no error, and the run reports Protobuf's bodies
 // smaller than JSON's (the proto JSON mapping) for the same messages.
 func TestAUsersMessageTravelsAChainOnEveryStackThatCarriesIt(t *testing.T) {
-	stacks := "rest, rest+proto, rest+msgpack+gzip, grpc, grpc+gzip, nats"
+	stacks := "rest, rest+proto, rest+msgpack+gzip, grpc, grpc+gzip, graphql, nats"
 	if !testing.Short() {
 		stacks += ", amqp+proto, kafka"
 	}
@@ -48,7 +48,6 @@ func TestAUsersMessageTravelsAChainOnEveryStackThatCarriesIt(t *testing.T) {
 
 func TestAProtoPayloadIsRefusedWhereItCannotGoYet(t *testing.T) {
 	for _, c := range []struct{ spec, want string }{
-		{"stacks: [graphql]\n", "stack graphql does not carry your own messages yet"},
 		{"stacks: [rest+json-fast]\n", "json-fast encodes Go structs generated at build time"},
 		{"stacks: [rest]\nruntimes: [go, jvm]\n", "the JVM node serves the built-in models only"},
 		{"stacks: [rest]\n" + strings.Replace(ordersPayload, "message: shop.Order", "message: shop.Ordr", 1), `no message "shop.Ordr"`},

@@ -535,20 +535,13 @@ func (s *Spec) payloadModel(i int) (payload.Model, error) {
 	return m, nil
 }
 
-// protoNotYet are the technologies that do not carry a user's message
-// yet: GraphQL's schema is generated for the built-in models.
-var protoNotYet = []string{"graphql"}
-
 // CarriesProto says whether stack carries a user's message, model (one
-// userschema registered), and why not: GraphQL does not yet, and json-fast
-// needs Go structs.
+// userschema registered), and why not: every technology does, but not in
+// json-fast, which needs Go structs.
 func CarriesProto(stack string, model payload.Model) error {
 	st, err := transport.ParseStack(stack)
 	if err != nil {
 		return err
-	}
-	if slices.Contains(protoNotYet, st.Transport) {
-		return fmt.Errorf("stack %s does not carry your own messages yet (REST, gRPC, NATS, RabbitMQ and Kafka do)", stack)
 	}
 	c, err := codec.Lookup(st.Codec)
 	if err != nil {
@@ -561,8 +554,7 @@ func CarriesProto(stack string, model payload.Model) error {
 }
 
 // validateProtoCarriers refuses what does not carry a user's message yet:
-// GraphQL and json-fast stacks, the JVM node, hosts of their own, schema
-// trials.
+// json-fast stacks, the JVM node, hosts of their own, schema trials.
 func (s *Spec) validateProtoCarriers(bad func(string, string, ...any), at string, m payload.Model) {
 	for _, name := range s.Stacks {
 		if err := CarriesProto(name, m); err != nil {

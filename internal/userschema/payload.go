@@ -307,3 +307,7 @@ func (p *Payload) Model() payload.Model {
 		Generate: p.Generate,
 	})
 }
+
+// Depth is how deep generated messages nest: the fill's depth (samples are
+// as deep as they are).
+func (p *Payload) Depth() int { return p.fill.Depth }

@@ -14,6 +14,7 @@ import (
 	"github.com/hopbench/hopbench/internal/payload"
 	"github.com/hopbench/hopbench/internal/transport"
 	"github.com/hopbench/hopbench/internal/transport/rest"
+	"github.com/hopbench/hopbench/internal/userschema"
 )
 
 // Dial returns a client for the graphql server at target.
@@ -70,9 +71,6 @@ func selection(md protoreflect.MessageDescriptor) string {
 // codec's encoding of the message, spliced in as the variable's value so it
 // is not encoded twice.
 func request(req *transport.Request) ([]byte, string, error) {
-	if err := builtIn(req.Model); err != nil {
-		return nil, "", err
-	}
 	var b bytes.Buffer
 	switch req.Op {
 	case transport.OpGet:
@@ -124,11 +122,18 @@ func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, erro
 	if err := transport.CheckBody("request body", req.Body, c.maxBytes); err != nil {
 		return nil, err
 	}
-	body, field, err := request(req)
+	url, body, field, err := c.url, []byte(nil), "", error(nil)
+	user, isUser := userschema.Used(req.Model)
+	if isUser {
+		url += "/" + req.Model
+		body, field, err = userRequest(req, user)
+	} else {
+		body, field, err = request(req)
+	}
 	if err != nil {
 		return nil, err
 	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return nil, transport.Errorf(transport.CodeBadRequest, "%w", err)
 	}
@@ -162,5 +167,59 @@ func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, erro
 	if !ok || string(data) == "null" {
 		return nil, transport.Errorf(transport.CodeInternal, "HTTP %d: the reply has no data.%s", resp.StatusCode, field)
 	}
+	if isUser {
+		return withoutNulls(data)
+	}
 	return data, nil
+}
+
+// userRequest is the GraphQL request for a user's message (userSchema):
+// a post or echo body, the json codec's (protojson), spliced in as the
+// input variable, as the built-in models' are.
+func userRequest(req *transport.Request, p *userschema.Payload) ([]byte, string, error) {
+	var b bytes.Buffer
+	sel := userSelection(p.List, selectionDepth(p))
+	switch req.Op {
+	case transport.OpGet:
+		fmt.Fprintf(&b, `{"query":%q,"variables":{"count":%d}}`, "query($count: Int!) { get(count: $count) "+sel+" }", req.Count)
+		return b.Bytes(), "get", nil
+	case transport.OpPost, transport.OpEcho:
+		if req.Op == transport.OpPost {
+			sel = "{ model count }"
+		}
+		q := "mutation($input: " + typeName(p.List) + "Input!) { " + string(req.Op) + "(input: $input) " + sel + " }"
+		fmt.Fprintf(&b, `{"query":%q,"variables":{"input":`, q)
+		b.Write(req.Body)
+		b.WriteString("}}")
+		return b.Bytes(), string(req.Op), nil
+	}
+	return nil, "", transport.Errorf(transport.CodeBadRequest, "unknown operation %q", req.Op)
+}
+
+// withoutNulls drops the nulls GraphQL writes for every field selected and
+// unset, which the proto JSON mapping reads as a oneof set twice.
+func withoutNulls(data []byte) ([]byte, error) {
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		return nil, transport.Errorf(transport.CodeInternal, "the reply's data is not JSON: %v", err)
+	}
+	return json.Marshal(dropNulls(v))
+}
+
+func dropNulls(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			if x == nil {
+				delete(v, k)
+			} else {
+				v[k] = dropNulls(x)
+			}
+		}
+	case []any:
+		for i, x := range v {
+			v[i] = dropNulls(x)
+		}
+	}
+	return v
 }

@@ -27,7 +27,6 @@ import (
 	"github.com/hopbench/hopbench/internal/transport"
 	"github.com/hopbench/hopbench/internal/transport/graphql/generated"
 	"github.com/hopbench/hopbench/internal/transport/rest"
-	"github.com/hopbench/hopbench/internal/userschema"
 	pb "github.com/hopbench/hopbench/schema/hopbench/v1"
 )
 
@@ -104,6 +103,10 @@ func (t Transport) Listen(ctx context.Context, addr string, cfg transport.Config
 	}
 	mux := http.NewServeMux()
 	mux.Handle("POST /graphql", limitBody(cfg.MaxBytesOrDefault(), gql))
+	if err := userRoutes(mux, cfg.MaxBytesOrDefault(), h.Message); err != nil {
+		l.Close()
+		return nil, err
+	}
 	srv := &http.Server{
 		Handler:   mux,
 		TLSConfig: cfg.ServerTLS,
@@ -137,9 +140,6 @@ func (r *resolver) Mutation() generated.MutationResolver { return mutationResolv
 type queryResolver struct{ *resolver }
 
 func (q queryResolver) Get(ctx context.Context, model string, count int) (proto.Message, error) {
-	if err := builtIn(model); err != nil {
-		return nil, err
-	}
 	return q.serve(ctx, &transport.MessageRequest{Op: transport.OpGet, Model: model, Count: count})
 }
 
@@ -180,14 +180,4 @@ func unpack(input generated.PayloadInput) (string, proto.Message, error) {
 		}
 	}
 	return "", nil, transport.Errorf(transport.CodeBadRequest, "PayloadInput sets no model")
-}
-
-// builtIn refuses a user's message (internal/userschema): this schema is
-// generated at build time for the built-in models, and a GraphQL schema
-// for a user's message is not built yet.
-func builtIn(model string) error {
-	if _, ok := userschema.Used(model); ok {
-		return transport.Errorf(transport.CodeNotFound, "graphql carries the built-in models only: a GraphQL schema for your message %s is not built yet", model)
-	}
-	return nil
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/hopbench/hopbench/internal/transport"
 	_ "github.com/hopbench/hopbench/internal/transport/graphql"
 	"github.com/hopbench/hopbench/internal/transport/transporttest"
-	"github.com/hopbench/hopbench/internal/userschema"
 )
 
 func TestConformance(t *testing.T) {
@@ -164,41 +163,5 @@ func TestAnErrorQuotesLittleOfALongRequest(t *testing.T) {
 	}
 	if status, b := post(`{"query":"{ __typename }"}`); status != http.StatusOK || !strings.Contains(b, `"__typename":"Query"`) {
 		t.Errorf("a valid query: status %d: %.300s", status, b)
-	}
-}
-
-// A user's message is refused by name on both sides, until a GraphQL
-// schema is built for it: the client before it sends, the server when
-// another client asks.
-func TestAUsersMessageIsRefusedByName(t *testing.T) {
-	dir := "../../../examples/proto"
-	if _, err := userschema.Use(context.Background(), userschema.Source{Files: []string{dir + "/shop/orders.proto"}, ImportPaths: []string{dir}, Message: "shop.Order"}); err != nil {
-		t.Fatal(err)
-	}
-	tr, _ := transport.Lookup("graphql")
-	h := transport.Handler{Message: func(context.Context, *transport.MessageRequest) (proto.Message, error) { return nil, nil }}
-	srv, err := tr.Listen(context.Background(), "127.0.0.1:0", transport.Config{}, h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	cl, err := tr.Dial(context.Background(), srv.Addr(), transport.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	_, err = cl.Call(context.Background(), &transport.Request{Op: transport.OpGet, Model: "shop.Order", Count: 1})
-	if err == nil || !strings.Contains(err.Error(), "not built yet") {
-		t.Errorf("client: %v, want the message refused by name", err)
-	}
-	body := `{"query":"query { get(model: \"shop.Order\", count: 1) { __typename } }"}`
-	resp, err := http.Post("http://"+srv.Addr()+"/graphql", "application/json", strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	got, _ := io.ReadAll(resp.Body)
-	if !strings.Contains(string(got), "not built yet") {
-		t.Errorf("server: %s, want the message refused by name", got)
 	}
 }
