@@ -98,12 +98,13 @@ func (t Transport) Listen(ctx context.Context, addr string, cfg transport.Config
 	gql.Use(newReplyLimit(cfg.MaxBytesOrDefault()))
 	gql.AddTransport(gqltransport.POST{})
 	gql.SetErrorPresenter(presentError)
-	if on, _ := strconv.ParseBool(opts["introspection"]); on {
+	introspection, _ := strconv.ParseBool(opts["introspection"])
+	if introspection {
 		gql.Use(extension.Introspection{})
 	}
 	mux := http.NewServeMux()
 	mux.Handle("POST /graphql", limitBody(cfg.MaxBytesOrDefault(), gql))
-	if err := userRoutes(mux, cfg.MaxBytesOrDefault(), h.Message); err != nil {
+	if err := userRoutes(mux, cfg.MaxBytesOrDefault(), introspection, h.Message); err != nil {
 		l.Close()
 		return nil, err
 	}

@@ -1,7 +1,9 @@
 package graphql_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,6 +16,7 @@ import (
 	"github.com/hopbench/hopbench/internal/transport"
 	_ "github.com/hopbench/hopbench/internal/transport/graphql"
 	"github.com/hopbench/hopbench/internal/transport/transporttest"
+	"github.com/hopbench/hopbench/internal/userschema"
 )
 
 func TestConformance(t *testing.T) {
@@ -163,5 +166,45 @@ func TestAnErrorQuotesLittleOfALongRequest(t *testing.T) {
 	}
 	if status, b := post(`{"query":"{ __typename }"}`); status != http.StatusOK || !strings.Contains(b, `"__typename":"Query"`) {
 		t.Errorf("a valid query: status %d: %.300s", status, b)
+	}
+}
+
+// A user's message has a typed schema of its own, which introspection
+// shows (objects, input types, enums, not a JSON blob) and, with
+// introspection=false, refuses, asked through a fragment too.
+func TestAUsersSchemaIsTypedAndFollowsTheIntrospectionOption(t *testing.T) {
+	dir := "../../../examples/proto"
+	if _, err := userschema.Use(context.Background(), userschema.Source{Files: []string{dir + "/shop/orders.proto"}, ImportPaths: []string{dir}, Message: "shop.Order"}); err != nil {
+		t.Fatal(err)
+	}
+	tr, _ := transport.Lookup("graphql")
+	h := transport.Handler{Message: func(context.Context, *transport.MessageRequest) (proto.Message, error) { return nil, nil }}
+	ask := func(opts map[string]string, query string) string {
+		t.Helper()
+		srv, err := tr.Listen(context.Background(), "127.0.0.1:0", transport.Config{Options: opts}, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer srv.Close()
+		body, _ := json.Marshal(map[string]string{"query": query})
+		resp, err := http.Post("http://"+srv.Addr()+"/graphql/shop.Order", "application/json", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	types := ask(nil, `{ __schema { types { name kind } } }`)
+	for _, want := range []string{`{"kind":"OBJECT","name":"shop_Order"}`, `{"kind":"INPUT_OBJECT","name":"shop_OrderInput"}`, `{"kind":"ENUM","name":"shop_Status"}`, `{"kind":"OBJECT","name":"common_Money"}`, `{"kind":"SCALAR","name":"ProtoMap"}`} {
+		if !strings.Contains(types, want) {
+			t.Errorf("the schema's types lack %s: %s", want, types)
+		}
+	}
+	off := map[string]string{"introspection": "false"}
+	for _, q := range []string{`{ __schema { queryType { name } } }`, `query { ...F } fragment F on Query { __type(name: "shop_Order") { name } }`} {
+		if got := ask(off, q); !strings.Contains(got, "introspection is off") {
+			t.Errorf("introspection=false answered %q: %s", q, got)
+		}
 	}
 }

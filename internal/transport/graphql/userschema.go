@@ -10,6 +10,8 @@ import (
 
 	gql "github.com/graphql-go/graphql"
 	"github.com/graphql-go/graphql/language/ast"
+	"github.com/graphql-go/graphql/language/parser"
+	"github.com/graphql-go/graphql/language/visitor"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -299,8 +301,9 @@ func (e codedError) Extensions() map[string]any {
 func coded(err error) error { return codedError{err} }
 
 // userHandler serves a user schema at POST /graphql/MODEL: a JSON body of
-// query and variables, the result as JSON.
-func userHandler(schema gql.Schema) http.Handler {
+// query and variables, the result as JSON; a query that asks for the
+// schema (__schema, __type) is refused without introspection.
+func userHandler(schema gql.Schema, introspection bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var body struct {
 			Query     string         `json:"query"`
@@ -312,20 +315,42 @@ func userHandler(schema gql.Schema) http.Handler {
 			json.NewEncoder(w).Encode(map[string]any{"errors": []any{map[string]any{"message": "reading the request: " + err.Error(), "extensions": map[string]any{"code": transport.CodeBadRequest.String()}}}})
 			return
 		}
+		if !introspection && introspects(body.Query) {
+			json.NewEncoder(w).Encode(map[string]any{"errors": []any{map[string]any{"message": "introspection is off (the graphql option introspection=false)", "extensions": map[string]any{"code": transport.CodeBadRequest.String()}}}})
+			return
+		}
 		res := gql.Do(gql.Params{Schema: schema, RequestString: body.Query, VariableValues: body.Variables, Context: r.Context()})
 		json.NewEncoder(w).Encode(res)
 	})
 }
 
+// introspects says whether a query asks for the schema anywhere in it,
+// fragments included; a query that does not parse is left to graphql-go
+// to refuse.
+func introspects(query string) bool {
+	doc, err := parser.Parse(parser.ParseParams{Source: query})
+	if err != nil {
+		return false
+	}
+	found := false
+	visitor.Visit(doc, &visitor.VisitorOptions{Enter: func(p visitor.VisitFuncParams) (string, any) {
+		if f, ok := p.Node.(*ast.Field); ok && f.Name != nil && (f.Name.Value == "__schema" || f.Name.Value == "__type") {
+			found = true
+		}
+		return visitor.ActionNoChange, nil
+	}}, nil)
+	return found
+}
+
 // userRoutes serves every user's message this process uses, each at
 // POST /graphql/MODEL.
-func userRoutes(mux *http.ServeMux, limit int, serve serveUser) error {
+func userRoutes(mux *http.ServeMux, limit int, introspection bool, serve serveUser) error {
 	for _, p := range userschema.AllUsed() {
 		schema, err := userSchema(p, serve)
 		if err != nil {
 			return fmt.Errorf("graphql: the schema of %s: %w", p.Message.FullName(), err)
 		}
-		mux.Handle("POST /graphql/"+string(p.Message.FullName()), limitBody(limit, userHandler(schema)))
+		mux.Handle("POST /graphql/"+string(p.Message.FullName()), limitBody(limit, userHandler(schema, introspection)))
 	}
 	return nil
 }
