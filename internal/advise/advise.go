@@ -48,7 +48,7 @@ type Requirements struct {
 	// (docs/your-messages.md): what --measure sends. ProtoV2 is its next
 	// version, whose change the stacks are judged on for SchemaEvolution.
 	Proto   *userschema.Source `yaml:"proto"`
-	ProtoV2 *userschema.Source `yaml:"proto_v2"`
+	ProtoV2 *userschema.Files  `yaml:"proto_v2"`
 	// Trials are the trials of the user's change (ProtoV2) in every codec,
 	// made by the caller (hopbench evolve's): each stack is judged on its
 	// body codec's, in place of its runs' schema trials.

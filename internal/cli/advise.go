@@ -28,7 +28,7 @@ func newAdviseCommand(a *app) *cobra.Command {
 	var file string
 	var measure bool
 	var proto protoOptions
-	var v2 userschema.Source
+	var v2 userschema.Files
 	cmd := &cobra.Command{
 		Use:   "advise [RESULTS...] --model M --count N [requirements]",
 		Short: "Rank the stacks for your requirements, from measured results",

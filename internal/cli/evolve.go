@@ -20,7 +20,7 @@ import (
 
 type evolveFlags struct {
 	proto      protoOptions
-	v2         userschema.Source
+	v2         userschema.Files
 	codecs     []string
 	paths      []string
 	count      int
@@ -113,17 +113,8 @@ func (f *evolveFlags) setUp(cmd *cobra.Command) (evolution.Pair, []codec.Codec, 
 	return pair, codecs, paths, nil
 }
 
-func loadPair(cmd *cobra.Command, v1, v2 userschema.Source, maxChanges int) (evolution.Pair, error) {
-	v2.Message, v2.Fill, v2.Samples = v1.Message, v1.Fill, ""
-	p1, err := userschema.Load(cmd.Context(), v1)
-	if err != nil {
-		return evolution.Pair{}, usageError{fmt.Errorf("version 1: %w", err)}
-	}
-	p2, err := userschema.Load(cmd.Context(), v2)
-	if err != nil {
-		return evolution.Pair{}, usageError{fmt.Errorf("version 2: %w", err)}
-	}
-	pair, err := userschema.Evolution(p1, p2)
+func loadPair(cmd *cobra.Command, v1 userschema.Source, v2 userschema.Files, maxChanges int) (evolution.Pair, error) {
+	pair, err := userschema.LoadPair(cmd.Context(), v1, v2)
 	if err != nil {
 		return pair, usageError{err}
 	}
@@ -213,14 +204,14 @@ func writeDetails(w io.Writer, trials []evolution.Trial) {
 }
 
 // v2Flags name version 2 of a user's .proto, for evolve and advise.
-func v2Flags(fl *pflag.FlagSet, v2 *userschema.Source) {
+func v2Flags(fl *pflag.FlagSet, v2 *userschema.Files) {
 	fl.StringSliceVar(&v2.Files, "proto-v2", nil, "the .proto `FILE`s of version 2, the message changed")
 	fl.StringSliceVar(&v2.ImportPaths, "proto-v2-path", nil, "`DIR`s version 2's files and imports are found in (default: each file's directory)")
 }
 
 // changeTrials are the trials of the change from v1 to v2 of a user's
 // message over the two mixed chains, in every codec that carries it.
-func changeTrials(cmd *cobra.Command, v1, v2 userschema.Source, m payload.Model) ([]evolution.Trial, error) {
+func changeTrials(cmd *cobra.Command, v1 userschema.Source, v2 userschema.Files, m payload.Model) ([]evolution.Trial, error) {
 	pair, err := loadPair(cmd, v1, v2, 200)
 	if err != nil {
 		return nil, err

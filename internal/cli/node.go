@@ -22,10 +22,12 @@ import (
 	"github.com/hopbench/hopbench/internal/payload"
 	"github.com/hopbench/hopbench/internal/transport"
 	_ "github.com/hopbench/hopbench/internal/transport/all" // registers every stack
+	"github.com/hopbench/hopbench/internal/userschema"
 )
 
 type nodeFlags struct {
 	proto                protoOptions
+	v2                   userschema.Files
 	stack, caOut, tlsDir string
 	schema               string
 	downstream           []string
@@ -86,6 +88,7 @@ a broker: start it first with hopbench brokers up.`,
 	fl.StringArrayVar(&f.jvmFlags, "jvm-flag", jvm.Options{}.Flags(), "with --runtime jvm: one of the JVM's own flags, e.g. -XX:MaxRAM=536870912 (repeatable); given, they replace the default ones")
 	fl.StringVar(&f.cpus, "cpus", "", "pin every thread of the node to these CPUs before it serves, `LIST` of CPU numbers of this machine, e.g. 1 or 1,2,3 (a JVM node's threads inherit it); default: wherever the system runs it")
 	f.proto.add(fl)
+	v2Flags(fl, &f.v2)
 	return cmd
 }
 
@@ -103,6 +106,9 @@ func runNode(cmd *cobra.Command, a *app, f nodeFlags) error {
 	}
 	m, err := f.proto.use(cmd.Context())
 	if err != nil {
+		return err
+	}
+	if err := f.useV2(cmd, m); err != nil {
 		return err
 	}
 	if f.runtime == jvm.JVM {
@@ -287,4 +293,21 @@ func sayHealth(ctx context.Context, n *node.Node, w io.Writer) {
 		}
 		was = err
 	}
+}
+
+// useV2 registers the versions of the user's message when --proto-v2
+// names its version 2: what the node decodes into with --schema v2.
+func (f *nodeFlags) useV2(cmd *cobra.Command, m *payload.Model) error {
+	if len(f.v2.Files) == 0 {
+		return nil
+	}
+	if m == nil {
+		return usageError{errors.New("--proto-v2 is your message's version 2: name version 1 with --proto and --message")}
+	}
+	pair, err := userschema.LoadPair(cmd.Context(), f.proto.src, f.v2)
+	if err != nil {
+		return usageError{err}
+	}
+	evolution.RegisterPair(pair)
+	return nil
 }

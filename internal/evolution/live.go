@@ -14,11 +14,11 @@ import (
 // message without an error, and three.
 var TrialCounts = []int{1, 3}
 
-// Live sends a message of every change, at each of counts items, through
-// a live chain whose entry node cl calls on stack st, in echo, and returns
-// what came back of each (Through). The nodes speak p's versions; each
-// call may take timeout.
-func Live(ctx context.Context, cl transport.Client, st transport.Stack, p Path, counts []int, seed uint64, timeout time.Duration) ([]Trial, error) {
+// Live sends a message of every change of schema s, at each of counts
+// items, through a live chain whose entry node cl calls on stack st, in
+// echo, and returns what came back of each (ThroughIn). The nodes speak
+// p's versions; each call may take timeout.
+func Live(ctx context.Context, cl transport.Client, st transport.Stack, s Schema, p Path, counts []int, seed uint64, timeout time.Duration) ([]Trial, error) {
 	tr, err := transport.Lookup(st.Transport)
 	if err != nil {
 		return nil, err
@@ -30,13 +30,13 @@ func Live(ctx context.Context, cl transport.Client, st transport.Stack, p Path, 
 	body := codec.Compressed(c, z, codec.DefaultMaxBytes)
 	var out []Trial
 	for _, count := range counts {
-		for _, ch := range Changes {
+		for _, ch := range s.Changes() {
 			carry := func(b []byte) ([]byte, error) {
 				ctx, cancel := context.WithTimeout(ctx, timeout)
 				defer cancel()
 				return cl.Call(ctx, &transport.Request{Op: transport.OpEcho, Model: ch.Model, Count: count, Codec: c, Compression: z, Body: b})
 			}
-			t, err := Through(body, ch, p, count, seed, carry)
+			t, err := ThroughIn(s, body, ch, p, count, seed, carry)
 			if err != nil {
 				return nil, fmt.Errorf("%s over %s: %w", ch.Name, p, err)
 			}

@@ -53,7 +53,7 @@ func TestALiveMixedChainDoesWhatTheTrialSays(t *testing.T) {
 		cc, _ := codec.Lookup(st.Codec)
 		for _, path := range []string{"v2,v1,v2", "v1,v2,v1"} {
 			p, _ := evolution.ParsePath(path)
-			trials, err := evolution.Live(context.Background(), chain(t, st, p), st, p, evolution.TrialCounts, payload.DefaultSeed, 10*time.Second)
+			trials, err := evolution.Live(context.Background(), chain(t, st, p), st, evolution.BuiltIn, p, evolution.TrialCounts, payload.DefaultSeed, 10*time.Second)
 			if err != nil {
 				t.Fatal(err)
 			}

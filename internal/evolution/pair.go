@@ -2,6 +2,7 @@ package evolution
 
 import (
 	"fmt"
+	"sync"
 
 	"google.golang.org/protobuf/proto"
 )
@@ -58,3 +59,29 @@ func (p Pair) Message(model string, v Version, count int, seed uint64) (proto.Me
 }
 
 func (p Pair) Changes() []Change { return p.Changed }
+
+// pairs are the Pairs this process registered (RegisterPair), by model:
+// nodes and generators of a user's message in two versions.
+var pairs sync.Map // string -> Pair
+
+// RegisterPair makes the versions of p's model p's, in this process: what
+// a node of v2 decodes into, what a sender of v2 sends, and the changes a
+// run's schema trials try (SchemaFor).
+func RegisterPair(p Pair) { pairs.Store(p.Model, p) }
+
+func pairOf(model string) (Pair, bool) {
+	p, ok := pairs.Load(model)
+	if !ok {
+		return Pair{}, false
+	}
+	return p.(Pair), true
+}
+
+// SchemaFor is the schema whose changes a run of model tries: its Pair's
+// when one is registered, else the payload schema's.
+func SchemaFor(model string) Schema {
+	if p, ok := pairOf(model); ok {
+		return p
+	}
+	return BuiltIn
+}

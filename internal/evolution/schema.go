@@ -42,6 +42,9 @@ func (v Version) New(m payload.Model) proto.Message {
 	if v.IsV1() {
 		return m.New()
 	}
+	if p, ok := pairOf(m.Name); ok {
+		return p.V2()
+	}
 	mt := v2Types()[m.Name]
 	if mt == nil {
 		// schema/hopbench/v2 is v1 changed: a model without its v2 message
@@ -57,6 +60,9 @@ func (v Version) New(m payload.Model) proto.Message {
 // them (each change's value), so that old nodes have unknown fields to
 // carry or drop.
 func (v Version) Message(m payload.Model, count int, seed uint64) (proto.Message, error) {
+	if p, ok := pairOf(m.Name); ok {
+		return p.Message(m.Name, v, count, seed)
+	}
 	msg, err := m.Message(count, seed)
 	if err != nil || v.IsV1() {
 		return msg, err

@@ -29,19 +29,21 @@ type Run struct {
 	Model      string `json:"model"`
 	Count      int    `json:"count"`
 	// Proto is the user's message Model names, when it is one.
-	Proto    *userschema.Source `json:"proto,omitempty"`
-	Load     LoadSpec           `json:"load"`
-	Duration Duration           `json:"duration"`
-	Requests int64              `json:"requests,omitempty"`
-	Warmup   Duration           `json:"warmup"`
-	SLA      Duration           `json:"sla"`
-	Timeout  Duration           `json:"timeout"`
-	TLS      bool               `json:"tls"`
-	MTLS     bool               `json:"mtls"`
-	HTTP2    bool               `json:"http2"`
-	Cache    bool               `json:"cache"`
-	Pin      string             `json:"pin"`
-	Memory   ByteSize           `json:"memory,omitempty"`
+	Proto *userschema.Source `json:"proto,omitempty"`
+	// ProtoV2 is its version 2, when a schema trial tries the change.
+	ProtoV2  *userschema.Files `json:"proto_v2,omitempty"`
+	Load     LoadSpec          `json:"load"`
+	Duration Duration          `json:"duration"`
+	Requests int64             `json:"requests,omitempty"`
+	Warmup   Duration          `json:"warmup"`
+	SLA      Duration          `json:"sla"`
+	Timeout  Duration          `json:"timeout"`
+	TLS      bool              `json:"tls"`
+	MTLS     bool              `json:"mtls"`
+	HTTP2    bool              `json:"http2"`
+	Cache    bool              `json:"cache"`
+	Pin      string            `json:"pin"`
+	Memory   ByteSize          `json:"memory,omitempty"`
 	// Limits are the spec's raised bounds on loads, if any.
 	Limits      *load.Limits `json:"limits,omitempty"`
 	Connections int          `json:"connections"`
@@ -219,7 +221,7 @@ func (s *Spec) run(top, model string, count int, op string, l LoadSpec) Run {
 	}
 	for _, p := range s.Payloads {
 		if p.Model == model && p.Proto != nil {
-			r.Proto = p.Proto
+			r.Proto, r.ProtoV2 = p.Proto, p.ProtoV2
 		}
 	}
 	if s.Repetitions.Adaptive() {

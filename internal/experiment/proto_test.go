@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hopbench/hopbench/internal/codec"
+	"github.com/hopbench/hopbench/internal/evolution"
+	"github.com/hopbench/hopbench/internal/payload"
 	"github.com/hopbench/hopbench/internal/results"
 )
 
@@ -75,5 +78,46 @@ func TestTheOrdersExampleSpecIsValid(t *testing.T) {
 	runs := s.Runs()
 	if len(runs) != 9 || runs[0].Model != "shop.Order" || runs[0].Proto == nil {
 		t.Fatalf("%d runs of %q, want 9 of shop.Order with its proto", len(runs), runs[0].Model)
+	}
+}
+
+// A spec with your message's two versions and schemas sends each change
+// through live chains of mixed versions before its load (each node
+// decoding into its own version), and what comes back is what the same
+// change gives in the same codec in process (hopbench evolve's).
+func TestAUsersSchemaChangeIsTriedThroughLiveNodesOfBothVersions(t *testing.T) {
+	x := &Runner{Bin: hopbenchBin(t), Dir: t.TempDir()}
+	recs := runSpec(t, x, "stacks: [rest, rest+proto]\nschemas: [\"v2,v1,v2\", \"v1,v2,v1\"]\n"+ordersPayload+
+		"    proto_v2: {files: [../../examples/proto-v2/shop/orders.proto], import_paths: [../../examples/proto-v2]}\n"+
+		"loads: [{closed: {clients: 2}}]\nduration: 1s\nwarmup: 0s\n")
+	pair := evolution.SchemaFor("shop.Order")
+	if len(pair.Changes()) != 4 {
+		t.Fatalf("the spec registered %d changes of shop.Order, want the examples' 4", len(pair.Changes()))
+	}
+	for _, r := range recs {
+		if r.Outcome != results.OutcomeOK || r.Errors != 0 {
+			t.Errorf("%s %s: outcome %s (%s), %d errors", r.Stack, r.Schema, r.Outcome, r.Reason, r.Errors)
+		}
+		c := map[string]string{"rest": "json", "rest+proto": "proto"}[r.Stack]
+		cc, _ := codec.Lookup(c)
+		p, _ := evolution.ParsePath(r.Schema)
+		want, err := evolution.MatrixIn(pair, []codec.Codec{cc}, []evolution.Path{p}, 3, payload.DefaultSeed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := 0
+		for _, live := range r.Evolution {
+			for _, w := range want {
+				if live.Count == 3 && live.Change == w.Change {
+					got++
+					if live.Outcome != w.Outcome || live.Others != w.Others {
+						t.Errorf("%s over %s, %s: live %s (others %s: %s), in process %s (others %s)", r.Stack, r.Schema, w.Change, live.Outcome, live.Others, live.Detail, w.Outcome, w.Others)
+					}
+				}
+			}
+		}
+		if got != len(want) {
+			t.Errorf("%s over %s: %d of the %d changes tried live", r.Stack, r.Schema, got, len(want))
+		}
 	}
 }

@@ -95,8 +95,10 @@ const (
 type PayloadSpec struct {
 	Model string `yaml:"model" json:"model,omitempty" jsonschema_description:"user, payment, recipe, text, alltypes, int, ints, textfile or blob; or leave it out and give proto."`
 	// Proto is a user's message: its model is named after the message.
-	Proto  *userschema.Source `yaml:"proto" json:"proto,omitempty" jsonschema_description:"Your own message from your .proto files instead of a model: files, import_paths, message, and fill hints or samples (docs/your-messages.md)."`
-	Counts []int              `yaml:"counts" json:"counts,omitempty" jsonschema:"required" jsonschema_description:"Items per request or reply, e.g. characters for text, users for user, messages for proto."`
+	Proto *userschema.Source `yaml:"proto" json:"proto,omitempty" jsonschema_description:"Your own message from your .proto files instead of a model: files, import_paths, message, and fill hints or samples (docs/your-messages.md)."`
+	// ProtoV2 is the message's version 2, for schema trials (schemas).
+	ProtoV2 *userschema.Files `yaml:"proto_v2" json:"proto_v2,omitempty" jsonschema_description:"Version 2 of your message (files, import_paths), which schemas' paths give nodes and senders: the changes between the versions are what a run's schema trials try."`
+	Counts  []int             `yaml:"counts" json:"counts,omitempty" jsonschema:"required" jsonschema_description:"Items per request or reply, e.g. characters for text, users for user, messages for proto."`
 }
 
 // LoadSpec is one load model; exactly one of its fields is set.

@@ -170,7 +170,7 @@ func (s *Spec) validatePayloads(bad func(string, string, ...any)) {
 			continue
 		}
 		if p.Proto != nil {
-			s.validateProtoCarriers(bad, at, m)
+			s.validateProtoCarriers(bad, at, m, p.ProtoV2 != nil)
 		}
 		if len(p.Counts) == 0 {
 			bad(at+".counts", "none given; how many %s per request?", m.Unit)
@@ -532,7 +532,29 @@ func (s *Spec) payloadModel(i int) (payload.Model, error) {
 		return payload.Model{}, err
 	}
 	p.Proto, p.Model = &src, m.Name
+	if p.ProtoV2 != nil {
+		if err := usePair(src, p); err != nil {
+			return m, err
+		}
+	}
 	return m, nil
+}
+
+// usePair registers the pair of versions of payload p's message, its
+// version 2's paths made absolute.
+func usePair(v1 userschema.Source, p *PayloadSpec) error {
+	abs, err := userschema.Absolute(p.ProtoV2.Of(v1))
+	if err != nil {
+		return err
+	}
+	files := userschema.Files{Files: abs.Files, ImportPaths: abs.ImportPaths}
+	pair, err := userschema.LoadPair(context.Background(), v1, files)
+	if err != nil {
+		return fmt.Errorf("proto_v2: %w", err)
+	}
+	evolution.RegisterPair(pair)
+	p.ProtoV2 = &files
+	return nil
 }
 
 // CarriesProto says whether stack carries a user's message, model (one
@@ -555,7 +577,7 @@ func CarriesProto(stack string, model payload.Model) error {
 
 // validateProtoCarriers refuses what does not carry a user's message yet:
 // json-fast stacks, the JVM node, hosts of their own, schema trials.
-func (s *Spec) validateProtoCarriers(bad func(string, string, ...any), at string, m payload.Model) {
+func (s *Spec) validateProtoCarriers(bad func(string, string, ...any), at string, m payload.Model, hasV2 bool) {
 	for _, name := range s.Stacks {
 		if err := CarriesProto(name, m); err != nil {
 			bad(at+".proto", "%v: leave it out of this experiment", err)
@@ -566,7 +588,7 @@ func (s *Spec) validateProtoCarriers(bad func(string, string, ...any), at string
 		bad(at+".proto", "the JVM node serves the built-in models only: leave jvm out of runtimes")
 	case len(s.Hosts) > 0:
 		bad(at+".proto", "hosts of their own do not take your own messages yet: run them on this machine")
-	case len(s.Schemas) > 0:
-		bad(at+".proto", "schema trials are of the built-in schema's versions: leave schemas out")
+	case len(s.Schemas) > 0 && !hasV2:
+		bad(at+".proto_v2", "schemas try a change between two versions: give your message's version 2 (proto_v2: {files, import_paths}), or leave schemas out")
 	}
 }

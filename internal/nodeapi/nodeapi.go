@@ -144,8 +144,9 @@ type Config struct {
 	Gets     []string
 	JVMFlags []string
 	// Proto is a user's message the node loads and registers before it
-	// serves (nil: none).
-	Proto *userschema.Source
+	// serves (nil: none); ProtoV2 its version 2, for schema trials.
+	Proto   *userschema.Source
+	ProtoV2 *userschema.Files
 	// Extra are flags passed as given after the others (an agent's, as its
 	// coordinator rendered them).
 	Extra []string
@@ -184,7 +185,14 @@ func (c Config) Args() []string {
 	for _, f := range c.JVMFlags {
 		flag(true, "jvm-flag="+f)
 	}
-	return append(append(a, ProtoArgs(c.Proto)...), c.Extra...)
+	a = append(a, ProtoArgs(c.Proto)...)
+	if c.ProtoV2 != nil {
+		a = append(a, "--proto-v2", strings.Join(c.ProtoV2.Files, ","))
+		if len(c.ProtoV2.ImportPaths) > 0 {
+			a = append(a, "--proto-v2-path", strings.Join(c.ProtoV2.ImportPaths, ","))
+		}
+	}
+	return append(a, c.Extra...)
 }
 
 // ProtoArgs are the flags that name a user's message to a node or a load:

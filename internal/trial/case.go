@@ -29,8 +29,10 @@ type Case struct {
 	// Proto is the user's message Model names, if it is one: nodes load
 	// and register it before they serve.
 	Proto *userschema.Source
-	Count int
-	Seed  uint64
+	// ProtoV2 is its version 2, for schema trials (nil: none).
+	ProtoV2 *userschema.Files
+	Count   int
+	Seed    uint64
 	// Load is the engine's configuration, its SLA and timeout set.
 	Load    load.Config
 	Timeout time.Duration

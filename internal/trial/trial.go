@@ -167,7 +167,7 @@ func (m *measurement) evolve(ctx context.Context) error {
 		return fmt.Errorf("dialling the entry node for the schema trials: %w", err)
 	}
 	defer cl.Close()
-	m.rec.Evolution, err = evolution.Live(ctx, cl, m.c.Stack, m.c.Schema, evolution.TrialCounts, m.c.Seed, m.c.Timeout)
+	m.rec.Evolution, err = evolution.Live(ctx, cl, m.c.Stack, evolution.SchemaFor(m.c.Model), m.c.Schema, evolution.TrialCounts, m.c.Seed, m.c.Timeout)
 	return err
 }
 

@@ -1,6 +1,7 @@
 package userschema
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 
@@ -46,6 +47,22 @@ func Evolution(v1, v2 *Payload) (evolution.Pair, error) {
 		Generate: func(count int, seed uint64) (proto.Message, error) { return v1.Model().Message(count, seed) },
 		Changed:  changes,
 	}, nil
+}
+
+// LoadPair loads version 1 (v1) and version 2 (the same message in files,
+// its fill and none of v1's samples) of a user's message and the changes
+// between them.
+func LoadPair(ctx context.Context, v1 Source, files Files) (evolution.Pair, error) {
+	v2 := files.Of(v1)
+	p1, err := Load(ctx, v1)
+	if err != nil {
+		return evolution.Pair{}, fmt.Errorf("version 1: %w", err)
+	}
+	p2, err := Load(ctx, v2)
+	if err != nil {
+		return evolution.Pair{}, fmt.Errorf("version 2: %w", err)
+	}
+	return Evolution(p1, p2)
 }
 
 func join(path string, name protoreflect.Name) string { return path + "." + string(name) }

@@ -37,6 +37,18 @@ type Source struct {
 	Samples     string   `json:"samples,omitempty" yaml:"samples"`
 }
 
+// Files are .proto files and where their imports are found: a message's
+// version 2, which names no message of its own.
+type Files struct {
+	Files       []string `json:"files" yaml:"files" jsonschema:"required"`
+	ImportPaths []string `json:"import_paths,omitempty" yaml:"import_paths"`
+}
+
+// Of is v1's message in files f: its version 2.
+func (f Files) Of(v1 Source) Source {
+	return Source{Files: f.Files, ImportPaths: f.ImportPaths, Message: v1.Message, Fill: v1.Fill}
+}
+
 // SourceName is the Source of every model made from a user's .proto.
 const SourceName = "your .proto"
 
