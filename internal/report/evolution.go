@@ -78,13 +78,12 @@ func evolutionTrials(recs []results.Record) []stackTrial {
 	return out
 }
 
-// outcomeTable is path's stacks × changes.
+// outcomeTable is path's stacks × changes: the changes its trials tried,
+// in the order they were tried (the payload schema's, or a user's two
+// versions').
 func outcomeTable(trials []stackTrial, path string) Table {
 	t := Table{Header: []string{"stack"}}
-	for _, ch := range evolution.Changes {
-		t.Header = append(t.Header, ch.Name)
-	}
-	var stacks []string
+	var stacks, changes []string
 	cells := map[string][]evolution.Trial{} // stack change
 	for _, tr := range trials {
 		if tr.path != path {
@@ -93,14 +92,18 @@ func outcomeTable(trials []stackTrial, path string) Table {
 		if !slices.Contains(stacks, tr.stack) {
 			stacks = append(stacks, tr.stack)
 		}
+		if !slices.Contains(changes, tr.Change) {
+			changes = append(changes, tr.Change)
+		}
 		k := tr.stack + " " + tr.Change
 		cells[k] = append(cells[k], tr.Trial)
 	}
+	t.Header = append(t.Header, changes...)
 	slices.Sort(stacks)
 	for _, st := range stacks {
 		row := []string{st}
-		for _, ch := range evolution.Changes {
-			row = append(row, outcomeCell(cells[st+" "+ch.Name]))
+		for _, ch := range changes {
+			row = append(row, outcomeCell(cells[st+" "+ch]))
 		}
 		t.Rows = append(t.Rows, row)
 	}

@@ -311,7 +311,8 @@ func TestNetworksAreShownAsMeasured(t *testing.T) {
 
 // Runs with schema trials get a Schema evolution section: per path a
 // table of each stack's outcome per change (both item counts when they
-// differ), the refusals with their words, and each mixed case beside its
+// differ; the changes the trials tried, in their order), the refusals
+// with their words, and each mixed case beside its
 // twin of the sender's version alone; a table alone draws no chart and
 // writes no SVG.
 func TestSchemaTrialsAreTabledAndCosted(t *testing.T) {
@@ -341,7 +342,7 @@ func TestSchemaTrialsAreTabledAndCosted(t *testing.T) {
 		t.Fatalf("evolution section %+v: want the path's table, the refusals and the cost", sec)
 	}
 	outcomes, refusals, cost := sec.Figures[0], sec.Figures[1], sec.Figures[2]
-	if outcomes.SVG != nil || outcomes.Table.Rows[0][1] != "dropped ×1; kept ×3" || outcomes.Table.Rows[0][4] != "refused" {
+	if outcomes.SVG != nil || outcomes.Table.Rows[0][1] != "dropped ×1; kept ×3" || outcomes.Table.Rows[0][2] != "refused" || !slices.Equal(outcomes.Table.Header, []string{"stack", "field-added", "scalar-widened"}) {
 		t.Errorf("outcomes %q (chart %v)", outcomes.Table.Rows, outcomes.SVG != nil)
 	}
 	if len(refusals.Table.Rows) != 1 || refusals.Table.Rows[0][5] != "age overflows" {
