@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hopbench/hopbench/internal/codec"
+	"github.com/hopbench/hopbench/internal/codecbench"
 	"github.com/hopbench/hopbench/internal/evolution"
 	"github.com/hopbench/hopbench/internal/payload"
 	"github.com/hopbench/hopbench/internal/userschema"
@@ -132,9 +133,9 @@ func evolveCodecs(names []string, m payload.Model) ([]codec.Codec, error) {
 		if len(names) > 0 && !named {
 			continue
 		}
-		if _, err := c.Marshal(m.New()); err != nil {
+		if err := codecbench.Carries(c.Name(), m); err != nil {
 			if named {
-				return nil, usageError{fmt.Errorf("codec %s cannot carry %s: %w", c.Name(), m.Name, err)}
+				return nil, usageError{err}
 			}
 			continue
 		}

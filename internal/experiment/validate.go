@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hopbench/hopbench/internal/codec"
+	"github.com/hopbench/hopbench/internal/codecbench"
 	"github.com/hopbench/hopbench/internal/evolution"
 	"github.com/hopbench/hopbench/internal/jvm"
 	"github.com/hopbench/hopbench/internal/load"
@@ -565,11 +566,7 @@ func CarriesProto(stack string, model payload.Model) error {
 	if err != nil {
 		return err
 	}
-	c, err := codec.Lookup(st.Codec)
-	if err != nil {
-		return err
-	}
-	if _, err := c.Marshal(model.New()); err != nil {
+	if err := codecbench.Carries(st.Codec, model); err != nil {
 		return fmt.Errorf("stack %s: %w", stack, err)
 	}
 	return nil

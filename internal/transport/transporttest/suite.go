@@ -22,6 +22,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/hopbench/hopbench/internal/codec"
+	"github.com/hopbench/hopbench/internal/codecbench"
 	"github.com/hopbench/hopbench/internal/network"
 	"github.com/hopbench/hopbench/internal/payload"
 	"github.com/hopbench/hopbench/internal/transport"
@@ -303,16 +304,11 @@ func repoRoot() (string, error) {
 // codec but json-fast, which needs Go structs.
 func testUsersMessage(t *testing.T, e *env) {
 	m := mustModel(ordersModel)
-	if err := codecCarries(e.codec, m); err != nil {
+	if err := codecbench.Carries(e.codec.Name(), m); err != nil {
 		t.Skip(err)
 	}
 	e.roundTrip(t, m, 7)
 	e.roundTrip(t, m, 0)
-}
-
-func codecCarries(c codec.Codec, m payload.Model) error {
-	_, err := c.Marshal(m.New())
-	return err
 }
 
 func testEmpty(t *testing.T, e *env) {
