@@ -46,16 +46,7 @@ func (p Pair) Message(model string, v Version, count int, seed uint64) (proto.Me
 	if err != nil || v.IsV1() {
 		return msg, err
 	}
-	out, err := convert(msg, p.V2())
-	if err != nil {
-		return nil, err
-	}
-	for _, ch := range p.Changed {
-		if val, ok := ch.Sent[v]; ok && ch.added(v) {
-			set(out.ProtoReflect(), ch.field(v), val)
-		}
-	}
-	return out, nil
+	return inVersion(msg, p.V2(), p.Changed, p.Model, v)
 }
 
 func (p Pair) Changes() []Change { return p.Changed }

@@ -67,12 +67,19 @@ func (v Version) Message(m payload.Model, count int, seed uint64) (proto.Message
 	if err != nil || v.IsV1() {
 		return msg, err
 	}
-	out, err := convert(msg, v.New(m))
+	return inVersion(msg, v.New(m), Changes, m.Name, v)
+}
+
+// inVersion is msg, a v1 message of model, carried into the empty message
+// into of version v by field number, with the fields v added set to their
+// changes' values, so that old nodes have unknown fields to carry or drop.
+func inVersion(msg, into proto.Message, changes []Change, model string, v Version) (proto.Message, error) {
+	out, err := convert(msg, into)
 	if err != nil {
 		return nil, err
 	}
-	for _, ch := range Changes {
-		if val, ok := ch.Sent[v]; ok && ch.Model == m.Name && ch.added(v) {
+	for _, ch := range changes {
+		if val, ok := ch.Sent[v]; ok && ch.Model == model && ch.added(v) {
 			set(out.ProtoReflect(), ch.field(v), val)
 		}
 	}
