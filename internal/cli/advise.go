@@ -244,7 +244,7 @@ func adviseChange(cmd *cobra.Command, req *advise.Requirements) error {
 	if err != nil {
 		return err
 	}
-	req.Trials, err = changeTrials(cmd, *req.Proto, *req.ProtoV2, m)
+	req.Trials, err = changeTrials(cmd, *req.ProtoV2, m)
 	return err
 }
 

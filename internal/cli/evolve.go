@@ -95,7 +95,7 @@ func (f *evolveFlags) setUp(cmd *cobra.Command) (evolution.Pair, []codec.Codec, 
 	if m == nil {
 		return none, nil, nil, usageError{errors.New("--proto FILE --message NAME: name version 1 of your .proto and the message")}
 	}
-	pair, err := loadPair(cmd, f.proto.src, f.v2, f.maxChanges)
+	pair, err := loadPair(cmd, m.Name, f.v2, f.maxChanges)
 	if err != nil {
 		return none, nil, nil, err
 	}
@@ -114,8 +114,8 @@ func (f *evolveFlags) setUp(cmd *cobra.Command) (evolution.Pair, []codec.Codec, 
 	return pair, codecs, paths, nil
 }
 
-func loadPair(cmd *cobra.Command, v1 userschema.Source, v2 userschema.Files, maxChanges int) (evolution.Pair, error) {
-	pair, err := userschema.LoadPair(cmd.Context(), v1, v2)
+func loadPair(cmd *cobra.Command, model string, v2 userschema.Files, maxChanges int) (evolution.Pair, error) {
+	pair, err := userschema.UsedPair(cmd.Context(), model, v2)
 	if err != nil {
 		return pair, usageError{err}
 	}
@@ -212,8 +212,8 @@ func v2Flags(fl *pflag.FlagSet, v2 *userschema.Files) {
 
 // changeTrials are the trials of the change from v1 to v2 of a user's
 // message over the two mixed chains, in every codec that carries it.
-func changeTrials(cmd *cobra.Command, v1 userschema.Source, v2 userschema.Files, m payload.Model) ([]evolution.Trial, error) {
-	pair, err := loadPair(cmd, v1, v2, 200)
+func changeTrials(cmd *cobra.Command, v2 userschema.Files, m payload.Model) ([]evolution.Trial, error) {
+	pair, err := loadPair(cmd, m.Name, v2, 200)
 	if err != nil {
 		return nil, err
 	}

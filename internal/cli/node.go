@@ -304,7 +304,7 @@ func (f *nodeFlags) useV2(cmd *cobra.Command, m *payload.Model) error {
 	if m == nil {
 		return usageError{errors.New("--proto-v2 is your message's version 2: name version 1 with --proto and --message")}
 	}
-	pair, err := userschema.LoadPair(cmd.Context(), f.proto.src, f.v2)
+	pair, err := userschema.UsedPair(cmd.Context(), m.Name, f.v2)
 	if err != nil {
 		return usageError{err}
 	}

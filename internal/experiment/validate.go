@@ -534,7 +534,7 @@ func (s *Spec) payloadModel(i int) (payload.Model, error) {
 	}
 	p.Proto, p.Model = &src, m.Name
 	if p.ProtoV2 != nil {
-		if err := usePair(src, p); err != nil {
+		if err := usePair(m.Name, p); err != nil {
 			return m, err
 		}
 	}
@@ -543,13 +543,13 @@ func (s *Spec) payloadModel(i int) (payload.Model, error) {
 
 // usePair registers the pair of versions of payload p's message, its
 // version 2's paths made absolute.
-func usePair(v1 userschema.Source, p *PayloadSpec) error {
-	abs, err := userschema.Absolute(p.ProtoV2.Of(v1))
+func usePair(model string, p *PayloadSpec) error {
+	abs, err := userschema.Absolute(userschema.Source{Files: p.ProtoV2.Files, ImportPaths: p.ProtoV2.ImportPaths})
 	if err != nil {
 		return err
 	}
 	files := userschema.Files{Files: abs.Files, ImportPaths: abs.ImportPaths}
-	pair, err := userschema.LoadPair(context.Background(), v1, files)
+	pair, err := userschema.UsedPair(context.Background(), model, files)
 	if err != nil {
 		return fmt.Errorf("proto_v2: %w", err)
 	}

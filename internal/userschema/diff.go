@@ -49,16 +49,17 @@ func Evolution(v1, v2 *Payload) (evolution.Pair, error) {
 	}, nil
 }
 
-// LoadPair loads version 1 (v1) and version 2 (the same message in files,
-// its fill and none of v1's samples) of a user's message and the changes
-// between them.
-func LoadPair(ctx context.Context, v1 Source, files Files) (evolution.Pair, error) {
-	v2 := files.Of(v1)
-	p1, err := Load(ctx, v1)
-	if err != nil {
-		return evolution.Pair{}, fmt.Errorf("version 1: %w", err)
+// UsedPair is the message of model, which Use registered, as version 1,
+// and the same message in files (its fill, none of its samples) as
+// version 2, with the changes between them: version 1 is not compiled
+// again, and its messages are those of the registered model.
+func UsedPair(ctx context.Context, model string, files Files) (evolution.Pair, error) {
+	p1, ok := Used(model)
+	if !ok {
+		return evolution.Pair{}, fmt.Errorf("version 1: %s is not a message in use here", model)
 	}
-	p2, err := Load(ctx, v2)
+	fill := p1.fill
+	p2, err := Load(ctx, Source{Files: files.Files, ImportPaths: files.ImportPaths, Message: string(p1.Message.FullName()), Fill: &fill})
 	if err != nil {
 		return evolution.Pair{}, fmt.Errorf("version 2: %w", err)
 	}

@@ -44,11 +44,6 @@ type Files struct {
 	ImportPaths []string `json:"import_paths,omitempty" yaml:"import_paths"`
 }
 
-// Of is v1's message in files f: its version 2.
-func (f Files) Of(v1 Source) Source {
-	return Source{Files: f.Files, ImportPaths: f.ImportPaths, Message: v1.Message, Fill: v1.Fill}
-}
-
 // SourceName is the Source of every model made from a user's .proto.
 const SourceName = "your .proto"
 
