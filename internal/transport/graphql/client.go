@@ -122,14 +122,13 @@ func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, erro
 	if err := transport.CheckBody("request body", req.Body, c.maxBytes); err != nil {
 		return nil, err
 	}
-	url, body, field, err := c.url, []byte(nil), "", error(nil)
+	url, build := c.url, request
 	user, isUser := userschema.Used(req.Model)
 	if isUser {
 		url += "/" + req.Model
-		body, field, err = userRequest(req, user)
-	} else {
-		body, field, err = request(req)
+		build = func(req *transport.Request) ([]byte, string, error) { return userRequest(req, user) }
 	}
+	body, field, err := build(req)
 	if err != nil {
 		return nil, err
 	}
