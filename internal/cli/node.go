@@ -112,10 +112,7 @@ func runNode(cmd *cobra.Command, a *app, f nodeFlags) error {
 		return err
 	}
 	if f.runtime == jvm.JVM {
-		if m != nil {
-			return usageError{errors.New("the JVM node serves the built-in models only, not --proto messages; use --runtime go")}
-		}
-		return execJVMNode(cmd, f, st, cpus)
+		return execJVMNode(cmd, f, st, cpus, m)
 	}
 	if err := refuseJVMOnly(cmd); err != nil {
 		return err

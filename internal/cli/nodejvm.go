@@ -19,22 +19,29 @@ import (
 	"github.com/hopbench/hopbench/internal/jvm"
 	"github.com/hopbench/hopbench/internal/payload"
 	"github.com/hopbench/hopbench/internal/transport"
+	"github.com/hopbench/hopbench/internal/userschema"
 )
 
 // jvmNodeFlags are the node flags the JVM node takes; the others are
 // refused by name with --runtime jvm.
-var jvmNodeFlags = []string{"runtime", "stack", "listen", "downstream", "max-bytes", "max-in-flight", "announce", "admin", "seed", "gets", "seeds", "cache", "cpus", "jvm-flag"}
+var jvmNodeFlags = []string{"runtime", "stack", "listen", "downstream", "max-bytes", "max-in-flight", "announce", "admin", "seed", "gets", "seeds", "cache", "cpus", "jvm-flag",
+	"proto", "proto-path", "message", "proto-fill", "proto-samples"}
 
 // execJVMNode replaces this process with a JVM node (jvm/node) serving
 // the same contract, so its PID, signals and memory are the JVM's. Its
 // get replies are the Go generator's, written to a seeds file first
-// unless --seeds names one. Pinned to cpus first (none: left be), it
-// passes the mask on to every thread of the JVM.
-func execJVMNode(cmd *cobra.Command, f nodeFlags, st transport.Stack, cpus cpuset.Set) error {
+// unless --seeds names one; a user's message (--proto) goes to it as the
+// descriptor set it builds the message from. Pinned to cpus first (none:
+// left be), it passes the mask on to every thread of the JVM.
+func execJVMNode(cmd *cobra.Command, f nodeFlags, st transport.Stack, cpus cpuset.Set, m *payload.Model) error {
 	if err := checkJVMFlags(cmd, f, st); err != nil {
 		return err
 	}
-	seeds, gets, err := jvmSeeds(f)
+	user, descriptors, err := jvmDescriptors(m)
+	if err != nil {
+		return err
+	}
+	seeds, gets, err := jvmSeeds(f, user)
 	if err != nil {
 		return err
 	}
@@ -54,7 +61,30 @@ func execJVMNode(cmd *cobra.Command, f nodeFlags, st transport.Stack, cpus cpuse
 	if err := pinNode(cpus); err != nil {
 		return err
 	}
-	return syscall.Exec(java, jvmArgv(f, st, jar, seeds), os.Environ())
+	argv := jvmArgv(f, st, jar, seeds)
+	if user != nil {
+		argv = append(argv, "--descriptors", descriptors, "--message", string(user.Message.FullName()))
+	}
+	return syscall.Exec(java, argv, os.Environ())
+}
+
+// jvmDescriptors writes the descriptor set of the user's message the node
+// serves, m (--proto; nil: none), to the cache, named by what it holds.
+func jvmDescriptors(m *payload.Model) (*userschema.Payload, string, error) {
+	if m == nil {
+		return nil, "", nil
+	}
+	p, ok := userschema.Used(m.Name)
+	if !ok {
+		return nil, "", fmt.Errorf("--proto: %s is not registered here", m.Name) // Use registered it
+	}
+	dir, err := jvmSeedsCache()
+	if err != nil {
+		return nil, "", err
+	}
+	sum := p.Fingerprint()
+	path := filepath.Join(dir, fmt.Sprintf("%x.descriptors", sum[:16]))
+	return p, path, jvm.WriteDescriptors(path, p)
 }
 
 // checkJVMFlags refuses, by name, what the JVM node does not take.
@@ -85,22 +115,28 @@ func checkJVMFlags(cmd *cobra.Command, f nodeFlags, st transport.Stack) error {
 }
 
 // jvmSeeds is the seeds file the JVM node reads: --seeds, or one to
-// write here with gets, the replies --gets asks for.
-func jvmSeeds(f nodeFlags) (seeds string, gets []jvm.Get, err error) {
+// write here with gets, the replies --gets asks for (with a user's
+// message, its own among them).
+func jvmSeeds(f nodeFlags, user *userschema.Payload) (seeds string, gets []jvm.Get, err error) {
 	if f.seeds != "" {
 		if _, err := os.Stat(f.seeds); err != nil {
 			return "", nil, usageError{fmt.Errorf("--seeds: %w", err)}
 		}
 		return f.seeds, nil, nil
 	}
-	if gets, err = parseGets(f.gets); err != nil {
+	if gets, err = parseGets(f.gets, user); err != nil {
 		return "", nil, usageError{fmt.Errorf("--gets: %w", err)}
 	}
 	dir, err := jvmSeedsCache()
 	if err != nil {
 		return "", nil, err
 	}
-	seeds = filepath.Join(dir, fmt.Sprintf("%x.bin", sha256.Sum256(fmt.Appendf(nil, "%v %d", gets, f.cfg.Seed))))
+	key := fmt.Appendf(nil, "%v %d", gets, f.cfg.Seed)
+	if user != nil { // the same name, another .proto or fill: other messages
+		sum := user.Fingerprint()
+		key = append(key, sum[:]...)
+	}
+	seeds = filepath.Join(dir, fmt.Sprintf("%x.bin", sha256.Sum256(key)))
 	return seeds, gets, nil
 }
 
@@ -162,11 +198,15 @@ func jvmArgv(f nodeFlags, st transport.Stack, jar, seeds string) []string {
 }
 
 // parseGets reads MODEL:COUNT,... ; none means every model at its first
-// standard count.
-func parseGets(specs []string) ([]jvm.Get, error) {
+// standard count, the user's message's (none: nil) too.
+func parseGets(specs []string, user *userschema.Payload) ([]jvm.Get, error) {
 	var gets []jvm.Get
 	if len(specs) == 0 {
-		for _, m := range payload.Models() {
+		models := payload.Models()
+		if user != nil {
+			models = append(models, user.Model())
+		}
+		for _, m := range models {
 			gets = append(gets, jvm.Get{Model: m.Name, Count: m.Counts[0]})
 		}
 		return gets, nil

@@ -10,10 +10,10 @@ import (
 	"github.com/hopbench/hopbench/internal/results"
 )
 
-// A spec with runtimes [go, jvm] runs each case on both, a chain of two
-// JVM nodes included, with no errors; its records say which runtime and
-// what JVM flags, and its report sets the runtimes side by side.
-func TestRuntimesRunSideBySide(t *testing.T) {
+// needJVM skips without the JVM node's build unless HOPBENCH_REQUIRE_JVM
+// is set (make test sets it).
+func needJVM(t *testing.T) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("starts JVM nodes")
 	}
@@ -23,6 +23,13 @@ func TestRuntimesRunSideBySide(t *testing.T) {
 		}
 		t.Skip(err)
 	}
+}
+
+// A spec with runtimes [go, jvm] runs each case on both, a chain of two
+// JVM nodes included, with no errors; its records say which runtime and
+// what JVM flags, and its report sets the runtimes side by side.
+func TestRuntimesRunSideBySide(t *testing.T) {
+	needJVM(t)
 	recs := runSpec(t, &Runner{Bin: hopbenchBin(t), Dir: t.TempDir()}, `
 runtimes: [go, jvm]
 stacks: [rest+json+gzip, grpc]
@@ -63,5 +70,30 @@ sla: 2s
 	}
 	if !strings.Contains(md.String(), "Runtimes: Go and the JVM side by side") || !strings.Contains(md.String(), "| grpc |") || !strings.Contains(md.String(), "(1, 1 runs)") {
 		t.Errorf("the report sets no runtimes side by side:\n%s", md.String())
+	}
+}
+
+// A user's message runs on the JVM node as on the Go node, on every stack
+// the JVM node serves, through a chain of two, for every operation: gets
+// answered from the seeds the rig wrote, no error anywhere, and the JVM
+// side's Protobuf bodies smaller than its JSON ones, from the run.
+func TestAUsersMessageRunsOnTheJVM(t *testing.T) {
+	needJVM(t)
+	recs := runSpec(t, &Runner{Bin: hopbenchBin(t), Dir: t.TempDir()}, "runtimes: [go, jvm]\nstacks: [rest, rest+proto, grpc]\n"+
+		"topologies: [chain:2]\nops: [get, echo, post]\n"+ordersPayload+"loads: [{closed: {clients: 2}}]\nrequests: 40\nwarmup: 0s\n")
+	reply := map[string]int{}
+	for _, r := range recs {
+		if r.Outcome != results.OutcomeOK || r.Errors != 0 || r.Requests != 40 || r.Model != "shop.Order" {
+			t.Errorf("%s: %s (%s), %d requests of %s, errors %v", r.Case, r.Outcome, r.Reason, r.Requests, r.Model, r.ErrorsByClass)
+		}
+		if r.Runtime == jvm.JVM && r.Op == "get" {
+			reply[r.Stack] = r.ResponseBodyBytes
+		}
+	}
+	if len(recs) != 18 {
+		t.Fatalf("%d records, want 18 (3 stacks × 3 operations × 2 runtimes)", len(recs))
+	}
+	if reply["rest+proto"] == 0 || reply["rest+proto"] >= reply["rest"] {
+		t.Errorf("the JVM node's get replies: Protobuf %d bytes, JSON %d; want Protobuf's smaller, measured", reply["rest+proto"], reply["rest"])
 	}
 }

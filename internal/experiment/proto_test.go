@@ -52,7 +52,6 @@ func TestAUsersMessageTravelsAChainOnEveryStackThatCarriesIt(t *testing.T) {
 func TestAProtoPayloadIsRefusedWhereItCannotGoYet(t *testing.T) {
 	for _, c := range []struct{ spec, want string }{
 		{"stacks: [rest+json-fast]\n", "json-fast encodes Go structs generated at build time"},
-		{"stacks: [rest]\nruntimes: [go, jvm]\n", "the JVM node serves the built-in models only"},
 		{"stacks: [rest]\n" + strings.Replace(ordersPayload, "message: shop.Order", "message: shop.Ordr", 1), `no message "shop.Ordr"`},
 		{"stacks: [rest]\n" + strings.Replace(ordersPayload, "counts: [5]", "counts: [5000000]", 1), "over the 67108864 bytes a body may have"},
 	} {

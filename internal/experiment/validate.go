@@ -573,7 +573,7 @@ func CarriesProto(stack string, model payload.Model) error {
 }
 
 // validateProtoCarriers refuses what does not carry a user's message yet:
-// json-fast stacks, the JVM node, hosts of their own, schema trials.
+// json-fast stacks, hosts of their own, schema trials without version 2.
 func (s *Spec) validateProtoCarriers(bad func(string, string, ...any), at string, m payload.Model, hasV2 bool) {
 	for _, name := range s.Stacks {
 		if err := CarriesProto(name, m); err != nil {
@@ -581,8 +581,6 @@ func (s *Spec) validateProtoCarriers(bad func(string, string, ...any), at string
 		}
 	}
 	switch {
-	case slices.Contains(s.Runtimes, jvm.JVM):
-		bad(at+".proto", "the JVM node serves the built-in models only: leave jvm out of runtimes")
 	case len(s.Hosts) > 0:
 		bad(at+".proto", "hosts of their own do not take your own messages yet: run them on this machine")
 	case len(s.Schemas) > 0 && !hasV2:

@@ -12,6 +12,7 @@ import (
 	"github.com/hopbench/hopbench/internal/codec"
 	"github.com/hopbench/hopbench/internal/payload"
 	"github.com/hopbench/hopbench/internal/results"
+	"github.com/hopbench/hopbench/internal/userschema"
 	pb "github.com/hopbench/hopbench/schema/hopbench/v1"
 )
 
@@ -65,11 +66,34 @@ func seedOf(g Get, seed uint64, js codec.Codec) (*pb.Seed, error) {
 	if err != nil {
 		return nil, fmt.Errorf("seeds: %s×%d as JSON: %w", g.Model, g.Count, err)
 	}
-	p := new(pb.Payload)
-	fd := p.ProtoReflect().Descriptor().Fields().ByName(protoreflect.Name(g.Model))
+	s := &pb.Seed{Model: g.Model, Count: int64(g.Count), Seed: seed, Json: body}
+	if _, ok := userschema.Used(g.Model); ok {
+		// A user's list has no Payload field: it travels bare, as the
+		// JVM node builds it from --descriptors.
+		if s.Items, err = (proto.MarshalOptions{Deterministic: true}).Marshal(msg); err != nil {
+			return nil, fmt.Errorf("seeds: %s×%d as Protobuf: %w", g.Model, g.Count, err)
+		}
+		return s, nil
+	}
+	s.Payload = new(pb.Payload)
+	fd := s.Payload.ProtoReflect().Descriptor().Fields().ByName(protoreflect.Name(g.Model))
 	if fd == nil {
 		return nil, fmt.Errorf("seeds: no Payload field for model %q", g.Model)
 	}
-	p.ProtoReflect().Set(fd, protoreflect.ValueOfMessage(proto.Clone(msg).ProtoReflect()))
-	return &pb.Seed{Model: g.Model, Count: int64(g.Count), Seed: seed, Payload: p, Json: body}, nil
+	s.Payload.ProtoReflect().Set(fd, protoreflect.ValueOfMessage(proto.Clone(msg).ProtoReflect()))
+	return s, nil
+}
+
+// WriteDescriptors writes to path the descriptor set a JVM node builds a
+// user's message from (its --descriptors): every file the message's list
+// reaches, as protoc --include_imports writes them.
+func WriteDescriptors(path string, p *userschema.Payload) error {
+	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(p.DescriptorSet())
+	if err != nil {
+		return fmt.Errorf("descriptors of %s: %w", p.Message.FullName(), err)
+	}
+	return results.WriteFileAtomic(path, func(out io.Writer) error {
+		_, err := out.Write(b)
+		return err
+	})
 }

@@ -36,7 +36,11 @@ type Seed struct {
 	Payload *Payload               `protobuf:"bytes,4,opt,name=payload,proto3" json:"payload,omitempty"`
 	// json is the message as the Go node writes it in JSON (encoding/json on
 	// the generated structs), which a node may read into its own classes.
-	Json          []byte `protobuf:"bytes,5,opt,name=json,proto3" json:"json,omitempty"`
+	Json []byte `protobuf:"bytes,5,opt,name=json,proto3" json:"json,omitempty"`
+	// items is the list of a user's message (hopbench.user.NameList, from
+	// the node's --descriptors) as Protobuf, which Payload has no field for;
+	// payload is then unset.
+	Items         []byte `protobuf:"bytes,6,opt,name=items,proto3" json:"items,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -106,17 +110,25 @@ func (x *Seed) GetJson() []byte {
 	return nil
 }
 
+func (x *Seed) GetItems() []byte {
+	if x != nil {
+		return x.Items
+	}
+	return nil
+}
+
 var File_hopbench_v1_seeds_proto protoreflect.FileDescriptor
 
 const file_hopbench_v1_seeds_proto_rawDesc = "" +
 	"\n" +
-	"\x17hopbench/v1/seeds.proto\x12\vhopbench.v1\x1a\x19hopbench/v1/service.proto\"\x8a\x01\n" +
+	"\x17hopbench/v1/seeds.proto\x12\vhopbench.v1\x1a\x19hopbench/v1/service.proto\"\xa0\x01\n" +
 	"\x04Seed\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12\x14\n" +
 	"\x05count\x18\x02 \x01(\x03R\x05count\x12\x12\n" +
 	"\x04seed\x18\x03 \x01(\x04R\x04seed\x12.\n" +
 	"\apayload\x18\x04 \x01(\v2\x14.hopbench.v1.PayloadR\apayload\x12\x12\n" +
-	"\x04json\x18\x05 \x01(\fR\x04jsonBb\n" +
+	"\x04json\x18\x05 \x01(\fR\x04json\x12\x14\n" +
+	"\x05items\x18\x06 \x01(\fR\x05itemsBb\n" +
 	"\x16dev.hopbench.schema.v1B\n" +
 	"SeedsProtoP\x01Z:github.com/hopbench/hopbench/schema/hopbench/v1;hopbenchv1b\x06proto3"
 

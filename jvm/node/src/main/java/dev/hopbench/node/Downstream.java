@@ -79,7 +79,7 @@ interface Downstream extends AutoCloseable {
         public void close() {} // Java 17's HttpClient has no close; its connections end with the process
     }
 
-    /** Grpc calls hopbench.v1.Hop over one plaintext HTTP/2 channel, frames as bytes. */
+    /** Grpc calls hopbench.v1.Hop (a user's message: its service) over one plaintext HTTP/2 channel, frames as bytes. */
     final class Grpc implements Downstream {
         private final ManagedChannel channel;
         private final String addr;
@@ -98,10 +98,11 @@ interface Downstream extends AutoCloseable {
             if (gzip) {
                 opts = opts.withCompression("gzip");
             }
-            byte[] req = c.op().equals("get") ? Frames.getRequest(c.model(), c.count()) : Frames.wrap(c.model(), c.body());
+            Frames.Family f = Frames.familyOf(c.model());
+            byte[] req = c.op().equals("get") ? Frames.getRequest(c.model(), c.count()) : f.wrap(c.model(), c.body());
             try {
-                byte[] reply = ClientCalls.blockingUnaryCall(channel, Frames.method(c.op()), opts, req);
-                return c.op().equals("post") ? reply : Frames.unwrap(reply).body();
+                byte[] reply = ClientCalls.blockingUnaryCall(channel, f.method(c.op()), opts, req);
+                return c.op().equals("post") ? reply : f.unwrap(reply).body();
             } catch (StatusRuntimeException e) {
                 throw HopError.ofGrpc(e.getStatus(), "downstream " + addr);
             }

@@ -19,6 +19,8 @@ final class Flags {
     long maxBytes = 64L << 20;
     int maxInFlight = 1024;
     String seeds;
+    /** descriptors and message: a user's message (UserMessage), from the descriptor set hopbench wrote. */
+    String descriptors, message;
     List<String> downstream = List.of();
 
     static Flags parse(String[] args) {
@@ -43,9 +45,14 @@ final class Flags {
                 case "--max-in-flight" -> f.maxInFlight = (int) Math.min(1 << 20, positive(value(args, ++i, a), a));
                 case "--seeds" -> f.seeds = value(args, ++i, a);
                 case "--downstream" -> f.downstream = downstream(value(args, ++i, a));
+                case "--descriptors" -> f.descriptors = value(args, ++i, a);
+                case "--message" -> f.message = value(args, ++i, a);
                 default -> throw new IllegalArgumentException("unknown flag " + a
-                        + " (known: --stack, --listen, --admin, --announce, --cache, --downstream, --max-bytes, --max-in-flight, --seeds)");
+                        + " (known: --stack, --listen, --admin, --announce, --cache, --downstream, --max-bytes, --max-in-flight, --seeds, --descriptors, --message)");
             }
+        }
+        if ((f.descriptors == null) != (f.message == null)) {
+            throw new IllegalArgumentException("--descriptors and --message go together: the descriptor set of a user's message and its full name, e.g. shop.Order");
         }
         f.canonicalise();
         return f;

@@ -57,16 +57,44 @@ final class Frames {
         }
     }
 
-    private static final Map<String, MethodDescriptor<byte[], byte[]>> METHODS = Map.of(
-            "get", build("Get"), "post", build("Post"), "echo", build("Echo"));
+    /**
+     * A service and how its bodies travel (grpc.go's family): hopbench.v1.Hop
+     * wraps each model's encoding in its Payload field; a user's message's
+     * service (hopbench.user.NameService) carries its list bare, its model
+     * (model) fixed.
+     */
+    record Family(String service, String model, Map<String, MethodDescriptor<byte[], byte[]>> methods) {
+        Family(String service, String model) {
+            this(service, model, Map.of("get", build(service, "Get"), "post", build(service, "Post"), "echo", build(service, "Echo")));
+        }
 
-    /** method is the Hop method of an operation: get, post or echo. */
-    static MethodDescriptor<byte[], byte[]> method(String op) { return METHODS.get(op); }
+        /** method is the method of an operation: get, post or echo. */
+        MethodDescriptor<byte[], byte[]> method(String op) { return methods.get(op); }
 
-    private static MethodDescriptor<byte[], byte[]> build(String name) {
+        byte[] wrap(String model, byte[] body) { return this.model != null ? body : Frames.wrap(model, body); }
+
+        Body unwrap(byte[] b) { return model != null ? new Body(model, b) : Frames.unwrap(b); }
+    }
+
+    static final Family HOP = new Family(SERVICE, null);
+
+    /** user is the user's message's service (UserMessage), or null. */
+    private static volatile Family user;
+
+    static void useFamily(Family f) { user = f; }
+
+    static Family user() { return user; }
+
+    /** familyOf is the service that carries model. */
+    static Family familyOf(String model) {
+        Family u = user;
+        return u != null && u.model().equals(model) ? u : HOP;
+    }
+
+    private static MethodDescriptor<byte[], byte[]> build(String service, String name) {
         return MethodDescriptor.<byte[], byte[]>newBuilder()
                 .setType(MethodDescriptor.MethodType.UNARY)
-                .setFullMethodName(MethodDescriptor.generateFullMethodName(SERVICE, name))
+                .setFullMethodName(MethodDescriptor.generateFullMethodName(service, name))
                 .setRequestMarshaller(BYTES).setResponseMarshaller(BYTES).build();
     }
 

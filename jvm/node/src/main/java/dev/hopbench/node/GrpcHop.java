@@ -14,7 +14,8 @@ import java.util.concurrent.Executors;
  * hopbench.v1.Hop served as internal/transport/grpc serves it: frames as
  * bytes, a model's Protobuf body unwrapped from its Payload field, decoded
  * and encoded by the node. Calls run off the event loop (a downstream call
- * blocks); --max-in-flight bounds them.
+ * blocks); --max-in-flight bounds them. UserHop serves a user's message's
+ * service the same way.
  */
 @GrpcService
 public class GrpcHop implements BindableService {
@@ -25,15 +26,18 @@ public class GrpcHop implements BindableService {
     });
 
     @Override
-    public ServerServiceDefinition bindService() {
-        ServerServiceDefinition.Builder b = ServerServiceDefinition.builder(Frames.SERVICE);
+    public ServerServiceDefinition bindService() { return bind(Frames.HOP); }
+
+    /** bind is f's service, its calls served by the node. */
+    static ServerServiceDefinition bind(Frames.Family f) {
+        ServerServiceDefinition.Builder b = ServerServiceDefinition.builder(f.service());
         for (String op : new String[] {"get", "post", "echo"}) {
-            b.addMethod(Frames.method(op), ServerCalls.asyncUnaryCall((req, out) -> WORKERS.execute(() -> serve(op, req, out))));
+            b.addMethod(f.method(op), ServerCalls.asyncUnaryCall((req, out) -> WORKERS.execute(() -> serve(f, op, req, out))));
         }
         return b.build();
     }
 
-    private static void serve(String op, byte[] req, StreamObserver<byte[]> out) {
+    private static void serve(Frames.Family f, String op, byte[] req, StreamObserver<byte[]> out) {
         if (Main.flags.gzip) {
             ((ServerCallStreamObserver<byte[]>) out).setCompression("gzip");
         }
@@ -42,11 +46,14 @@ public class GrpcHop implements BindableService {
             byte[] reply;
             if (op.equals("get")) {
                 var g = parseGet(req);
-                reply = Frames.wrap(g.getModel(), Node.INSTANCE.serve(new Node.Call(op, g.getModel(), g.getCount(), w, null)));
+                if (f.model() != null && !f.model().equals(g.getModel())) {
+                    throw HopError.badRequest(f.service() + " serves " + f.model() + ", not \"" + g.getModel() + "\"");
+                }
+                reply = f.wrap(g.getModel(), Node.INSTANCE.serve(new Node.Call(op, g.getModel(), g.getCount(), w, null)));
             } else {
-                Frames.Body in = Frames.unwrap(req);
+                Frames.Body in = f.unwrap(req);
                 byte[] got = Node.INSTANCE.serve(new Node.Call(op, in.model(), 0, w, in.body()));
-                reply = op.equals("post") ? got : Frames.wrap(in.model(), got);
+                reply = op.equals("post") ? got : f.wrap(in.model(), got);
             }
             out.onNext(reply);
             out.onCompleted();

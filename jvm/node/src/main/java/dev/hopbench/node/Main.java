@@ -18,7 +18,10 @@ public class Main {
     public static void main(String... args) {
         try {
             flags = Flags.parse(args);
-        } catch (IllegalArgumentException e) {
+            if (flags.descriptors != null) {
+                UserMessage.use(flags.descriptors, flags.message); // before Quarkus binds the gRPC services
+            }
+        } catch (IllegalArgumentException | java.io.IOException e) {
             System.err.println("hopbench jvm node: " + e.getMessage());
             System.exit(2);
         }

@@ -19,7 +19,8 @@ import java.util.function.ToIntFunction;
  * A payload model (internal/payload's Model): its name, the plain class its
  * JSON decodes into, its Protobuf message, the field of the gRPC Payload
  * named after it, and how many items a message of it carries, in the unit
- * the Go node counts.
+ * the Go node counts. A user's message (UserMessage) has no plain class
+ * and no Payload field: its JSON is the proto JSON mapping of its list.
  */
 record Model(String name, Class<?> pojo, Message proto, int payloadField,
              ToIntFunction<Object> pojoLen, ToIntFunction<Message> protoLen) {
@@ -42,12 +43,38 @@ record Model(String name, Class<?> pojo, Message proto, int payloadField,
             "textfile", blob("textfile", 8),
             "blob", blob("blob", 9));
 
+    /** user is the user's message the node serves (--descriptors), or null. */
+    private static volatile Model user;
+
+    static void use(Model m) { user = m; }
+
+    /** dynamic is a user's message's model: its list, counted in items. */
+    static Model dynamic(String name, Message list) {
+        var items = list.getDescriptorForType().findFieldByNumber(1);
+        return new Model(name, null, list, 0, null, m -> m.getRepeatedFieldCount(items));
+    }
+
     static Model lookup(String name) {
-        Model m = BY_NAME.get(name);
+        Model u = user;
+        Model m = u != null && u.name().equals(name) ? u : BY_NAME.get(name);
         if (m == null) {
-            throw HopError.notFound("payload " + name + ": unknown model (known: " + String.join(", ", new java.util.TreeSet<>(BY_NAME.keySet())) + ")");
+            var known = new java.util.TreeSet<>(BY_NAME.keySet());
+            if (u != null) {
+                known.add(u.name());
+            }
+            throw HopError.notFound("payload " + name + ": unknown model (known: " + String.join(", ", known) + ")");
         }
         return m;
+    }
+
+    /** readJson reads a JSON body: Jackson on the plain class, or a user's list in the proto JSON mapping. */
+    Object readJson(java.io.InputStream in) throws java.io.IOException {
+        if (pojo != null) {
+            return Wire.JSON.readValue(in, pojo);
+        }
+        Message.Builder b = proto.newBuilderForType();
+        UserMessage.JSON_IN.merge(new java.io.InputStreamReader(in, StandardCharsets.UTF_8), b);
+        return b.build();
     }
 
     /** len is payload.Model.Len: items in the model's unit, for either representation. */

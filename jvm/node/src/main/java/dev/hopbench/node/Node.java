@@ -118,7 +118,7 @@ final class Node {
             case "get" -> seeds.reply(m, c.count(), c.wire().proto());
             case "post" -> {
                 int n = m.len(in);
-                if (in instanceof Message) {
+                if (c.wire().proto()) {
                     yield Ack.newBuilder().setModel(m.name()).setCount(n).build();
                 }
                 Models.Ack a = new Models.Ack();

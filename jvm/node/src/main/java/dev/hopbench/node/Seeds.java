@@ -28,7 +28,7 @@ final class Seeds {
     static final Seeds NONE = new Seeds(Map.of(), ByteBuffer.allocate(0), null);
 
     /** Where a seed's two encodings lie in the file. */
-    private record Entry(int payloadAt, int payloadLen, int jsonAt, int jsonLen) {}
+    private record Entry(int[] payload, int[] json, int[] items) {}
 
     private final Map<String, Entry> byKey;
     private final ByteBuffer file;
@@ -55,7 +55,7 @@ final class Seeds {
             int limit = in.pushLimit(in.readRawVarint32());
             String model = "";
             long count = -1;
-            int[] payload = null, json = null;
+            int[] payload = null, json = null, items = null;
             while (!in.isAtEnd()) {
                 int tag = in.readTag();
                 switch (tag) {
@@ -63,15 +63,16 @@ final class Seeds {
                     case 2 << 3 | WireFormat.WIRETYPE_VARINT -> count = in.readInt64();
                     case 4 << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED -> payload = skipBytes(in);
                     case 5 << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED -> json = skipBytes(in);
+                    case 6 << 3 | WireFormat.WIRETYPE_LENGTH_DELIMITED -> items = skipBytes(in);
                     default -> in.skipField(tag);
                 }
             }
             in.popLimit(limit);
             Model.lookup(model); // an unknown model is refused at start, not at the first get
-            if (count < 0 || payload == null || json == null) {
-                throw new IOException("seeds " + path + ": the seed of " + model + " lacks its count, payload or json; hopbench writes them (jvm.WriteSeeds)");
+            if (count < 0 || (payload == null && items == null) || json == null) {
+                throw new IOException("seeds " + path + ": the seed of " + model + " lacks its count, payload (or items) or json; hopbench writes them (jvm.WriteSeeds)");
             }
-            m.put(key(model, count), new Entry(payload[0], payload[1], json[0], json[1]));
+            m.put(key(model, count), new Entry(payload, json, items));
         }
         return new Seeds(m, file, path);
     }
@@ -92,16 +93,21 @@ final class Seeds {
                     + (path == null ? " (--seeds FILE)" : " (" + path + " holds " + byKey.size() + ")"));
         }
         try {
-            if (proto) {
-                return unwrap(Payload.parseFrom(file.slice(e.payloadAt(), e.payloadLen())), m);
+            if (proto && e.items() != null) {
+                return m.proto().getParserForType().parseFrom(slice(e.items()));
             }
-            return Wire.JSON.readValue(new ByteBufferBackedInputStream(file.slice(e.jsonAt(), e.jsonLen())), m.pojo());
+            if (proto) {
+                return unwrap(Payload.parseFrom(slice(e.payload())), m);
+            }
+            return m.readJson(new ByteBufferBackedInputStream(slice(e.json())));
         } catch (IOException ex) {
             throw HopError.internal("reading the seeded " + m.name() + "×" + count + " from " + path + ": " + ex.getMessage());
         }
     }
 
     int size() { return byKey.size(); }
+
+    private ByteBuffer slice(int[] at) { return file.slice(at[0], at[1]); }
 
     private static Message unwrap(Payload p, Model m) {
         FieldDescriptor fd = Payload.getDescriptor().findFieldByNumber(m.payloadField());

@@ -11,12 +11,14 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.zip.GZIPInputStream;
 import java.util.zip.GZIPOutputStream;
 
 /**
  * A call's encoding (the Go side's codec.Compressed): JSON through Jackson
- * on the plain classes of Models (the thesis's way), or Protobuf through
+ * on the plain classes of Models (the thesis's way; a user's message in
+ * the proto JSON mapping through JsonFormat), or Protobuf through
  * protobuf-java, each optionally gzipped, with the node's body limit held
  * after decompression too.
  */
@@ -62,7 +64,7 @@ record Wire(boolean proto, boolean gzip, long maxBytes) {
     Object decode(Model m, byte[] body) {
         byte[] raw = gzip ? gunzip(body) : body;
         try {
-            return proto ? m.proto().getParserForType().parseFrom(raw) : JSON.readValue(raw, m.pojo());
+            return proto ? m.proto().getParserForType().parseFrom(raw) : m.readJson(new ByteArrayInputStream(raw));
         } catch (IOException e) { // protobuf's InvalidProtocolBufferException too
             throw HopError.badRequest("decoding the " + m.name() + " body as " + name() + ": " + e.getMessage());
         }
@@ -81,7 +83,11 @@ record Wire(boolean proto, boolean gzip, long maxBytes) {
     byte[] encode(Object msg) {
         byte[] raw;
         try {
-            raw = msg instanceof Message pm ? pm.toByteArray() : JSON.writeValueAsBytes(msg);
+            if (msg instanceof Message pm) { // a user's list is a Message in JSON too
+                raw = proto ? pm.toByteArray() : UserMessage.JSON_OUT.print(pm).getBytes(StandardCharsets.UTF_8);
+            } else {
+                raw = JSON.writeValueAsBytes(msg);
+            }
         } catch (IOException e) {
             throw HopError.internal("encoding the reply as " + name() + ": " + e.getMessage());
         }

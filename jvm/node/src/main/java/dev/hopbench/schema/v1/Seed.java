@@ -24,6 +24,7 @@ private static final long serialVersionUID = 0L;
   private Seed() {
     model_ = "";
     json_ = com.google.protobuf.ByteString.EMPTY;
+    items_ = com.google.protobuf.ByteString.EMPTY;
   }
 
   @java.lang.Override
@@ -154,6 +155,23 @@ private static final long serialVersionUID = 0L;
     return json_;
   }
 
+  public static final int ITEMS_FIELD_NUMBER = 6;
+  private com.google.protobuf.ByteString items_ = com.google.protobuf.ByteString.EMPTY;
+  /**
+   * <pre>
+   * items is the list of a user's message (hopbench.user.NameList, from
+   * the node's --descriptors) as Protobuf, which Payload has no field for;
+   * payload is then unset.
+   * </pre>
+   *
+   * <code>bytes items = 6;</code>
+   * @return The items.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString getItems() {
+    return items_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -183,6 +201,9 @@ private static final long serialVersionUID = 0L;
     if (!json_.isEmpty()) {
       output.writeBytes(5, json_);
     }
+    if (!items_.isEmpty()) {
+      output.writeBytes(6, items_);
+    }
     getUnknownFields().writeTo(output);
   }
 
@@ -210,6 +231,10 @@ private static final long serialVersionUID = 0L;
     if (!json_.isEmpty()) {
       size += com.google.protobuf.CodedOutputStream
         .computeBytesSize(5, json_);
+    }
+    if (!items_.isEmpty()) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeBytesSize(6, items_);
     }
     size += getUnknownFields().getSerializedSize();
     memoizedSize = size;
@@ -239,6 +264,8 @@ private static final long serialVersionUID = 0L;
     }
     if (!getJson()
         .equals(other.getJson())) return false;
+    if (!getItems()
+        .equals(other.getItems())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -264,6 +291,8 @@ private static final long serialVersionUID = 0L;
     }
     hash = (37 * hash) + JSON_FIELD_NUMBER;
     hash = (53 * hash) + getJson().hashCode();
+    hash = (37 * hash) + ITEMS_FIELD_NUMBER;
+    hash = (53 * hash) + getItems().hashCode();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -408,6 +437,7 @@ private static final long serialVersionUID = 0L;
         payloadBuilder_ = null;
       }
       json_ = com.google.protobuf.ByteString.EMPTY;
+      items_ = com.google.protobuf.ByteString.EMPTY;
       return this;
     }
 
@@ -457,6 +487,9 @@ private static final long serialVersionUID = 0L;
       }
       if (((from_bitField0_ & 0x00000010) != 0)) {
         result.json_ = json_;
+      }
+      if (((from_bitField0_ & 0x00000020) != 0)) {
+        result.items_ = items_;
       }
     }
 
@@ -521,6 +554,9 @@ private static final long serialVersionUID = 0L;
       if (other.getJson() != com.google.protobuf.ByteString.EMPTY) {
         setJson(other.getJson());
       }
+      if (other.getItems() != com.google.protobuf.ByteString.EMPTY) {
+        setItems(other.getItems());
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -574,6 +610,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000010;
               break;
             } // case 42
+            case 50: {
+              items_ = input.readBytes();
+              bitField0_ |= 0x00000020;
+              break;
+            } // case 50
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -889,6 +930,56 @@ private static final long serialVersionUID = 0L;
     public Builder clearJson() {
       bitField0_ = (bitField0_ & ~0x00000010);
       json_ = getDefaultInstance().getJson();
+      onChanged();
+      return this;
+    }
+
+    private com.google.protobuf.ByteString items_ = com.google.protobuf.ByteString.EMPTY;
+    /**
+     * <pre>
+     * items is the list of a user's message (hopbench.user.NameList, from
+     * the node's --descriptors) as Protobuf, which Payload has no field for;
+     * payload is then unset.
+     * </pre>
+     *
+     * <code>bytes items = 6;</code>
+     * @return The items.
+     */
+    @java.lang.Override
+    public com.google.protobuf.ByteString getItems() {
+      return items_;
+    }
+    /**
+     * <pre>
+     * items is the list of a user's message (hopbench.user.NameList, from
+     * the node's --descriptors) as Protobuf, which Payload has no field for;
+     * payload is then unset.
+     * </pre>
+     *
+     * <code>bytes items = 6;</code>
+     * @param value The items to set.
+     * @return This builder for chaining.
+     */
+    public Builder setItems(com.google.protobuf.ByteString value) {
+      if (value == null) { throw new NullPointerException(); }
+      items_ = value;
+      bitField0_ |= 0x00000020;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * items is the list of a user's message (hopbench.user.NameList, from
+     * the node's --descriptors) as Protobuf, which Payload has no field for;
+     * payload is then unset.
+     * </pre>
+     *
+     * <code>bytes items = 6;</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearItems() {
+      bitField0_ = (bitField0_ & ~0x00000020);
+      items_ = getDefaultInstance().getItems();
       onChanged();
       return this;
     }

@@ -56,4 +56,16 @@ public interface SeedOrBuilder extends
    * @return The json.
    */
   com.google.protobuf.ByteString getJson();
+
+  /**
+   * <pre>
+   * items is the list of a user's message (hopbench.user.NameList, from
+   * the node's --descriptors) as Protobuf, which Payload has no field for;
+   * payload is then unset.
+   * </pre>
+   *
+   * <code>bytes items = 6;</code>
+   * @return The items.
+   */
+  com.google.protobuf.ByteString getItems();
 }

@@ -29,12 +29,13 @@ public final class SeedsProto {
   static {
     java.lang.String[] descriptorData = {
       "\n\027hopbench/v1/seeds.proto\022\013hopbench.v1\032\031" +
-      "hopbench/v1/service.proto\"g\n\004Seed\022\r\n\005mod" +
+      "hopbench/v1/service.proto\"v\n\004Seed\022\r\n\005mod" +
       "el\030\001 \001(\t\022\r\n\005count\030\002 \001(\003\022\014\n\004seed\030\003 \001(\004\022%\n" +
       "\007payload\030\004 \001(\0132\024.hopbench.v1.Payload\022\014\n\004" +
-      "json\030\005 \001(\014Bb\n\026dev.hopbench.schema.v1B\nSe" +
-      "edsProtoP\001Z:github.com/hopbench/hopbench" +
-      "/schema/hopbench/v1;hopbenchv1b\006proto3"
+      "json\030\005 \001(\014\022\r\n\005items\030\006 \001(\014Bb\n\026dev.hopbenc" +
+      "h.schema.v1B\nSeedsProtoP\001Z:github.com/ho" +
+      "pbench/hopbench/schema/hopbench/v1;hopbe" +
+      "nchv1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -46,7 +47,7 @@ public final class SeedsProto {
     internal_static_hopbench_v1_Seed_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_hopbench_v1_Seed_descriptor,
-        new java.lang.String[] { "Model", "Count", "Seed", "Payload", "Json", });
+        new java.lang.String[] { "Model", "Count", "Seed", "Payload", "Json", "Items", });
     dev.hopbench.schema.v1.ServiceProto.getDescriptor();
   }
 
