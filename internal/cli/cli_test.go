@@ -155,7 +155,6 @@ func TestBadInputIsAUsageErrorNamingTheFix(t *testing.T) {
 		{[]string{"codec", "--message", "shop.Order"}, "go with --proto FILE"},
 		{[]string{"codec", "--proto", ordersProto, "--proto-path", ordersPath, "--message", "shop.Ordr"}, `no message "shop.Ordr"`},
 		{[]string{"codec", "--proto", ordersProto, "--proto-path", ordersPath, "--message", "shop.Order", "--codec", "json-fast"}, "codec json-fast cannot carry shop.Order"},
-		{[]string{"codec", "--proto", ordersProto, "--proto-path", ordersPath, "--message", "shop.Order", "--runtime", "jvm"}, "--runtime jvm times the built-in models only"},
 	} {
 		_, _, err := run(t, c.args...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

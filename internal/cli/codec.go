@@ -212,9 +212,6 @@ func useProto(cmd *cobra.Command, f *codecFlags) error {
 	if m == nil || err != nil {
 		return err
 	}
-	if f.runtime == jvm.JVM {
-		return usageError{errors.New("--runtime jvm times the built-in models only; measure your message with --runtime go")}
-	}
 	if cmd.Flags().Changed("model") {
 		f.models = append(f.models, m.Name)
 	} else {

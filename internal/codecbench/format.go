@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"text/tabwriter"
+
+	"github.com/hopbench/hopbench/internal/payload"
 )
 
 // Record is one result as written by --format json and csv: flat, with
@@ -172,14 +174,22 @@ func tableRows(results []Result) (header []string, rows [][]string) {
 
 // codecCell names the codec, and the runtime's library where not Go.
 func codecCell(r Result) string {
-	if lib := jvmLibrary[r.Codec]; r.Runtime == "jvm" && lib != "" {
+	libs := jvmLibrary
+	if !slices.Contains(payload.Names(), r.Model) {
+		libs = jvmUserLibrary
+	}
+	if lib := libs[r.Codec]; r.Runtime == "jvm" && lib != "" {
 		return r.Codec + " (" + lib + ")"
 	}
 	return r.Codec
 }
 
-// jvmLibrary is the library the JVM's timings of a codec are of.
-var jvmLibrary = map[string]string{"json": "Jackson", "proto": "protobuf-java", "proto+convert": "protobuf-java with Ensor's conversion"}
+// jvmLibrary is the library the JVM's timings of a codec are of, and
+// jvmUserLibrary of a user's message's (built from its descriptors).
+var (
+	jvmLibrary     = map[string]string{"json": "Jackson", "proto": "protobuf-java", "proto+convert": "protobuf-java with Ensor's conversion"}
+	jvmUserLibrary = map[string]string{"json": "JsonFormat", "proto": "protobuf-java DynamicMessage"}
+)
 
 // allocCell is allocations per marshal/unmarshal, or, where only their
 // bytes were measured (the JVM), those.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/hopbench/hopbench/internal/codecbench"
 	"github.com/hopbench/hopbench/internal/results"
+	"github.com/hopbench/hopbench/internal/userschema"
 )
 
 // JMHVersion is the JMH the JVM node is built with (jvm/node/pom.xml).
@@ -89,12 +90,16 @@ func TimeCodecs(ctx context.Context, cases []codecbench.Case, o CodecOptions, pr
 	sizes := map[Get]map[string]int{}
 	for _, c := range cases {
 		g := Get{Model: c.Model, Count: c.Count}
+		desc, err := descriptorsOf(dir, c.Model)
+		if err != nil {
+			return out, err
+		}
 		if sizes[g] == nil {
-			if sizes[g], err = encodedSizes(ctx, cp, seeds, g); err != nil {
+			if sizes[g], err = encodedSizes(ctx, cp, seeds, desc, g); err != nil {
 				return out, err
 			}
 		}
-		r, err := runJMH(ctx, cp, seeds, dir, c, o)
+		r, err := runJMH(ctx, cp, seeds, desc, dir, c, o)
 		if err != nil {
 			return out, err
 		}
@@ -114,8 +119,22 @@ func classpath(jar string) string {
 	return strings.Join([]string{filepath.Join(app, "app", "*"), filepath.Join(app, "lib", "main", "*"), filepath.Join(app, "lib", "boot", "*")}, string(os.PathListSeparator))
 }
 
-func encodedSizes(ctx context.Context, cp, seeds string, g Get) (map[string]int, error) {
-	out, err := javaOutput(ctx, "-cp", cp, "dev.hopbench.node.CodecBench", seeds, g.Model, strconv.Itoa(g.Count))
+// descriptorsOf writes into dir, once, the descriptor set of model when it
+// is a user's message (userschema.Use); "" for a built-in model.
+func descriptorsOf(dir, model string) (string, error) {
+	p, ok := userschema.Used(model)
+	if !ok {
+		return "", nil
+	}
+	path := filepath.Join(dir, model+".descriptors")
+	if _, err := os.Stat(path); err == nil {
+		return path, nil
+	}
+	return path, WriteDescriptors(path, p)
+}
+
+func encodedSizes(ctx context.Context, cp, seeds, desc string, g Get) (map[string]int, error) {
+	out, err := javaOutput(ctx, "-cp", cp, "dev.hopbench.node.CodecBench", seeds, desc, g.Model, strconv.Itoa(g.Count))
 	if err != nil {
 		return nil, err
 	}
@@ -126,15 +145,19 @@ func encodedSizes(ctx context.Context, cp, seeds string, g Get) (map[string]int,
 	return map[string]int{"json": s.JSON, "proto": s.Proto}, nil
 }
 
-func runJMH(ctx context.Context, cp, seeds, dir string, c codecbench.Case, o CodecOptions) (codecbench.Result, error) {
+func runJMH(ctx context.Context, cp, seeds, desc, dir string, c codecbench.Case, o CodecOptions) (codecbench.Result, error) {
 	file := filepath.Join(dir, "jmh.json")
 	pair := benchmarks[c.Codec]
 	it := fmt.Sprintf("%dms", o.Iteration.Milliseconds())
+	args := []string{"-cp", cp, "org.openjdk.jmh.Main", `dev\.hopbench\.node\.CodecBench\.(` + pair[0] + "|" + pair[1] + `)$`,
+		"-p", "model=" + c.Model, "-p", "count=" + strconv.Itoa(c.Count), "-p", "seeds=" + seeds,
+		"-f", strconv.Itoa(o.Forks), "-wi", strconv.Itoa(o.WarmupIterations), "-w", it, "-i", strconv.Itoa(o.Iterations), "-r", it,
+		"-prof", "gc", "-rf", "json", "-rff", file}
+	if desc != "" { // a user's message, built in each fork from its descriptor set
+		args = append(args, "-p", "descriptors="+desc)
+	}
 	err := waitingForJMHLock(ctx, func() error {
-		_, err := javaOutput(ctx, "-cp", cp, "org.openjdk.jmh.Main", `dev\.hopbench\.node\.CodecBench\.(`+pair[0]+"|"+pair[1]+`)$`,
-			"-p", "model="+c.Model, "-p", "count="+strconv.Itoa(c.Count), "-p", "seeds="+seeds,
-			"-f", strconv.Itoa(o.Forks), "-wi", strconv.Itoa(o.WarmupIterations), "-w", it, "-i", strconv.Itoa(o.Iterations), "-r", it,
-			"-prof", "gc", "-rf", "json", "-rff", file)
+		_, err := javaOutput(ctx, args...)
 		return err
 	})
 	if err != nil {

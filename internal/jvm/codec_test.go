@@ -5,10 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/hopbench/hopbench/internal/userschema"
 )
 
 // JMH's results (testdata/jmh.json, as JMH 1.37 wrote them with -prof gc)
@@ -64,6 +69,41 @@ func TestTheJVMsCodecsAreTimedWithJMH(t *testing.T) {
 	}
 	if rs[0].Bytes <= rs[1].Bytes {
 		t.Errorf("recipe×1: JSON %d bytes, Protobuf %d: want JSON larger", rs[0].Bytes, rs[1].Bytes)
+	}
+}
+
+// A user's message is timed on the JVM too, built in each fork from its
+// descriptor set: JsonFormat and protobuf-java's DynamicMessage, the
+// Protobuf bytes those of Go's encoding of the same message.
+func TestTheJVMTimesAUsersMessage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs JMH")
+	}
+	if _, err := Jar(); err != nil {
+		if os.Getenv("HOPBENCH_REQUIRE_JVM") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	dir := filepath.Join("..", "..", "examples", "proto")
+	m, err := userschema.Use(context.Background(), userschema.Source{Files: []string{filepath.Join(dir, "shop", "orders.proto")}, ImportPaths: []string{dir}, Message: "shop.Order"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := CodecOptions{Forks: 1, WarmupIterations: 1, Iterations: 2, Iteration: 100 * time.Millisecond, Seed: 1}
+	rs, err := TimeCodecs(context.Background(), Cases([]Get{{Model: m.Name, Count: 3}}, CodecCodecs), o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, _ := m.Message(3, 1)
+	want := proto.Size(msg)
+	if len(rs) != 2 || rs[0].Codec != "json" || rs[1].Codec != "proto" || rs[1].Bytes != want || rs[0].Bytes <= want {
+		t.Fatalf("%+v: want json and proto timed, proto's %d bytes as Go's, JSON's more", rs, want)
+	}
+	for _, r := range rs {
+		if r.Marshal.MedianNs <= 0 || r.Unmarshal.MedianNs <= 0 || r.Marshal.Samples != 2 {
+			t.Errorf("%+v", r)
+		}
 	}
 }
 

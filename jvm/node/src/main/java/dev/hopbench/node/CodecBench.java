@@ -17,9 +17,11 @@ import java.util.concurrent.TimeUnit;
  * Jackson and protobuf-java marshal and unmarshal, timed with JMH on the
  * messages hopbench generated (a seeds file), as the node uses them: JSON
  * through the node's ObjectMapper on the plain classes, Protobuf through
- * the generated classes. hopbench codec --runtime jvm runs it. The
- * protoConvert pair is Ensor's: the domain object converted to or from the
- * Protobuf message as part of the operation (recipe only).
+ * the generated classes; a user's message (descriptors, the set hopbench
+ * wrote) as a DynamicMessage, its JSON through JsonFormat. hopbench codec
+ * --runtime jvm runs it. The protoConvert pair is Ensor's: the domain
+ * object converted to or from the Protobuf message as part of the
+ * operation (recipe only).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -31,6 +33,9 @@ public class CodecBench {
     public long count;
     @Param({""})
     public String seeds;
+    /** descriptors is the descriptor set of a user's message model names ("": a built-in model). */
+    @Param({""})
+    public String descriptors;
 
     private Object pojo;
     private Message proto;
@@ -39,19 +44,22 @@ public class CodecBench {
 
     @Setup
     public void setup() throws IOException {
+        if (!descriptors.isEmpty()) {
+            UserMessage.use(descriptors, model);
+        }
         Seeds s = Seeds.read(seeds);
         m = Model.lookup(model);
         pojo = s.reply(m, count, false);
         proto = (Message) s.reply(m, count, true);
-        json = Wire.JSON.writeValueAsBytes(pojo);
+        json = Model.writeJson(pojo);
         protoBytes = proto.toByteArray();
     }
 
     @Benchmark
-    public byte[] jsonMarshal() throws IOException { return Wire.JSON.writeValueAsBytes(pojo); }
+    public byte[] jsonMarshal() throws IOException { return Model.writeJson(pojo); }
 
     @Benchmark
-    public Object jsonUnmarshal() throws IOException { return Wire.JSON.readValue(json, m.pojo()); }
+    public Object jsonUnmarshal() throws IOException { return m.readJson(json); }
 
     @Benchmark
     public byte[] protoMarshal() { return proto.toByteArray(); }
@@ -69,13 +77,20 @@ public class CodecBench {
         return m.name().equals("recipe") ? Convert.fromProto(dev.hopbench.schema.v1.RecipeList.parseFrom(protoBytes)) : null;
     }
 
-    /** Sizes prints, for each model and count given, the bytes of its JSON and Protobuf encodings here. */
+    /**
+     * Sizes prints, for each model and count given after the seeds file and
+     * the descriptor set of a user's message ("" for none), the bytes of its
+     * JSON and Protobuf encodings here.
+     */
     public static void main(String... args) throws IOException {
+        if (!args[1].isEmpty()) {
+            UserMessage.use(args[1], args[2]);
+        }
         Seeds s = Seeds.read(args[0]);
-        for (int i = 1; i + 1 < args.length; i += 2) {
+        for (int i = 2; i + 1 < args.length; i += 2) {
             Model m = Model.lookup(args[i]);
             long n = Long.parseLong(args[i + 1]);
-            byte[] j = Wire.JSON.writeValueAsBytes(s.reply(m, n, false));
+            byte[] j = Model.writeJson(s.reply(m, n, false));
             byte[] p = ((Message) s.reply(m, n, true)).toByteArray();
             System.out.println("{\"model\":\"" + m.name() + "\",\"count\":" + n + ",\"json\":" + j.length + ",\"proto\":" + p.length + "}");
         }

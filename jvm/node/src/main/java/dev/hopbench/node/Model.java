@@ -67,6 +67,19 @@ record Model(String name, Class<?> pojo, Message proto, int payloadField,
         return m;
     }
 
+    /** readJson reads a JSON body from bytes, as readJson does from a stream. */
+    Object readJson(byte[] b) throws java.io.IOException {
+        return pojo != null ? Wire.JSON.readValue(b, pojo) : readJson(new java.io.ByteArrayInputStream(b));
+    }
+
+    /** writeJson writes a JSON body: Jackson on the plain class, or a user's list in the proto JSON mapping. */
+    static byte[] writeJson(Object msg) throws java.io.IOException {
+        if (msg instanceof Message m) {
+            return UserMessage.JSON_OUT.print(m).getBytes(StandardCharsets.UTF_8);
+        }
+        return Wire.JSON.writeValueAsBytes(msg);
+    }
+
     /** readJson reads a JSON body: Jackson on the plain class, or a user's list in the proto JSON mapping. */
     Object readJson(java.io.InputStream in) throws java.io.IOException {
         if (pojo != null) {

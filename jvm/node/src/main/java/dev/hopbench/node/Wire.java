@@ -11,7 +11,6 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.zip.GZIPInputStream;
 import java.util.zip.GZIPOutputStream;
 
@@ -64,7 +63,7 @@ record Wire(boolean proto, boolean gzip, long maxBytes) {
     Object decode(Model m, byte[] body) {
         byte[] raw = gzip ? gunzip(body) : body;
         try {
-            return proto ? m.proto().getParserForType().parseFrom(raw) : m.readJson(new ByteArrayInputStream(raw));
+            return proto ? m.proto().getParserForType().parseFrom(raw) : m.readJson(raw);
         } catch (IOException e) { // protobuf's InvalidProtocolBufferException too
             throw HopError.badRequest("decoding the " + m.name() + " body as " + name() + ": " + e.getMessage());
         }
@@ -83,11 +82,7 @@ record Wire(boolean proto, boolean gzip, long maxBytes) {
     byte[] encode(Object msg) {
         byte[] raw;
         try {
-            if (msg instanceof Message pm) { // a user's list is a Message in JSON too
-                raw = proto ? pm.toByteArray() : UserMessage.JSON_OUT.print(pm).getBytes(StandardCharsets.UTF_8);
-            } else {
-                raw = JSON.writeValueAsBytes(msg);
-            }
+            raw = proto ? ((Message) msg).toByteArray() : Model.writeJson(msg);
         } catch (IOException e) {
             throw HopError.internal("encoding the reply as " + name() + ": " + e.getMessage());
         }
