@@ -20,6 +20,7 @@ import (
 	"github.com/hopbench/hopbench/internal/node"
 	"github.com/hopbench/hopbench/internal/transport"
 	_ "github.com/hopbench/hopbench/internal/transport/all"
+	"github.com/hopbench/hopbench/internal/userschema"
 	agentv1 "github.com/hopbench/hopbench/schema/hopbench/agent/v1"
 )
 
@@ -277,5 +278,46 @@ func TestSplitRefusesWhatCannotBeShared(t *testing.T) {
 	cfgs, err := agent.Split(load.Config{Kind: load.Rate, Rate: 300, Duration: time.Second}, 3)
 	if err != nil || cfgs[2].Rate != 100 {
 		t.Errorf("a rate of 300 in 3: %v %v", cfgs, err)
+	}
+}
+
+// A session brings its users' messages whole: one that does not compile
+// on the host is refused as the session opens, naming the host, the
+// message and the place; a node asked to serve a message the session did
+// not bring is refused, naming it.
+func TestASessionBringsItsUsersMessages(t *testing.T) {
+	auth := agent.Auth{Token: strings.Repeat("t", agent.MinTokenBytes)}
+	addr, s := serve(t, "h", auth)
+	s.BrokerDir = t.TempDir()
+	bad := userschema.Bundle{Files: map[string][]byte{"m.proto": []byte("syntax = \"proto3\";\nmessage M { int32 a = 1 }\n")}, Names: []string{"m.proto"}, Message: "M"}
+	if _, err := agent.Dial(context.Background(), "h", addr, auth, bad); err == nil || !strings.Contains(err.Error(), "host h: M:") || !strings.Contains(err.Error(), "m.proto:2:") {
+		t.Errorf("a message with a syntax error: %v, want it refused naming the host, message and place", err)
+	}
+	dir := filepath.Join("..", "..", "examples", "proto")
+	p, err := userschema.Load(context.Background(), userschema.Source{Files: []string{filepath.Join(dir, "shop", "orders.proto")}, ImportPaths: []string{dir}, Message: "shop.Order"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, err := p.Bundle()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := agent.Dial(context.Background(), "h", addr, auth, good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if unpacked, _ := filepath.Glob(filepath.Join(s.BrokerDir, "messages-*", "0", "proto", "shop", "orders.proto")); len(unpacked) != 1 {
+		t.Errorf("the session's copy of orders.proto: %v", unpacked)
+	}
+	if _, err := c.StartNode(context.Background(), agent.NodeSpec{Message: "shop.Ordr"}); err == nil || !strings.Contains(err.Error(), "shop.Ordr, which the session did not bring") {
+		t.Errorf("a node of a message the session lacks: %v", err)
+	}
+	c.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for left, _ := filepath.Glob(filepath.Join(s.BrokerDir, "messages-*")); len(left) > 0; left, _ = filepath.Glob(filepath.Join(s.BrokerDir, "messages-*")) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the session ended and left %v", left)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/hopbench/hopbench/internal/load"
+	"github.com/hopbench/hopbench/internal/userschema"
 	agentv1 "github.com/hopbench/hopbench/schema/hopbench/agent/v1"
 )
 
@@ -40,11 +41,16 @@ type Client struct {
 const HoldTimeout = 10 * time.Second
 
 // Dial connects to the agent at addr, authenticating as auth says, and
-// holds a session on it.
-func Dial(ctx context.Context, name, addr string, auth Auth) (*Client, error) {
+// holds a session on it that brings messages, the users' messages its
+// nodes and load shares carry.
+func Dial(ctx context.Context, name, addr string, auth Auth, messages ...userschema.Bundle) (*Client, error) {
 	opts, err := auth.DialOptions()
 	if err != nil {
 		return nil, err
+	}
+	msgs, err := messagesOf(messages)
+	if err != nil {
+		return nil, fmt.Errorf("host %s: %w", name, err)
 	}
 	conn, err := grpc.NewClient(addr, opts...)
 	if err != nil {
@@ -53,7 +59,7 @@ func Dial(ctx context.Context, name, addr string, auth Auth) (*Client, error) {
 	id := make([]byte, 8)
 	rand.Read(id)
 	c := &Client{Name: name, Addr: addr, api: agentv1.NewAgentClient(conn), conn: conn, session: hex.EncodeToString(id), nodes: map[string]*Node{}}
-	if err := c.hold(ctx); err != nil {
+	if err := c.hold(ctx, msgs); err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("host %s: agent %s: %w", name, addr, explain(err))
 	}
@@ -61,9 +67,9 @@ func Dial(ctx context.Context, name, addr string, auth Auth) (*Client, error) {
 }
 
 // hold opens the session and reads its events until it ends.
-func (c *Client) hold(ctx context.Context) error {
+func (c *Client) hold(ctx context.Context, msgs []*agentv1.UserMessage) error {
 	holdCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	stream, err := c.api.Hold(holdCtx, &agentv1.HoldRequest{Session: c.session})
+	stream, err := c.api.Hold(holdCtx, &agentv1.HoldRequest{Session: c.session, Messages: msgs}, grpc.MaxCallSendMsgSize(maxHoldBytes))
 	if err != nil {
 		stop()
 		return err

@@ -16,6 +16,9 @@ type NodeSpec struct {
 	Listen     string
 	Downstream []string
 	Args, Env  []string
+	// Message is the user's message (one the session brought, by its full
+	// name) the node serves; "" for none.
+	Message string
 }
 
 // Node is a node an agent runs on its host, as a run sees it.
@@ -37,7 +40,7 @@ type Node struct {
 // time leaves out the call's own round trip.
 func (c *Client) StartNode(ctx context.Context, s NodeSpec) (*Node, error) {
 	r, err := c.api.StartNode(ctx, &agentv1.StartNodeRequest{Session: c.session, Index: int32(s.Index), Listen: s.Listen,
-		Downstream: s.Downstream, Args: s.Args, Env: s.Env})
+		Downstream: s.Downstream, Args: s.Args, Env: s.Env, Message: s.Message})
 	if err != nil {
 		return nil, fmt.Errorf("host %s: %w", c.Name, explain(err))
 	}

@@ -29,8 +29,12 @@ func (s *Server) StartNode(ctx context.Context, req *agentv1.StartNodeRequest) (
 	if err != nil {
 		return nil, status.Error(codes.Internal, err.Error())
 	}
+	args, err := ss.nodeArgs(req.Args, req.Message)
+	if err != nil {
+		return nil, err
+	}
 	start := topology.Processes(topology.ProcessConfig{
-		Bin: bin, Node: func(int) nodeapi.Config { return nodeapi.Config{Listen: req.Listen, Extra: req.Args} },
+		Bin: bin, Node: func(int) nodeapi.Config { return nodeapi.Config{Listen: req.Listen, Extra: args} },
 		Host: func(int) ([]string, string) { return nil, s.Advertise },
 		Env:  req.Env, Stderr: s.logOrDiscard(),
 	})

@@ -23,7 +23,8 @@ func Serve(ctx context.Context, s *Server, l net.Listener, auth Auth) error {
 	// A coordinator that vanishes without closing its connection (a cut
 	// network) is found out by pings within about 30 s, and its session
 	// ended, so that nothing it started outlives it for long.
-	opts = append(opts, grpc.KeepaliveParams(keepalive.ServerParameters{Time: 15 * time.Second, Timeout: 15 * time.Second}))
+	opts = append(opts, grpc.KeepaliveParams(keepalive.ServerParameters{Time: 15 * time.Second, Timeout: 15 * time.Second}),
+		grpc.MaxRecvMsgSize(maxHoldBytes)) // a session brings its users' messages whole
 	gs := grpc.NewServer(opts...)
 	agentv1.RegisterAgentServer(gs, s)
 	served := make(chan error, 1)

@@ -18,6 +18,7 @@ import (
 	"github.com/hopbench/hopbench/internal/broker"
 	"github.com/hopbench/hopbench/internal/environment"
 	"github.com/hopbench/hopbench/internal/topology"
+	"github.com/hopbench/hopbench/internal/userschema"
 	agentv1 "github.com/hopbench/hopbench/schema/hopbench/agent/v1"
 )
 
@@ -60,6 +61,10 @@ type session struct {
 	brokers []*broker.Broker
 	next    int
 	closed  bool
+	// messages are the users' messages the session brought, unpacked
+	// under dir, by full name.
+	messages map[string]userschema.Source
+	dir      string
 }
 
 // Hold opens a session and keeps it until the coordinator ends the call;
@@ -70,6 +75,9 @@ func (s *Server) Hold(req *agentv1.HoldRequest, stream agentv1.Agent_HoldServer)
 		return err
 	}
 	defer s.end(ss)
+	if err := s.unpack(stream.Context(), ss, req.Messages); err != nil {
+		return err
+	}
 	held := &agentv1.Held{Host: s.Host, Advertise: s.Advertise, Version: environment.Version}
 	if err := stream.Send(&agentv1.Event{Event: &agentv1.Event_Held{Held: held}}); err != nil {
 		return err
@@ -127,6 +135,9 @@ func (s *Server) end(ss *session) {
 	wg.Wait()
 	for _, b := range brokers {
 		b.Close()
+	}
+	if ss.dir != "" {
+		os.RemoveAll(ss.dir)
 	}
 }
 

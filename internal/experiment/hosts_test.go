@@ -178,3 +178,34 @@ warmup: 500ms
 		}
 	}
 }
+
+// Your own message runs on hosts of their own: the run ships its .proto
+// files and fill to each host's agent, which unpacks them for the session
+// and hands its nodes (Go and JVM) and load shares its own copy; a chain
+// across two hosts serves every operation with no error.
+func TestAUsersMessageRunsOnHosts(t *testing.T) {
+	bin := hopbenchBin(t)
+	hostsUp(t, bin)
+	runtimes := "[go]"
+	if _, err := jvm.Jar(); err == nil {
+		runtimes = "[go, jvm]"
+	} else if os.Getenv("HOPBENCH_REQUIRE_JVM") != "" {
+		t.Fatal(err)
+	}
+	recs := runSpec(t, &Runner{Bin: bin, Dir: t.TempDir()}, "hosts: [{name: a}, {name: b}, {name: c}]\nplacement: {generator: a, nodes: [b, c]}\n"+
+		"runtimes: "+runtimes+"\nstacks: [rest+proto, grpc]\ntopologies: [\"chain:2\"]\nops: [get, echo]\n"+ordersPayload+
+		"loads: [{closed: {clients: 2}}]\nduration: 1s\nwarmup: 300ms\n")
+	for _, r := range recs {
+		if r.Outcome != "ok" || r.Errors != 0 || r.Requests == 0 || r.Model != "shop.Order" {
+			t.Errorf("%s: %s (%s), %d requests of %s, %d errors", r.Case, r.Outcome, r.Reason, r.Requests, r.Model, r.Errors)
+		}
+		for i, n := range r.Nodes {
+			if want := []string{"b", "c"}[i]; n.Host != want {
+				t.Errorf("%s: node %d on %q, want on %s", r.Case, i, n.Host, want)
+			}
+		}
+	}
+	if want := 4*strings.Count(runtimes, ",") + 4; len(recs) != want {
+		t.Errorf("%d records, want %d", len(recs), want)
+	}
+}

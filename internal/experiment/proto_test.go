@@ -52,6 +52,9 @@ func TestAUsersMessageTravelsAChainOnEveryStackThatCarriesIt(t *testing.T) {
 func TestAProtoPayloadIsRefusedWhereItCannotGoYet(t *testing.T) {
 	for _, c := range []struct{ spec, want string }{
 		{"stacks: [rest+json-fast]\n", "json-fast encodes Go structs generated at build time"},
+		{"stacks: [rest]\nhosts: [{name: a, agent: \"10.0.0.5:7070\"}]\nschemas: [\"v2,v1\"]\n" +
+			strings.Replace(ordersPayload, "    counts:", "    proto_v2: {files: [../../examples/proto-v2/shop/orders.proto], import_paths: [../../examples/proto-v2]}\n    counts:", 1),
+			"hosts of their own do not take your message's version 2 yet"},
 		{"stacks: [rest]\n" + strings.Replace(ordersPayload, "message: shop.Order", "message: shop.Ordr", 1), `no message "shop.Ordr"`},
 		{"stacks: [rest]\n" + strings.Replace(ordersPayload, "counts: [5]", "counts: [5000000]", 1), "over the 67108864 bytes a body may have"},
 	} {

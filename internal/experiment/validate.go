@@ -573,7 +573,8 @@ func CarriesProto(stack string, model payload.Model) error {
 }
 
 // validateProtoCarriers refuses what does not carry a user's message yet:
-// json-fast stacks, hosts of their own, schema trials without version 2.
+// json-fast stacks, version 2 on hosts of their own, schema trials without
+// version 2.
 func (s *Spec) validateProtoCarriers(bad func(string, string, ...any), at string, m payload.Model, hasV2 bool) {
 	for _, name := range s.Stacks {
 		if err := CarriesProto(name, m); err != nil {
@@ -581,8 +582,8 @@ func (s *Spec) validateProtoCarriers(bad func(string, string, ...any), at string
 		}
 	}
 	switch {
-	case len(s.Hosts) > 0:
-		bad(at+".proto", "hosts of their own do not take your own messages yet: run them on this machine")
+	case len(s.Hosts) > 0 && hasV2:
+		bad(at+".proto_v2", "hosts of their own do not take your message's version 2 yet: try the change on this machine")
 	case len(s.Schemas) > 0 && !hasV2:
 		bad(at+".proto_v2", "schemas try a change between two versions: give your message's version 2 (proto_v2: {files, import_paths}), or leave schemas out")
 	}

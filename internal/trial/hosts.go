@@ -14,6 +14,7 @@ import (
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/results"
 	"github.com/hopbench/hopbench/internal/stats"
+	"github.com/hopbench/hopbench/internal/userschema"
 	"github.com/hopbench/hopbench/internal/wire"
 	agentv1 "github.com/hopbench/hopbench/schema/hopbench/agent/v1"
 )
@@ -22,9 +23,10 @@ import (
 type agents map[string]*agent.Client
 
 // dialHosts holds a session on each host's agent, authenticating with
-// auth; hosts named without an agent address are those hopbench hosts up
-// made, whose certificates are used when auth gives none.
-func dialHosts(ctx context.Context, specs []Host, auth agent.Auth) (agents, error) {
+// auth, that brings the users' messages the cases carry; hosts named
+// without an agent address are those hopbench hosts up made, whose
+// certificates are used when auth gives none.
+func dialHosts(ctx context.Context, specs []Host, auth agent.Auth, cases []Case) (agents, error) {
 	if len(specs) == 0 {
 		return nil, nil
 	}
@@ -32,14 +34,38 @@ func dialHosts(ctx context.Context, specs []Host, auth agent.Auth) (agents, erro
 	if err != nil {
 		return nil, err
 	}
+	messages, err := usersMessages(cases)
+	if err != nil {
+		return nil, err
+	}
 	out := agents{}
 	for _, h := range specs {
-		c, err := agent.Dial(ctx, h.Name, h.Agent, auth)
+		c, err := agent.Dial(ctx, h.Name, h.Agent, auth, messages...)
 		if err != nil {
 			out.close()
 			return nil, err
 		}
 		out[h.Name] = c
+	}
+	return out, nil
+}
+
+// usersMessages are the users' messages cases carry, each once, bundled
+// for the hosts.
+func usersMessages(cases []Case) ([]userschema.Bundle, error) {
+	var out []userschema.Bundle
+	seen := map[string]bool{}
+	for _, c := range cases {
+		p, ok := userschema.Used(c.Model)
+		if c.Proto == nil || !ok || seen[c.Model] {
+			continue
+		}
+		seen[c.Model] = true
+		b, err := p.Bundle()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
 	}
 	return out, nil
 }

@@ -68,7 +68,11 @@ func (hostNodes) start(m *measurement) topology.StartFunc {
 		cfg := m.nodeConfig(i)
 		listen := cfg.Listen
 		cfg.Listen = ""
-		return m.agents[m.c.Placement.Nodes[i]].StartNode(ctx, agent.NodeSpec{Index: i, Listen: listen, Downstream: downstream, Args: cfg.Args(), Env: nodeEnv(m.cfg.Env, m.c)})
+		var message string
+		if cfg.Proto != nil { // the host's own copy, which its session brought
+			cfg.Proto, message = nil, m.c.Model
+		}
+		return m.agents[m.c.Placement.Nodes[i]].StartNode(ctx, agent.NodeSpec{Index: i, Listen: listen, Downstream: downstream, Args: cfg.Args(), Env: nodeEnv(m.cfg.Env, m.c), Message: message})
 	}
 }
 

@@ -99,7 +99,7 @@ func NewRig(ctx context.Context, cfg RigConfig, cases []Case) (_ *Rig, err error
 	bcfg, addrs := kernelBrokers(x.lab, bcfg, cfg.BrokerAddrs)
 	x.brokers = newBrokerSet(bcfg, addrs)
 	x.brokers.onStart = cfg.OnBroker
-	if x.agents, err = dialHosts(ctx, cfg.Hosts, cfg.AgentAuth); err != nil {
+	if x.agents, err = dialHosts(ctx, cfg.Hosts, cfg.AgentAuth, cases); err != nil {
 		return nil, err
 	}
 	return x, nil

@@ -38,6 +38,10 @@ type Schema struct {
 	Files []protoreflect.FileDescriptor
 	// Registry resolves every file and type the named files reach.
 	Registry *protoregistry.Files
+	// Names are the named files as imports name them, and ImportPaths
+	// where they and their imports were found (Bundle gathers them).
+	Names       []string
+	ImportPaths []string
 }
 
 // Compile parses and links files, each found in importPaths (default: the
@@ -73,7 +77,11 @@ func Compile(ctx context.Context, files, importPaths []string) (*Schema, error) 
 	if err != nil {
 		return nil, compileError(err, paths, ctx)
 	}
-	return newSchema(linked)
+	s, err := newSchema(linked)
+	if s != nil {
+		s.Names, s.ImportPaths = names, paths
+	}
+	return s, err
 }
 
 // relativeNames are files as protocompile names them: relative to the

@@ -93,6 +93,8 @@ type Payload struct {
 	Service protoreflect.ServiceDescriptor
 	fill    Fill
 	samples []proto.Message
+	// samplesPath is the samples' file ("": none), for Bundle.
+	samplesPath string
 }
 
 // Load compiles src's files, finds its message and checks its fill or
@@ -115,6 +117,7 @@ func Load(ctx context.Context, src Source) (*Payload, error) {
 		p.fill = *src.Fill
 	}
 	if src.Samples != "" {
+		p.samplesPath = src.Samples
 		if src.Fill != nil {
 			return nil, errors.New("a payload from a .proto takes fill hints or samples, not both: samples are sent as they are")
 		}

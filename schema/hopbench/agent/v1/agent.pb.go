@@ -29,7 +29,11 @@ const (
 type HoldRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// session names what the coordinator starts; unique per coordinator.
-	Session       string `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"`
+	Session string `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"`
+	// messages are the users' messages the session's nodes and load shares
+	// carry (a spec's proto payloads), shipped whole: the agent unpacks
+	// them for the session and registers them in its process.
+	Messages      []*UserMessage `protobuf:"bytes,2,rep,name=messages,proto3" json:"messages,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -71,6 +75,96 @@ func (x *HoldRequest) GetSession() string {
 	return ""
 }
 
+func (x *HoldRequest) GetMessages() []*UserMessage {
+	if x != nil {
+		return x.Messages
+	}
+	return nil
+}
+
+// UserMessage is a user's message from its .proto files
+// (internal/userschema.Bundle).
+type UserMessage struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// files are the .proto files the message reaches, by the names they are
+	// imported by (Google's standard imports left out); names those named.
+	Files map[string][]byte `protobuf:"bytes,1,rep,name=files,proto3" json:"files,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Names []string          `protobuf:"bytes,2,rep,name=names,proto3" json:"names,omitempty"`
+	// message is its full name, e.g. shop.Order.
+	Message string `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
+	// fill is its fill hints as JSON, or samples its sample lines (the
+	// proto JSON mapping, one a line).
+	Fill          []byte `protobuf:"bytes,4,opt,name=fill,proto3" json:"fill,omitempty"`
+	Samples       []byte `protobuf:"bytes,5,opt,name=samples,proto3" json:"samples,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UserMessage) Reset() {
+	*x = UserMessage{}
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UserMessage) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UserMessage) ProtoMessage() {}
+
+func (x *UserMessage) ProtoReflect() protoreflect.Message {
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UserMessage.ProtoReflect.Descriptor instead.
+func (*UserMessage) Descriptor() ([]byte, []int) {
+	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *UserMessage) GetFiles() map[string][]byte {
+	if x != nil {
+		return x.Files
+	}
+	return nil
+}
+
+func (x *UserMessage) GetNames() []string {
+	if x != nil {
+		return x.Names
+	}
+	return nil
+}
+
+func (x *UserMessage) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *UserMessage) GetFill() []byte {
+	if x != nil {
+		return x.Fill
+	}
+	return nil
+}
+
+func (x *UserMessage) GetSamples() []byte {
+	if x != nil {
+		return x.Samples
+	}
+	return nil
+}
+
 type Event struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Types that are valid to be assigned to Event:
@@ -84,7 +178,7 @@ type Event struct {
 
 func (x *Event) Reset() {
 	*x = Event{}
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[1]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -96,7 +190,7 @@ func (x *Event) String() string {
 func (*Event) ProtoMessage() {}
 
 func (x *Event) ProtoReflect() protoreflect.Message {
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[1]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -109,7 +203,7 @@ func (x *Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Event.ProtoReflect.Descriptor instead.
 func (*Event) Descriptor() ([]byte, []int) {
-	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{1}
+	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *Event) GetEvent() isEvent_Event {
@@ -166,7 +260,7 @@ type Held struct {
 
 func (x *Held) Reset() {
 	*x = Held{}
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[2]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -178,7 +272,7 @@ func (x *Held) String() string {
 func (*Held) ProtoMessage() {}
 
 func (x *Held) ProtoReflect() protoreflect.Message {
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[2]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -191,7 +285,7 @@ func (x *Held) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Held.ProtoReflect.Descriptor instead.
 func (*Held) Descriptor() ([]byte, []int) {
-	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{2}
+	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Held) GetHost() string {
@@ -226,7 +320,7 @@ type Exited struct {
 
 func (x *Exited) Reset() {
 	*x = Exited{}
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[3]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -238,7 +332,7 @@ func (x *Exited) String() string {
 func (*Exited) ProtoMessage() {}
 
 func (x *Exited) ProtoReflect() protoreflect.Message {
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[3]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -251,7 +345,7 @@ func (x *Exited) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Exited.ProtoReflect.Descriptor instead.
 func (*Exited) Descriptor() ([]byte, []int) {
-	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{3}
+	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Exited) GetNode() string {
@@ -280,14 +374,17 @@ type StartNodeRequest struct {
 	// args are the node's flags after the addresses (--stack, --seed, ...).
 	Args []string `protobuf:"bytes,6,rep,name=args,proto3" json:"args,omitempty"`
 	// env is added to the node's environment (KEY=VALUE).
-	Env           []string `protobuf:"bytes,7,rep,name=env,proto3" json:"env,omitempty"`
+	Env []string `protobuf:"bytes,7,rep,name=env,proto3" json:"env,omitempty"`
+	// message is the user's message (of the session's) the node serves
+	// beside the built-in models, by its full name; empty for none.
+	Message       string `protobuf:"bytes,8,opt,name=message,proto3" json:"message,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *StartNodeRequest) Reset() {
 	*x = StartNodeRequest{}
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[4]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -299,7 +396,7 @@ func (x *StartNodeRequest) String() string {
 func (*StartNodeRequest) ProtoMessage() {}
 
 func (x *StartNodeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[4]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -312,7 +409,7 @@ func (x *StartNodeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartNodeRequest.ProtoReflect.Descriptor instead.
 func (*StartNodeRequest) Descriptor() ([]byte, []int) {
-	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{4}
+	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *StartNodeRequest) GetSession() string {
@@ -357,6 +454,13 @@ func (x *StartNodeRequest) GetEnv() []string {
 	return nil
 }
 
+func (x *StartNodeRequest) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
 type StartNodeReply struct {
 	state     protoimpl.MessageState `protogen:"open.v1"`
 	Node      string                 `protobuf:"bytes,1,opt,name=node,proto3" json:"node,omitempty"`
@@ -372,7 +476,7 @@ type StartNodeReply struct {
 
 func (x *StartNodeReply) Reset() {
 	*x = StartNodeReply{}
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[5]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -384,7 +488,7 @@ func (x *StartNodeReply) String() string {
 func (*StartNodeReply) ProtoMessage() {}
 
 func (x *StartNodeReply) ProtoReflect() protoreflect.Message {
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[5]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -397,7 +501,7 @@ func (x *StartNodeReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartNodeReply.ProtoReflect.Descriptor instead.
 func (*StartNodeReply) Descriptor() ([]byte, []int) {
-	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{5}
+	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *StartNodeReply) GetNode() string {
@@ -445,7 +549,7 @@ type StopNodeRequest struct {
 
 func (x *StopNodeRequest) Reset() {
 	*x = StopNodeRequest{}
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[6]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -457,7 +561,7 @@ func (x *StopNodeRequest) String() string {
 func (*StopNodeRequest) ProtoMessage() {}
 
 func (x *StopNodeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[6]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -470,7 +574,7 @@ func (x *StopNodeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopNodeRequest.ProtoReflect.Descriptor instead.
 func (*StopNodeRequest) Descriptor() ([]byte, []int) {
-	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{6}
+	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *StopNodeRequest) GetSession() string {
@@ -496,7 +600,7 @@ type StopNodeReply struct {
 
 func (x *StopNodeReply) Reset() {
 	*x = StopNodeReply{}
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[7]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -508,7 +612,7 @@ func (x *StopNodeReply) String() string {
 func (*StopNodeReply) ProtoMessage() {}
 
 func (x *StopNodeReply) ProtoReflect() protoreflect.Message {
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[7]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -521,7 +625,7 @@ func (x *StopNodeReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopNodeReply.ProtoReflect.Descriptor instead.
 func (*StopNodeReply) Descriptor() ([]byte, []int) {
-	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{7}
+	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *StopNodeReply) GetHow() string {
@@ -543,7 +647,7 @@ type LoadShare struct {
 
 func (x *LoadShare) Reset() {
 	*x = LoadShare{}
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[8]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -555,7 +659,7 @@ func (x *LoadShare) String() string {
 func (*LoadShare) ProtoMessage() {}
 
 func (x *LoadShare) ProtoReflect() protoreflect.Message {
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[8]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -568,7 +672,7 @@ func (x *LoadShare) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LoadShare.ProtoReflect.Descriptor instead.
 func (*LoadShare) Descriptor() ([]byte, []int) {
-	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{8}
+	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *LoadShare) GetSession() string {
@@ -616,7 +720,7 @@ type Target struct {
 
 func (x *Target) Reset() {
 	*x = Target{}
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[9]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -628,7 +732,7 @@ func (x *Target) String() string {
 func (*Target) ProtoMessage() {}
 
 func (x *Target) ProtoReflect() protoreflect.Message {
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[9]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -641,7 +745,7 @@ func (x *Target) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Target.ProtoReflect.Descriptor instead.
 func (*Target) Descriptor() ([]byte, []int) {
-	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{9}
+	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Target) GetStack() string {
@@ -750,7 +854,7 @@ type Load struct {
 
 func (x *Load) Reset() {
 	*x = Load{}
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[10]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -762,7 +866,7 @@ func (x *Load) String() string {
 func (*Load) ProtoMessage() {}
 
 func (x *Load) ProtoReflect() protoreflect.Message {
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[10]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -775,7 +879,7 @@ func (x *Load) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Load.ProtoReflect.Descriptor instead.
 func (*Load) Descriptor() ([]byte, []int) {
-	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{10}
+	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Load) GetKind() string {
@@ -882,7 +986,7 @@ type LoadEvent struct {
 
 func (x *LoadEvent) Reset() {
 	*x = LoadEvent{}
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[11]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -894,7 +998,7 @@ func (x *LoadEvent) String() string {
 func (*LoadEvent) ProtoMessage() {}
 
 func (x *LoadEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[11]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -907,7 +1011,7 @@ func (x *LoadEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LoadEvent.ProtoReflect.Descriptor instead.
 func (*LoadEvent) Descriptor() ([]byte, []int) {
-	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{11}
+	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *LoadEvent) GetEvent() isLoadEvent_Event {
@@ -959,7 +1063,7 @@ type WindowOpened struct {
 
 func (x *WindowOpened) Reset() {
 	*x = WindowOpened{}
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[12]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -971,7 +1075,7 @@ func (x *WindowOpened) String() string {
 func (*WindowOpened) ProtoMessage() {}
 
 func (x *WindowOpened) ProtoReflect() protoreflect.Message {
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[12]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -984,7 +1088,7 @@ func (x *WindowOpened) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WindowOpened.ProtoReflect.Descriptor instead.
 func (*WindowOpened) Descriptor() ([]byte, []int) {
-	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{12}
+	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{13}
 }
 
 type LoadResult struct {
@@ -1018,7 +1122,7 @@ type LoadResult struct {
 
 func (x *LoadResult) Reset() {
 	*x = LoadResult{}
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[13]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1030,7 +1134,7 @@ func (x *LoadResult) String() string {
 func (*LoadResult) ProtoMessage() {}
 
 func (x *LoadResult) ProtoReflect() protoreflect.Message {
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[13]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1043,7 +1147,7 @@ func (x *LoadResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LoadResult.ProtoReflect.Descriptor instead.
 func (*LoadResult) Descriptor() ([]byte, []int) {
-	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{13}
+	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *LoadResult) GetRequests() int64 {
@@ -1186,7 +1290,7 @@ type Second struct {
 
 func (x *Second) Reset() {
 	*x = Second{}
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[14]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1198,7 +1302,7 @@ func (x *Second) String() string {
 func (*Second) ProtoMessage() {}
 
 func (x *Second) ProtoReflect() protoreflect.Message {
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[14]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1211,7 +1315,7 @@ func (x *Second) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Second.ProtoReflect.Descriptor instead.
 func (*Second) Descriptor() ([]byte, []int) {
-	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{14}
+	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Second) GetT() int32 {
@@ -1270,7 +1374,7 @@ type UsageRequest struct {
 
 func (x *UsageRequest) Reset() {
 	*x = UsageRequest{}
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[15]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1282,7 +1386,7 @@ func (x *UsageRequest) String() string {
 func (*UsageRequest) ProtoMessage() {}
 
 func (x *UsageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[15]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1295,7 +1399,7 @@ func (x *UsageRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UsageRequest.ProtoReflect.Descriptor instead.
 func (*UsageRequest) Descriptor() ([]byte, []int) {
-	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{15}
+	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *UsageRequest) GetSession() string {
@@ -1341,7 +1445,7 @@ type UsageReply struct {
 
 func (x *UsageReply) Reset() {
 	*x = UsageReply{}
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[16]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1353,7 +1457,7 @@ func (x *UsageReply) String() string {
 func (*UsageReply) ProtoMessage() {}
 
 func (x *UsageReply) ProtoReflect() protoreflect.Message {
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[16]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1366,7 +1470,7 @@ func (x *UsageReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UsageReply.ProtoReflect.Descriptor instead.
 func (*UsageReply) Descriptor() ([]byte, []int) {
-	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{16}
+	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *UsageReply) GetHostCpuSeconds() float64 {
@@ -1431,7 +1535,7 @@ type Process struct {
 
 func (x *Process) Reset() {
 	*x = Process{}
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[17]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1443,7 +1547,7 @@ func (x *Process) String() string {
 func (*Process) ProtoMessage() {}
 
 func (x *Process) ProtoReflect() protoreflect.Message {
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[17]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1456,7 +1560,7 @@ func (x *Process) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Process.ProtoReflect.Descriptor instead.
 func (*Process) Descriptor() ([]byte, []int) {
-	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{17}
+	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Process) GetPid() int32 {
@@ -1505,7 +1609,7 @@ type StartBrokerRequest struct {
 
 func (x *StartBrokerRequest) Reset() {
 	*x = StartBrokerRequest{}
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[18]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1517,7 +1621,7 @@ func (x *StartBrokerRequest) String() string {
 func (*StartBrokerRequest) ProtoMessage() {}
 
 func (x *StartBrokerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[18]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1530,7 +1634,7 @@ func (x *StartBrokerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartBrokerRequest.ProtoReflect.Descriptor instead.
 func (*StartBrokerRequest) Descriptor() ([]byte, []int) {
-	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{18}
+	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *StartBrokerRequest) GetSession() string {
@@ -1558,7 +1662,7 @@ type StartBrokerReply struct {
 
 func (x *StartBrokerReply) Reset() {
 	*x = StartBrokerReply{}
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[19]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1570,7 +1674,7 @@ func (x *StartBrokerReply) String() string {
 func (*StartBrokerReply) ProtoMessage() {}
 
 func (x *StartBrokerReply) ProtoReflect() protoreflect.Message {
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[19]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1583,7 +1687,7 @@ func (x *StartBrokerReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartBrokerReply.ProtoReflect.Descriptor instead.
 func (*StartBrokerReply) Descriptor() ([]byte, []int) {
-	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{19}
+	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *StartBrokerReply) GetAddr() string {
@@ -1611,9 +1715,20 @@ var File_hopbench_agent_v1_agent_proto protoreflect.FileDescriptor
 
 const file_hopbench_agent_v1_agent_proto_rawDesc = "" +
 	"\n" +
-	"\x1dhopbench/agent/v1/agent.proto\x12\x11hopbench.agent.v1\"'\n" +
+	"\x1dhopbench/agent/v1/agent.proto\x12\x11hopbench.agent.v1\"c\n" +
 	"\vHoldRequest\x12\x18\n" +
-	"\asession\x18\x01 \x01(\tR\asession\"t\n" +
+	"\asession\x18\x01 \x01(\tR\asession\x12:\n" +
+	"\bmessages\x18\x02 \x03(\v2\x1e.hopbench.agent.v1.UserMessageR\bmessages\"\xe6\x01\n" +
+	"\vUserMessage\x12?\n" +
+	"\x05files\x18\x01 \x03(\v2).hopbench.agent.v1.UserMessage.FilesEntryR\x05files\x12\x14\n" +
+	"\x05names\x18\x02 \x03(\tR\x05names\x12\x18\n" +
+	"\amessage\x18\x03 \x01(\tR\amessage\x12\x12\n" +
+	"\x04fill\x18\x04 \x01(\fR\x04fill\x12\x18\n" +
+	"\asamples\x18\x05 \x01(\fR\asamples\x1a8\n" +
+	"\n" +
+	"FilesEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\fR\x05value:\x028\x01\"t\n" +
 	"\x05Event\x12-\n" +
 	"\x04held\x18\x01 \x01(\v2\x17.hopbench.agent.v1.HeldH\x00R\x04held\x123\n" +
 	"\x06exited\x18\x02 \x01(\v2\x19.hopbench.agent.v1.ExitedH\x00R\x06exitedB\a\n" +
@@ -1624,7 +1739,7 @@ const file_hopbench_agent_v1_agent_proto_rawDesc = "" +
 	"\aversion\x18\x03 \x01(\tR\aversion\".\n" +
 	"\x06Exited\x12\x12\n" +
 	"\x04node\x18\x01 \x01(\tR\x04node\x12\x10\n" +
-	"\x03how\x18\x02 \x01(\tR\x03how\"\xa6\x01\n" +
+	"\x03how\x18\x02 \x01(\tR\x03how\"\xc0\x01\n" +
 	"\x10StartNodeRequest\x12\x18\n" +
 	"\asession\x18\x01 \x01(\tR\asession\x12\x14\n" +
 	"\x05index\x18\x02 \x01(\x05R\x05index\x12\x16\n" +
@@ -1633,7 +1748,8 @@ const file_hopbench_agent_v1_agent_proto_rawDesc = "" +
 	"downstream\x18\x05 \x03(\tR\n" +
 	"downstream\x12\x12\n" +
 	"\x04args\x18\x06 \x03(\tR\x04args\x12\x10\n" +
-	"\x03env\x18\a \x03(\tR\x03envJ\x04\b\x03\x10\x04\"\x84\x01\n" +
+	"\x03env\x18\a \x03(\tR\x03env\x12\x18\n" +
+	"\amessage\x18\b \x01(\tR\amessageJ\x04\b\x03\x10\x04\"\x84\x01\n" +
 	"\x0eStartNodeReply\x12\x12\n" +
 	"\x04node\x18\x01 \x01(\tR\x04node\x12\x12\n" +
 	"\x04addr\x18\x02 \x01(\tR\x04addr\x12\x1d\n" +
@@ -1774,60 +1890,64 @@ func file_hopbench_agent_v1_agent_proto_rawDescGZIP() []byte {
 	return file_hopbench_agent_v1_agent_proto_rawDescData
 }
 
-var file_hopbench_agent_v1_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
+var file_hopbench_agent_v1_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
 var file_hopbench_agent_v1_agent_proto_goTypes = []any{
 	(*HoldRequest)(nil),        // 0: hopbench.agent.v1.HoldRequest
-	(*Event)(nil),              // 1: hopbench.agent.v1.Event
-	(*Held)(nil),               // 2: hopbench.agent.v1.Held
-	(*Exited)(nil),             // 3: hopbench.agent.v1.Exited
-	(*StartNodeRequest)(nil),   // 4: hopbench.agent.v1.StartNodeRequest
-	(*StartNodeReply)(nil),     // 5: hopbench.agent.v1.StartNodeReply
-	(*StopNodeRequest)(nil),    // 6: hopbench.agent.v1.StopNodeRequest
-	(*StopNodeReply)(nil),      // 7: hopbench.agent.v1.StopNodeReply
-	(*LoadShare)(nil),          // 8: hopbench.agent.v1.LoadShare
-	(*Target)(nil),             // 9: hopbench.agent.v1.Target
-	(*Load)(nil),               // 10: hopbench.agent.v1.Load
-	(*LoadEvent)(nil),          // 11: hopbench.agent.v1.LoadEvent
-	(*WindowOpened)(nil),       // 12: hopbench.agent.v1.WindowOpened
-	(*LoadResult)(nil),         // 13: hopbench.agent.v1.LoadResult
-	(*Second)(nil),             // 14: hopbench.agent.v1.Second
-	(*UsageRequest)(nil),       // 15: hopbench.agent.v1.UsageRequest
-	(*UsageReply)(nil),         // 16: hopbench.agent.v1.UsageReply
-	(*Process)(nil),            // 17: hopbench.agent.v1.Process
-	(*StartBrokerRequest)(nil), // 18: hopbench.agent.v1.StartBrokerRequest
-	(*StartBrokerReply)(nil),   // 19: hopbench.agent.v1.StartBrokerReply
-	nil,                        // 20: hopbench.agent.v1.Target.OptionsEntry
-	nil,                        // 21: hopbench.agent.v1.LoadResult.ErrorsByClassEntry
+	(*UserMessage)(nil),        // 1: hopbench.agent.v1.UserMessage
+	(*Event)(nil),              // 2: hopbench.agent.v1.Event
+	(*Held)(nil),               // 3: hopbench.agent.v1.Held
+	(*Exited)(nil),             // 4: hopbench.agent.v1.Exited
+	(*StartNodeRequest)(nil),   // 5: hopbench.agent.v1.StartNodeRequest
+	(*StartNodeReply)(nil),     // 6: hopbench.agent.v1.StartNodeReply
+	(*StopNodeRequest)(nil),    // 7: hopbench.agent.v1.StopNodeRequest
+	(*StopNodeReply)(nil),      // 8: hopbench.agent.v1.StopNodeReply
+	(*LoadShare)(nil),          // 9: hopbench.agent.v1.LoadShare
+	(*Target)(nil),             // 10: hopbench.agent.v1.Target
+	(*Load)(nil),               // 11: hopbench.agent.v1.Load
+	(*LoadEvent)(nil),          // 12: hopbench.agent.v1.LoadEvent
+	(*WindowOpened)(nil),       // 13: hopbench.agent.v1.WindowOpened
+	(*LoadResult)(nil),         // 14: hopbench.agent.v1.LoadResult
+	(*Second)(nil),             // 15: hopbench.agent.v1.Second
+	(*UsageRequest)(nil),       // 16: hopbench.agent.v1.UsageRequest
+	(*UsageReply)(nil),         // 17: hopbench.agent.v1.UsageReply
+	(*Process)(nil),            // 18: hopbench.agent.v1.Process
+	(*StartBrokerRequest)(nil), // 19: hopbench.agent.v1.StartBrokerRequest
+	(*StartBrokerReply)(nil),   // 20: hopbench.agent.v1.StartBrokerReply
+	nil,                        // 21: hopbench.agent.v1.UserMessage.FilesEntry
+	nil,                        // 22: hopbench.agent.v1.Target.OptionsEntry
+	nil,                        // 23: hopbench.agent.v1.LoadResult.ErrorsByClassEntry
 }
 var file_hopbench_agent_v1_agent_proto_depIdxs = []int32{
-	2,  // 0: hopbench.agent.v1.Event.held:type_name -> hopbench.agent.v1.Held
-	3,  // 1: hopbench.agent.v1.Event.exited:type_name -> hopbench.agent.v1.Exited
-	9,  // 2: hopbench.agent.v1.LoadShare.target:type_name -> hopbench.agent.v1.Target
-	10, // 3: hopbench.agent.v1.LoadShare.load:type_name -> hopbench.agent.v1.Load
-	20, // 4: hopbench.agent.v1.Target.options:type_name -> hopbench.agent.v1.Target.OptionsEntry
-	12, // 5: hopbench.agent.v1.LoadEvent.window_opened:type_name -> hopbench.agent.v1.WindowOpened
-	13, // 6: hopbench.agent.v1.LoadEvent.result:type_name -> hopbench.agent.v1.LoadResult
-	21, // 7: hopbench.agent.v1.LoadResult.errors_by_class:type_name -> hopbench.agent.v1.LoadResult.ErrorsByClassEntry
-	14, // 8: hopbench.agent.v1.LoadResult.series:type_name -> hopbench.agent.v1.Second
-	17, // 9: hopbench.agent.v1.UsageReply.agent:type_name -> hopbench.agent.v1.Process
-	17, // 10: hopbench.agent.v1.UsageReply.processes:type_name -> hopbench.agent.v1.Process
-	0,  // 11: hopbench.agent.v1.Agent.Hold:input_type -> hopbench.agent.v1.HoldRequest
-	4,  // 12: hopbench.agent.v1.Agent.StartNode:input_type -> hopbench.agent.v1.StartNodeRequest
-	6,  // 13: hopbench.agent.v1.Agent.StopNode:input_type -> hopbench.agent.v1.StopNodeRequest
-	8,  // 14: hopbench.agent.v1.Agent.RunLoad:input_type -> hopbench.agent.v1.LoadShare
-	15, // 15: hopbench.agent.v1.Agent.Usage:input_type -> hopbench.agent.v1.UsageRequest
-	18, // 16: hopbench.agent.v1.Agent.StartBroker:input_type -> hopbench.agent.v1.StartBrokerRequest
-	1,  // 17: hopbench.agent.v1.Agent.Hold:output_type -> hopbench.agent.v1.Event
-	5,  // 18: hopbench.agent.v1.Agent.StartNode:output_type -> hopbench.agent.v1.StartNodeReply
-	7,  // 19: hopbench.agent.v1.Agent.StopNode:output_type -> hopbench.agent.v1.StopNodeReply
-	11, // 20: hopbench.agent.v1.Agent.RunLoad:output_type -> hopbench.agent.v1.LoadEvent
-	16, // 21: hopbench.agent.v1.Agent.Usage:output_type -> hopbench.agent.v1.UsageReply
-	19, // 22: hopbench.agent.v1.Agent.StartBroker:output_type -> hopbench.agent.v1.StartBrokerReply
-	17, // [17:23] is the sub-list for method output_type
-	11, // [11:17] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	1,  // 0: hopbench.agent.v1.HoldRequest.messages:type_name -> hopbench.agent.v1.UserMessage
+	21, // 1: hopbench.agent.v1.UserMessage.files:type_name -> hopbench.agent.v1.UserMessage.FilesEntry
+	3,  // 2: hopbench.agent.v1.Event.held:type_name -> hopbench.agent.v1.Held
+	4,  // 3: hopbench.agent.v1.Event.exited:type_name -> hopbench.agent.v1.Exited
+	10, // 4: hopbench.agent.v1.LoadShare.target:type_name -> hopbench.agent.v1.Target
+	11, // 5: hopbench.agent.v1.LoadShare.load:type_name -> hopbench.agent.v1.Load
+	22, // 6: hopbench.agent.v1.Target.options:type_name -> hopbench.agent.v1.Target.OptionsEntry
+	13, // 7: hopbench.agent.v1.LoadEvent.window_opened:type_name -> hopbench.agent.v1.WindowOpened
+	14, // 8: hopbench.agent.v1.LoadEvent.result:type_name -> hopbench.agent.v1.LoadResult
+	23, // 9: hopbench.agent.v1.LoadResult.errors_by_class:type_name -> hopbench.agent.v1.LoadResult.ErrorsByClassEntry
+	15, // 10: hopbench.agent.v1.LoadResult.series:type_name -> hopbench.agent.v1.Second
+	18, // 11: hopbench.agent.v1.UsageReply.agent:type_name -> hopbench.agent.v1.Process
+	18, // 12: hopbench.agent.v1.UsageReply.processes:type_name -> hopbench.agent.v1.Process
+	0,  // 13: hopbench.agent.v1.Agent.Hold:input_type -> hopbench.agent.v1.HoldRequest
+	5,  // 14: hopbench.agent.v1.Agent.StartNode:input_type -> hopbench.agent.v1.StartNodeRequest
+	7,  // 15: hopbench.agent.v1.Agent.StopNode:input_type -> hopbench.agent.v1.StopNodeRequest
+	9,  // 16: hopbench.agent.v1.Agent.RunLoad:input_type -> hopbench.agent.v1.LoadShare
+	16, // 17: hopbench.agent.v1.Agent.Usage:input_type -> hopbench.agent.v1.UsageRequest
+	19, // 18: hopbench.agent.v1.Agent.StartBroker:input_type -> hopbench.agent.v1.StartBrokerRequest
+	2,  // 19: hopbench.agent.v1.Agent.Hold:output_type -> hopbench.agent.v1.Event
+	6,  // 20: hopbench.agent.v1.Agent.StartNode:output_type -> hopbench.agent.v1.StartNodeReply
+	8,  // 21: hopbench.agent.v1.Agent.StopNode:output_type -> hopbench.agent.v1.StopNodeReply
+	12, // 22: hopbench.agent.v1.Agent.RunLoad:output_type -> hopbench.agent.v1.LoadEvent
+	17, // 23: hopbench.agent.v1.Agent.Usage:output_type -> hopbench.agent.v1.UsageReply
+	20, // 24: hopbench.agent.v1.Agent.StartBroker:output_type -> hopbench.agent.v1.StartBrokerReply
+	19, // [19:25] is the sub-list for method output_type
+	13, // [13:19] is the sub-list for method input_type
+	13, // [13:13] is the sub-list for extension type_name
+	13, // [13:13] is the sub-list for extension extendee
+	0,  // [0:13] is the sub-list for field type_name
 }
 
 func init() { file_hopbench_agent_v1_agent_proto_init() }
@@ -1835,11 +1955,11 @@ func file_hopbench_agent_v1_agent_proto_init() {
 	if File_hopbench_agent_v1_agent_proto != nil {
 		return
 	}
-	file_hopbench_agent_v1_agent_proto_msgTypes[1].OneofWrappers = []any{
+	file_hopbench_agent_v1_agent_proto_msgTypes[2].OneofWrappers = []any{
 		(*Event_Held)(nil),
 		(*Event_Exited)(nil),
 	}
-	file_hopbench_agent_v1_agent_proto_msgTypes[11].OneofWrappers = []any{
+	file_hopbench_agent_v1_agent_proto_msgTypes[12].OneofWrappers = []any{
 		(*LoadEvent_WindowOpened)(nil),
 		(*LoadEvent_Result)(nil),
 	}
@@ -1849,7 +1969,7 @@ func file_hopbench_agent_v1_agent_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hopbench_agent_v1_agent_proto_rawDesc), len(file_hopbench_agent_v1_agent_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   22,
+			NumMessages:   24,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
