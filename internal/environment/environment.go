@@ -42,6 +42,7 @@ type Environment struct {
 var stackLibraries = []struct{ name, module string }{
 	{"protobuf", "google.golang.org/protobuf"},
 	{"grpc", "google.golang.org/grpc"},
+	{"connect-go", "connectrpc.com/connect"},
 	{"x/net (http2)", "golang.org/x/net"},
 	{"gqlgen", "github.com/99designs/gqlgen"},
 	{"amqp091-go", "github.com/rabbitmq/amqp091-go"},

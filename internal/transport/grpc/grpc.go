@@ -25,12 +25,10 @@ import (
 	v1reflectiongrpc "google.golang.org/grpc/reflection/grpc_reflection_v1"
 	v1alphareflectiongrpc "google.golang.org/grpc/reflection/grpc_reflection_v1alpha"
 	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/proto"
 
-	"github.com/hopbench/hopbench/internal/codec"
 	"github.com/hopbench/hopbench/internal/transport"
+	"github.com/hopbench/hopbench/internal/transport/hopframe"
 	"github.com/hopbench/hopbench/internal/userschema"
-	pb "github.com/hopbench/hopbench/schema/hopbench/v1"
 )
 
 func init() { transport.Register(Transport{}) }
@@ -50,8 +48,6 @@ func (Transport) Traits() transport.Traits {
 
 func (Transport) Codecs() []string       { return []string{"proto"} }
 func (Transport) CompressesItself() bool { return true }
-
-const serviceName = "hopbench.v1.Hop"
 
 // check refuses configurations gRPC cannot carry, before anything starts.
 func check(cfg transport.Config) error {
@@ -90,9 +86,8 @@ func (Transport) Listen(ctx context.Context, addr string, cfg transport.Config, 
 		opts = append(opts, grpc.Creds(credentials.NewTLS(cfg.ServerTLS)))
 	}
 	srv := grpc.NewServer(opts...)
-	srv.RegisterService(serviceDesc(h, hop), nil)
-	for _, p := range userschema.AllUsed() {
-		srv.RegisterService(serviceDesc(h, userService(p)), nil)
+	for _, f := range hopframe.Families() {
+		srv.RegisterService(serviceDesc(h, f), nil)
 	}
 	// Reflection serves the users' files beside hopbench's, so grpcurl
 	// and ghz describe and call their services as they do Hop.
@@ -103,57 +98,20 @@ func (Transport) Listen(ctx context.Context, addr string, cfg transport.Config, 
 	return transport.RunServer(l, srv.Serve, stop, grpc.ErrServerStopped), nil
 }
 
-// family is a service and how its bodies travel: hopbench.v1.Hop wraps
-// each model's encoding in a Payload field named after the model; a
-// user's message's service (hopbench.user.NameService) carries its list
-// bare, its model fixed.
-type family struct {
-	service, file string
-	model         string // "" for Hop
-}
-
-var hop = family{service: serviceName, file: "hopbench/v1/service.proto"}
-
-func userService(p *userschema.Payload) family {
-	return family{service: string(p.Service.FullName()), file: p.Service.ParentFile().Path(), model: string(p.Message.FullName())}
-}
-
-// familyOf is the service that carries model.
-func familyOf(model string) family {
-	if p, ok := userschema.Used(model); ok {
-		return userService(p)
-	}
-	return hop
-}
-
-func (f family) wrap(model string, body []byte) (*frame, error) {
-	if f.model != "" {
-		return &frame{body: body}, nil
-	}
-	return wrap(model, body)
-}
-
-func (f family) unwrap(b []byte) (string, []byte, error) {
-	if f.model != "" {
-		return f.model, b, nil
-	}
-	return unwrap(b)
-}
-
 // serviceDesc is f's service with handlers that take and give frames.
-func serviceDesc(h transport.Handler, f family) *grpc.ServiceDesc {
-	method := func(name string, op transport.Op) grpc.MethodDesc {
+func serviceDesc(h transport.Handler, f hopframe.Family) *grpc.ServiceDesc {
+	method := func(op transport.Op) grpc.MethodDesc {
 		return grpc.MethodDesc{
-			MethodName: name,
+			MethodName: hopframe.Methods[op],
 			Handler: func(_ any, ctx context.Context, dec func(any) error, _ grpc.UnaryServerInterceptor) (any, error) {
-				var in frame
+				var in hopframe.Frame
 				if err := dec(&in); err != nil {
 					// grpc-go has already answered (a frame cut short:
 					// Internal; too large: ResourceExhausted): the
 					// status a handler returns now goes nowhere.
 					return nil, err
 				}
-				out, err := serve(ctx, h, f, op, in.body)
+				out, err := hopframe.Serve(ctx, h, f, op, in.Body)
 				if err != nil {
 					return nil, toStatus(err)
 				}
@@ -162,51 +120,11 @@ func serviceDesc(h transport.Handler, f family) *grpc.ServiceDesc {
 		}
 	}
 	return &grpc.ServiceDesc{
-		ServiceName: f.service,
+		ServiceName: f.Service,
 		HandlerType: (*any)(nil),
-		Methods:     []grpc.MethodDesc{method("Get", transport.OpGet), method("Post", transport.OpPost), method("Echo", transport.OpEcho)},
-		Metadata:    f.file,
+		Methods:     []grpc.MethodDesc{method(transport.OpGet), method(transport.OpPost), method(transport.OpEcho)},
+		Metadata:    f.File,
 	}
-}
-
-var (
-	protoCodec, _ = codec.Lookup("proto")
-	noCompression = mustCompression("none")
-)
-
-func mustCompression(name string) codec.Compression {
-	z, err := codec.LookupCompression(name)
-	if err != nil {
-		panic(err)
-	}
-	return z
-}
-
-func serve(ctx context.Context, h transport.Handler, f family, op transport.Op, in []byte) (*frame, error) {
-	req := &transport.Request{Op: op, Codec: protoCodec, Compression: noCompression}
-	if op == transport.OpGet {
-		var gr pb.GetRequest
-		if err := proto.Unmarshal(in, &gr); err != nil {
-			return nil, transport.Errorf(transport.CodeBadRequest, "decoding GetRequest: %w", err)
-		}
-		req.Model, req.Count = gr.Model, int(gr.Count)
-		if f.model != "" && gr.Model != f.model {
-			return nil, transport.Errorf(transport.CodeBadRequest, "%s serves %s, not %q", f.service, f.model, gr.Model)
-		}
-	} else {
-		var err error
-		if req.Model, req.Body, err = f.unwrap(in); err != nil {
-			return nil, err
-		}
-	}
-	reply, err := h.Bytes(ctx, req)
-	if err != nil {
-		return nil, err
-	}
-	if op == transport.OpPost {
-		return &frame{body: reply}, nil // an encoded Ack
-	}
-	return f.wrap(req.Model, reply)
 }
 
 var codeToGRPC = map[transport.Code]codes.Code{
@@ -273,36 +191,14 @@ type client struct{ conn *grpc.ClientConn }
 func (c *client) Close() error { return c.conn.Close() }
 
 func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, error) {
-	var (
-		in     *frame
-		method string
-		err    error
-	)
-	f := familyOf(req.Model)
-	switch req.Op {
-	case transport.OpGet:
-		b, merr := proto.Marshal(&pb.GetRequest{Model: req.Model, Count: int64(req.Count)})
-		in, method, err = &frame{body: b}, "Get", merr
-	case transport.OpPost:
-		in, err = f.wrap(req.Model, req.Body)
-		method = "Post"
-	case transport.OpEcho:
-		in, err = f.wrap(req.Model, req.Body)
-		method = "Echo"
-	default:
-		err = transport.Errorf(transport.CodeBadRequest, "unknown operation %q", req.Op)
-	}
+	f, in, err := hopframe.Call(req)
 	if err != nil {
 		return nil, err
 	}
-	var out frame
-	if err := c.conn.Invoke(ctx, "/"+f.service+"/"+method, in, &out); err != nil {
+	var out hopframe.Frame
+	if err := c.conn.Invoke(ctx, f.Procedure(req.Op), in, &out); err != nil {
 		// grpc-go's Canceled status does not wrap context.Canceled.
 		return nil, transport.CutOff(ctx, fromStatus(err))
 	}
-	if req.Op == transport.OpPost {
-		return out.body, nil
-	}
-	_, body, err := f.unwrap(out.body)
-	return body, err
+	return f.Reply(req.Op, out.Body)
 }

@@ -1,0 +1,243 @@
+// Package connect is the Connect family of stacks on connect-go
+// (connectrpc.com/connect): hopbench.v1.Hop, and each user's message's
+// service, served by one connect-go handler that speaks the Connect
+// protocol, gRPC-Web and gRPC alike, and called with one of them:
+//
+//	connect       the Connect protocol (POST application/proto), HTTP/1.1 or HTTP/2
+//	grpcweb       gRPC-Web, what browsers call without a proxy, HTTP/1.1 or HTTP/2
+//	connect-grpc  gRPC, HTTP/2 only: grpc's wire, served and called by connect-go
+//
+// Bodies are Protobuf, framed as the grpc stack frames them (hopframe)
+// through a pass-through codec, so decoding stays the node's; gzip is
+// connect-go's own, as grpc-go's is the grpc stack's.
+package connect
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+
+	"connectrpc.com/connect"
+
+	"github.com/hopbench/hopbench/internal/transport"
+	"github.com/hopbench/hopbench/internal/transport/hopframe"
+	"github.com/hopbench/hopbench/internal/transport/rest"
+)
+
+func init() {
+	for _, p := range protocols {
+		transport.Register(Transport{p: p})
+	}
+}
+
+// protocol is how a stack of the family calls: connect-go's client option
+// for it, and whether it needs HTTP/2.
+type protocol struct {
+	name      string
+	option    connect.ClientOption // nil: the Connect protocol, connect-go's default
+	http2Only bool
+	traits    transport.Traits
+}
+
+var protocols = []protocol{
+	{name: "connect", traits: transport.Traits{
+		Notes: []string{"plain HTTP POST with a Protobuf body: curl and browsers call it without a proxy", "the same handler answers gRPC and gRPC-Web clients"},
+	}},
+	{name: "grpcweb", option: connect.WithGRPCWeb(), traits: transport.Traits{
+		Notes: []string{"gRPC-Web: what browsers' gRPC clients send; served here without a proxy (no Envoy)"},
+	}},
+	{name: "connect-grpc", option: connect.WithGRPC(), http2Only: true, traits: transport.Traits{
+		Browser: "browsers cannot speak gRPC's HTTP/2 trailers: they need gRPC-Web (the grpcweb stack)",
+		Notes:   []string{"gRPC's wire, served and called by connect-go instead of grpc-go"},
+	}},
+}
+
+// Transport is one stack of the family.
+type Transport struct{ p protocol }
+
+func (t Transport) Name() string             { return t.p.name }
+func (t Transport) Traits() transport.Traits { return t.p.traits }
+func (Transport) Codecs() []string           { return []string{"proto"} }
+func (Transport) CompressesItself() bool     { return true }
+
+// check refuses what the family cannot carry, before anything starts.
+func (t Transport) check(cfg transport.Config) error {
+	if cfg.Codec != "" && cfg.Codec != "proto" {
+		return fmt.Errorf("%s carries proto bodies only, not %q", t.p.name, cfg.Codec)
+	}
+	if cfg.Compression != "" && cfg.Compression != "none" && cfg.Compression != "gzip" {
+		return fmt.Errorf("%s compresses with gzip only (connect-go's built-in compressor), not %q", t.p.name, cfg.Compression)
+	}
+	return nil
+}
+
+// httpConfig is cfg with the HTTP version the protocol needs: gRPC is
+// HTTP/2 only (h2c without TLS).
+func (t Transport) httpConfig(cfg transport.Config) transport.Config {
+	if t.p.http2Only {
+		cfg.HTTP2 = true
+	}
+	return cfg
+}
+
+// Listen serves h on addr: every family's three methods, in every protocol.
+func (t Transport) Listen(ctx context.Context, addr string, cfg transport.Config, h transport.Handler) (transport.Server, error) {
+	if err := t.check(cfg); err != nil {
+		return nil, err
+	}
+	cfg = t.httpConfig(cfg)
+	var lc net.ListenConfig
+	l, err := lc.Listen(ctx, "tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("%s: listen on %s: %w", t.p.name, addr, err)
+	}
+	srv := &http.Server{Handler: newMux(h, cfg.MaxBytesOrDefault()), TLSConfig: cfg.ServerTLS, Protocols: servedProtocols(cfg)}
+	return rest.ServeHTTP(rest.Bound(l, srv, cfg.Conns), srv), nil
+}
+
+// servedProtocols are HTTP/1.1 and HTTP/2 both (h2c without TLS): one
+// handler answers every protocol, whichever HTTP version a client takes.
+func servedProtocols(cfg transport.Config) *http.Protocols {
+	p := new(http.Protocols)
+	p.SetHTTP1(true)
+	if cfg.ServerTLS != nil {
+		p.SetHTTP2(true)
+	} else {
+		p.SetUnencryptedHTTP2(true)
+	}
+	return p
+}
+
+func newMux(h transport.Handler, maxBytes int) *http.ServeMux {
+	mux := http.NewServeMux()
+	opts := []connect.HandlerOption{connect.WithCodec(rawCodec{}), connect.WithReadMaxBytes(maxBytes), connect.WithSendMaxBytes(maxBytes)}
+	for _, f := range hopframe.Families() {
+		for op := range hopframe.Methods {
+			mux.Handle(f.Procedure(op), connect.NewUnaryHandler(f.Procedure(op),
+				func(ctx context.Context, req *connect.Request[hopframe.Frame]) (*connect.Response[hopframe.Frame], error) {
+					out, err := hopframe.Serve(ctx, h, f, op, req.Msg.Body)
+					if err != nil {
+						return nil, toError(err)
+					}
+					return connect.NewResponse(out), nil
+				}, opts...))
+		}
+	}
+	return mux
+}
+
+// rawCodec passes frames through as Protobuf ("proto": application/proto,
+// application/grpc+proto, application/grpc-web+proto on the wire).
+type rawCodec struct{}
+
+func (rawCodec) Name() string { return "proto" }
+
+func (rawCodec) Marshal(v any) ([]byte, error) {
+	f, ok := v.(*hopframe.Frame)
+	if !ok {
+		return nil, fmt.Errorf("connect: cannot marshal a %T, only frames", v)
+	}
+	return f.Bytes(), nil
+}
+
+func (rawCodec) Unmarshal(data []byte, v any) error {
+	f, ok := v.(*hopframe.Frame)
+	if !ok {
+		return fmt.Errorf("connect: cannot unmarshal into a %T, only frames", v)
+	}
+	f.Header, f.Body = nil, bytes.Clone(data) // connect-go reuses its buffers
+	return nil
+}
+
+var codeToConnect = map[transport.Code]connect.Code{
+	transport.CodeInternal:    connect.CodeInternal,
+	transport.CodeBadRequest:  connect.CodeInvalidArgument,
+	transport.CodeTooLarge:    connect.CodeResourceExhausted,
+	transport.CodeUnavailable: connect.CodeUnavailable,
+	transport.CodeDeadline:    connect.CodeDeadlineExceeded,
+	transport.CodeNotFound:    connect.CodeNotFound,
+}
+
+func toError(err error) error {
+	return connect.NewError(codeToConnect[transport.CodeOf(err)], err)
+}
+
+// fromError classifies a client-side error.
+func fromError(ctx context.Context, err error) error {
+	code := transport.CodeInternal
+	for c, k := range codeToConnect {
+		if k == connect.CodeOf(err) {
+			code = c
+		}
+	}
+	if connect.CodeOf(err) == connect.CodeCanceled {
+		code = transport.CodeUnavailable
+	}
+	msg := err.Error()
+	var ce *connect.Error
+	if errors.As(err, &ce) {
+		msg = ce.Message()
+	}
+	return transport.CutOff(ctx, &transport.Error{Code: code, Msg: msg, Err: err})
+}
+
+// Dial returns a client for the server at target, calling with t's
+// protocol.
+func (t Transport) Dial(_ context.Context, target string, cfg transport.Config) (transport.Client, error) {
+	if err := t.check(cfg); err != nil {
+		return nil, err
+	}
+	cfg = t.httpConfig(cfg)
+	limit := cfg.MaxBytesOrDefault()
+	opts := []connect.ClientOption{connect.WithCodec(rawCodec{}), connect.WithReadMaxBytes(limit), connect.WithSendMaxBytes(limit)}
+	if t.p.option != nil {
+		opts = append(opts, t.p.option)
+	}
+	if cfg.Compression == "gzip" {
+		opts = append(opts, connect.WithSendGzip())
+	} else { // no compression either way: connect-go's clients accept gzip by default
+		opts = append(opts, connect.WithAcceptCompression("gzip", nil, nil))
+	}
+	return &client{http: rest.NewHTTPClient(cfg), base: rest.BaseURL(target, cfg), opts: opts, calls: map[string]*connect.Client[hopframe.Frame, hopframe.Frame]{}}, nil
+}
+
+type client struct {
+	http  *http.Client
+	base  string
+	opts  []connect.ClientOption
+	mu    sync.Mutex
+	calls map[string]*connect.Client[hopframe.Frame, hopframe.Frame] // by procedure
+}
+
+func (c *client) Close() error {
+	c.http.CloseIdleConnections()
+	return nil
+}
+
+// procedure is connect-go's client of one procedure, made once.
+func (c *client) procedure(p string) *connect.Client[hopframe.Frame, hopframe.Frame] {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cc := c.calls[p]
+	if cc == nil {
+		cc = connect.NewClient[hopframe.Frame, hopframe.Frame](c.http, c.base+p, c.opts...)
+		c.calls[p] = cc
+	}
+	return cc
+}
+
+func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, error) {
+	f, in, err := hopframe.Call(req)
+	if err != nil {
+		return nil, err
+	}
+	out, err := c.procedure(f.Procedure(req.Op)).CallUnary(ctx, connect.NewRequest(in))
+	if err != nil {
+		return nil, fromError(ctx, err)
+	}
+	return f.Reply(req.Op, out.Msg.Body)
+}
