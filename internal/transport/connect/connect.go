@@ -114,7 +114,7 @@ func servedProtocols(cfg transport.Config) *http.Protocols {
 
 func newMux(h transport.Handler, maxBytes int) *http.ServeMux {
 	mux := http.NewServeMux()
-	opts := []connect.HandlerOption{connect.WithCodec(rawCodec{}), connect.WithReadMaxBytes(maxBytes), connect.WithSendMaxBytes(maxBytes)}
+	opts := []connect.HandlerOption{connect.WithCodec(rawCodec{}), connect.WithCodec(noJSON{}), connect.WithReadMaxBytes(maxBytes), connect.WithSendMaxBytes(maxBytes)}
 	for _, f := range hopframe.Families() {
 		for op := range hopframe.Methods {
 			mux.Handle(f.Procedure(op), connect.NewUnaryHandler(f.Procedure(op),
@@ -152,6 +152,18 @@ func (rawCodec) Unmarshal(data []byte, v any) error {
 	f.Header, f.Body = nil, bytes.Clone(data) // connect-go reuses its buffers
 	return nil
 }
+
+// noJSON answers a JSON call (application/json, application/grpc+json)
+// with why it is not served, instead of connect-go's default codec's
+// complaint about the frame type.
+type noJSON struct{}
+
+func (noJSON) Name() string { return "json" }
+
+var errNoJSON = errors.New("hopbench's Connect stacks carry Protobuf bodies (application/proto, application/grpc-web+proto); JSON is not served")
+
+func (noJSON) Marshal(any) ([]byte, error) { return nil, errNoJSON }
+func (noJSON) Unmarshal([]byte, any) error { return errNoJSON }
 
 var codeToConnect = map[transport.Code]connect.Code{
 	transport.CodeInternal:    connect.CodeInternal,
