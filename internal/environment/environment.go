@@ -45,6 +45,7 @@ var stackLibraries = []struct{ name, module string }{
 	{"connect-go", "connectrpc.com/connect"},
 	{"x/net (http2)", "golang.org/x/net"},
 	{"gqlgen", "github.com/99designs/gqlgen"},
+	{"websocket", "github.com/coder/websocket"},
 	{"amqp091-go", "github.com/rabbitmq/amqp091-go"},
 	{"franz-go", "github.com/twmb/franz-go"},
 	{"nats.go", "github.com/nats-io/nats.go"},

@@ -39,6 +39,7 @@ var families = []struct {
 	{"connect", color.RGBA{0x56, 0xB4, 0xE9, 0xff}},      // sky blue
 	{"grpcweb", color.RGBA{0x9E, 0x8A, 0x00, 0xff}},      // dark yellow
 	{"connect-grpc", color.RGBA{0x8C, 0x2D, 0x04, 0xff}}, // dark vermillion, beside grpc's
+	{"ws", color.RGBA{0x33, 0x22, 0x88, 0xff}},           // indigo
 }
 
 // unknownHue is a technology hopbench's report does not know yet.

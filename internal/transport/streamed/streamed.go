@@ -1,0 +1,161 @@
+// Package streamed carries calls over one long-lived stream that many
+// calls share, several in flight: each call travels in an Envelope
+// (schema/hopbench/v1/envelope.proto) with an id its reply carries back,
+// and the broker stacks' metadata (internal/transport/brokered), so the
+// node decodes, works and encodes as on every stack. A stack supplies the
+// stream (a WebSocket connection); this package serves and calls over it.
+package streamed
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/hopbench/hopbench/internal/transport"
+	"github.com/hopbench/hopbench/internal/transport/brokered"
+	pb "github.com/hopbench/hopbench/schema/hopbench/v1"
+)
+
+// Stream is one long-lived stream of messages both ways. Send may be
+// called concurrently; Recv from one goroutine at a time. Recv returns a
+// message past MessageLimit cut to its first MessageLimit+1 bytes (the
+// rest read and dropped), which Serve refuses as too large.
+type Stream interface {
+	Send(b []byte) error
+	Recv() ([]byte, error)
+	Close() error
+}
+
+// envelopeOverhead bounds what an envelope adds to its body: its id and
+// metadata. A stream's messages may be this much larger than a body.
+const envelopeOverhead = 64 << 10
+
+// MessageLimit is the largest message a stream carrying bodies of up to
+// maxBytes takes.
+func MessageLimit(maxBytes int) int { return maxBytes + envelopeOverhead }
+
+// Serve answers every call on s with h, each in a goroutine of its own,
+// until s ends or Close; then it cancels the calls still running and
+// waits for them.
+func Serve(s Stream, h transport.Handler, maxBytes int) error {
+	hs := brokered.NewHandlers()
+	defer hs.Close()
+	for {
+		b, err := s.Recv()
+		if err != nil {
+			return err
+		}
+		if len(b) > MessageLimit(maxBytes) {
+			refuse(s, b, maxBytes)
+			continue
+		}
+		var in pb.Envelope
+		if err := proto.Unmarshal(b, &in); err != nil {
+			return fmt.Errorf("a message that is not an Envelope: %w", err) // a peer that speaks another protocol
+		}
+		hs.Go(func(ctx context.Context) {
+			brokered.Serve(ctx, h, in.Meta, in.Body, maxBytes, func(_ context.Context, m brokered.Meta, body []byte) {
+				out, err := proto.Marshal(&pb.Envelope{Id: in.Id, Meta: m, Body: body})
+				if err == nil {
+					s.Send(out) // a failed send is the stream's end, which Recv sees
+				}
+			})
+		})
+	}
+}
+
+// headID is the id at the head of an envelope cut short (field 1, which
+// Marshal writes first).
+func headID(head []byte) (string, bool) {
+	num, typ, n := protowire.ConsumeTag(head)
+	if n < 0 || num != 1 || typ != protowire.BytesType {
+		return "", false
+	}
+	id, m := protowire.ConsumeString(head[n:])
+	return id, m >= 0
+}
+
+// refuse answers a call too large to read, by its id.
+func refuse(s Stream, head []byte, maxBytes int) {
+	id, ok := headID(head)
+	if !ok {
+		return // no id to answer: its caller times out
+	}
+	err := transport.TooLarge("request body", -1, maxBytes)
+	out, merr := proto.Marshal(&pb.Envelope{Id: id, Meta: brokered.Meta{brokered.HeaderError: transport.CodeOf(err).String(), brokered.HeaderErrorMsg: err.Error()}})
+	if merr == nil {
+		s.Send(out)
+	}
+}
+
+// Client makes calls over one stream, matching replies by id.
+type Client struct {
+	s        Stream
+	pending  *brokered.Pending
+	maxBytes int
+	done     chan struct{}
+	once     sync.Once
+}
+
+// NewClient calls over s; it reads s's replies until s ends.
+func NewClient(s Stream, maxBytes int) *Client {
+	c := &Client{s: s, pending: brokered.NewPending(), maxBytes: maxBytes, done: make(chan struct{})}
+	go c.read()
+	return c
+}
+
+
+func (c *Client) read() {
+	defer close(c.done)
+	for {
+		b, err := c.s.Recv()
+		if err != nil {
+			c.pending.Fail(brokered.Unavailable("stream: %v", err))
+			return
+		}
+		if len(b) > MessageLimit(c.maxBytes) {
+			if id, ok := headID(b); ok {
+				c.pending.Deliver(id, brokered.Reply{Err: transport.TooLarge("reply body", -1, c.maxBytes)})
+			}
+			continue
+		}
+		var r pb.Envelope
+		if err := proto.Unmarshal(b, &r); err != nil {
+			c.pending.Fail(brokered.Unavailable("stream: a reply that is not an Envelope: %v", err))
+			c.s.Close()
+			return
+		}
+		c.pending.Deliver(r.Id, brokered.Reply{Meta: r.Meta, Body: r.Body})
+	}
+}
+
+// Call sends req and waits for its reply, or for ctx to end.
+func (c *Client) Call(ctx context.Context, req *transport.Request) ([]byte, error) {
+	id, ch, err := c.pending.Add()
+	if err != nil {
+		return nil, err
+	}
+	b, err := proto.Marshal(&pb.Envelope{Id: id, Meta: brokered.RequestMeta(ctx, req), Body: req.Body})
+	if err == nil {
+		err = c.s.Send(b)
+	}
+	if err != nil {
+		c.pending.Remove(id)
+		return nil, transport.CutOff(ctx, brokered.Unavailable("stream: sending: %v", err))
+	}
+	return c.pending.Wait(ctx, id, ch, c.maxBytes)
+}
+
+// Close ends the stream and every call waiting on it.
+func (c *Client) Close() error {
+	var err error
+	c.once.Do(func() {
+		err = c.s.Close()
+		<-c.done
+		c.pending.Fail(brokered.Unavailable("stream: the client is closed"))
+	})
+	return err
+}
