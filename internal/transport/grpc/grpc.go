@@ -87,7 +87,11 @@ func (Transport) Listen(ctx context.Context, addr string, cfg transport.Config, 
 	}
 	srv := grpc.NewServer(opts...)
 	for _, f := range hopframe.Families() {
-		srv.RegisterService(serviceDesc(h, f), nil)
+		sd := serviceDesc(h, f)
+		if f == hopframe.Hop {
+			sd.Streams = []grpc.StreamDesc{streamDesc(h, cfg.MaxBytesOrDefault())}
+		}
+		srv.RegisterService(sd, nil)
 	}
 	// Reflection serves the users' files beside hopbench's, so grpcurl
 	// and ghz describe and call their services as they do Hop.
@@ -182,6 +186,9 @@ func (Transport) Dial(_ context.Context, target string, cfg transport.Config) (t
 	)
 	if err != nil {
 		return nil, fmt.Errorf("grpc: client for %s: %w", target, err)
+	}
+	if opts, _ := transport.ResolveOptions(Transport{}, cfg.Options); opts["calls"] == "stream" {
+		return dialStream(conn, limit)
 	}
 	return &client{conn: conn}, nil
 }

@@ -8,6 +8,7 @@ package streamed
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -113,7 +114,11 @@ func (c *Client) read() {
 	for {
 		b, err := c.s.Recv()
 		if err != nil {
-			c.pending.Fail(brokered.Unavailable("stream: %v", err))
+			var classified *transport.Error // the stream's own, e.g. gRPC's status
+			if !errors.As(err, &classified) {
+				err = brokered.Unavailable("stream: %v", err)
+			}
+			c.pending.Fail(err)
 			return
 		}
 		if len(b) > MessageLimit(c.maxBytes) {
@@ -148,6 +153,9 @@ func (c *Client) Call(ctx context.Context, req *transport.Request) ([]byte, erro
 	}
 	return c.pending.Wait(ctx, id, ch, c.maxBytes)
 }
+
+// Ended is closed once the stream has ended (its calls failed with it).
+func (c *Client) Ended() <-chan struct{} { return c.done }
 
 // Close ends the stream and every call waiting on it.
 func (c *Client) Close() error {

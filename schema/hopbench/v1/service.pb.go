@@ -332,7 +332,7 @@ var File_hopbench_v1_service_proto protoreflect.FileDescriptor
 
 const file_hopbench_v1_service_proto_rawDesc = "" +
 	"\n" +
-	"\x19hopbench/v1/service.proto\x12\vhopbench.v1\x1a\x19hopbench/v1/payload.proto\"8\n" +
+	"\x19hopbench/v1/service.proto\x12\vhopbench.v1\x1a\x1ahopbench/v1/envelope.proto\x1a\x19hopbench/v1/payload.proto\"8\n" +
 	"\n" +
 	"GetRequest\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12\x14\n" +
@@ -350,11 +350,12 @@ const file_hopbench_v1_service_proto_rawDesc = "" +
 	"\x04body\"1\n" +
 	"\x03Ack\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12\x14\n" +
-	"\x05count\x18\x02 \x01(\x03R\x05count2\x9f\x01\n" +
+	"\x05count\x18\x02 \x01(\x03R\x05count2\xdb\x01\n" +
 	"\x03Hop\x124\n" +
 	"\x03Get\x12\x17.hopbench.v1.GetRequest\x1a\x14.hopbench.v1.Payload\x12.\n" +
 	"\x04Post\x12\x14.hopbench.v1.Payload\x1a\x10.hopbench.v1.Ack\x122\n" +
-	"\x04Echo\x12\x14.hopbench.v1.Payload\x1a\x14.hopbench.v1.PayloadBd\n" +
+	"\x04Echo\x12\x14.hopbench.v1.Payload\x1a\x14.hopbench.v1.Payload\x12:\n" +
+	"\x06Stream\x12\x15.hopbench.v1.Envelope\x1a\x15.hopbench.v1.Envelope(\x010\x01Bd\n" +
 	"\x16dev.hopbench.schema.v1B\fServiceProtoP\x01Z:github.com/hopbench/hopbench/schema/hopbench/v1;hopbenchv1b\x06proto3"
 
 var (
@@ -382,6 +383,7 @@ var file_hopbench_v1_service_proto_goTypes = []any{
 	(*Int)(nil),          // 8: hopbench.v1.Int
 	(*Ints)(nil),         // 9: hopbench.v1.Ints
 	(*Blob)(nil),         // 10: hopbench.v1.Blob
+	(*Envelope)(nil),     // 11: hopbench.v1.Envelope
 }
 var file_hopbench_v1_service_proto_depIdxs = []int32{
 	3,  // 0: hopbench.v1.Payload.user:type_name -> hopbench.v1.UserList
@@ -396,11 +398,13 @@ var file_hopbench_v1_service_proto_depIdxs = []int32{
 	0,  // 9: hopbench.v1.Hop.Get:input_type -> hopbench.v1.GetRequest
 	1,  // 10: hopbench.v1.Hop.Post:input_type -> hopbench.v1.Payload
 	1,  // 11: hopbench.v1.Hop.Echo:input_type -> hopbench.v1.Payload
-	1,  // 12: hopbench.v1.Hop.Get:output_type -> hopbench.v1.Payload
-	2,  // 13: hopbench.v1.Hop.Post:output_type -> hopbench.v1.Ack
-	1,  // 14: hopbench.v1.Hop.Echo:output_type -> hopbench.v1.Payload
-	12, // [12:15] is the sub-list for method output_type
-	9,  // [9:12] is the sub-list for method input_type
+	11, // 12: hopbench.v1.Hop.Stream:input_type -> hopbench.v1.Envelope
+	1,  // 13: hopbench.v1.Hop.Get:output_type -> hopbench.v1.Payload
+	2,  // 14: hopbench.v1.Hop.Post:output_type -> hopbench.v1.Ack
+	1,  // 15: hopbench.v1.Hop.Echo:output_type -> hopbench.v1.Payload
+	11, // 16: hopbench.v1.Hop.Stream:output_type -> hopbench.v1.Envelope
+	13, // [13:17] is the sub-list for method output_type
+	9,  // [9:13] is the sub-list for method input_type
 	9,  // [9:9] is the sub-list for extension type_name
 	9,  // [9:9] is the sub-list for extension extendee
 	0,  // [0:9] is the sub-list for field type_name
@@ -411,6 +415,7 @@ func file_hopbench_v1_service_proto_init() {
 	if File_hopbench_v1_service_proto != nil {
 		return
 	}
+	file_hopbench_v1_envelope_proto_init()
 	file_hopbench_v1_payload_proto_init()
 	file_hopbench_v1_service_proto_msgTypes[1].OneofWrappers = []any{
 		(*Payload_User)(nil),

@@ -23,9 +23,10 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	Hop_Get_FullMethodName  = "/hopbench.v1.Hop/Get"
-	Hop_Post_FullMethodName = "/hopbench.v1.Hop/Post"
-	Hop_Echo_FullMethodName = "/hopbench.v1.Hop/Echo"
+	Hop_Get_FullMethodName    = "/hopbench.v1.Hop/Get"
+	Hop_Post_FullMethodName   = "/hopbench.v1.Hop/Post"
+	Hop_Echo_FullMethodName   = "/hopbench.v1.Hop/Echo"
+	Hop_Stream_FullMethodName = "/hopbench.v1.Hop/Stream"
 )
 
 // HopClient is the client API for Hop service.
@@ -38,6 +39,10 @@ type HopClient interface {
 	Post(ctx context.Context, in *Payload, opts ...grpc.CallOption) (*Ack, error)
 	// Echo replies with the request.
 	Echo(ctx context.Context, in *Payload, opts ...grpc.CallOption) (*Payload, error)
+	// Stream carries a client's calls of any model, each an Envelope with an
+	// id its reply carries back, several in flight (the grpc stack's
+	// calls=stream option; internal/transport/streamed).
+	Stream(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[Envelope, Envelope], error)
 }
 
 type hopClient struct {
@@ -78,6 +83,19 @@ func (c *hopClient) Echo(ctx context.Context, in *Payload, opts ...grpc.CallOpti
 	return out, nil
 }
 
+func (c *hopClient) Stream(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[Envelope, Envelope], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &Hop_ServiceDesc.Streams[0], Hop_Stream_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[Envelope, Envelope]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Hop_StreamClient = grpc.BidiStreamingClient[Envelope, Envelope]
+
 // HopServer is the server API for Hop service.
 // All implementations must embed UnimplementedHopServer
 // for forward compatibility.
@@ -88,6 +106,10 @@ type HopServer interface {
 	Post(context.Context, *Payload) (*Ack, error)
 	// Echo replies with the request.
 	Echo(context.Context, *Payload) (*Payload, error)
+	// Stream carries a client's calls of any model, each an Envelope with an
+	// id its reply carries back, several in flight (the grpc stack's
+	// calls=stream option; internal/transport/streamed).
+	Stream(grpc.BidiStreamingServer[Envelope, Envelope]) error
 	mustEmbedUnimplementedHopServer()
 }
 
@@ -106,6 +128,9 @@ func (UnimplementedHopServer) Post(context.Context, *Payload) (*Ack, error) {
 }
 func (UnimplementedHopServer) Echo(context.Context, *Payload) (*Payload, error) {
 	return nil, status.Error(codes.Unimplemented, "method Echo not implemented")
+}
+func (UnimplementedHopServer) Stream(grpc.BidiStreamingServer[Envelope, Envelope]) error {
+	return status.Error(codes.Unimplemented, "method Stream not implemented")
 }
 func (UnimplementedHopServer) mustEmbedUnimplementedHopServer() {}
 func (UnimplementedHopServer) testEmbeddedByValue()             {}
@@ -182,6 +207,13 @@ func _Hop_Echo_Handler(srv interface{}, ctx context.Context, dec func(interface{
 	return interceptor(ctx, in, info, handler)
 }
 
+func _Hop_Stream_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(HopServer).Stream(&grpc.GenericServerStream[Envelope, Envelope]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Hop_StreamServer = grpc.BidiStreamingServer[Envelope, Envelope]
+
 // Hop_ServiceDesc is the grpc.ServiceDesc for Hop service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -202,6 +234,13 @@ var Hop_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _Hop_Echo_Handler,
 		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "Stream",
+			Handler:       _Hop_Stream_Handler,
+			ServerStreams: true,
+			ClientStreams: true,
+		},
+	},
 	Metadata: "hopbench/v1/service.proto",
 }

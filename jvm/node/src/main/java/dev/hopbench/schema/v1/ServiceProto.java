@@ -39,29 +39,32 @@ public final class ServiceProto {
   static {
     java.lang.String[] descriptorData = {
       "\n\031hopbench/v1/service.proto\022\013hopbench.v1" +
-      "\032\031hopbench/v1/payload.proto\"*\n\nGetReques" +
-      "t\022\r\n\005model\030\001 \001(\t\022\r\n\005count\030\002 \001(\003\"\360\002\n\007Payl" +
-      "oad\022%\n\004user\030\001 \001(\0132\025.hopbench.v1.UserList" +
-      "H\000\022+\n\007payment\030\002 \001(\0132\030.hopbench.v1.Paymen" +
-      "tListH\000\022)\n\006recipe\030\003 \001(\0132\027.hopbench.v1.Re" +
-      "cipeListH\000\022!\n\004text\030\004 \001(\0132\021.hopbench.v1.T" +
-      "extH\000\022-\n\010alltypes\030\005 \001(\0132\031.hopbench.v1.Al" +
-      "lTypesListH\000\022\037\n\003int\030\006 \001(\0132\020.hopbench.v1." +
-      "IntH\000\022!\n\004ints\030\007 \001(\0132\021.hopbench.v1.IntsH\000" +
-      "\022%\n\010textfile\030\010 \001(\0132\021.hopbench.v1.BlobH\000\022" +
-      "!\n\004blob\030\t \001(\0132\021.hopbench.v1.BlobH\000B\006\n\004bo" +
-      "dy\"#\n\003Ack\022\r\n\005model\030\001 \001(\t\022\r\n\005count\030\002 \001(\0032" +
-      "\237\001\n\003Hop\0224\n\003Get\022\027.hopbench.v1.GetRequest\032" +
-      "\024.hopbench.v1.Payload\022.\n\004Post\022\024.hopbench" +
-      ".v1.Payload\032\020.hopbench.v1.Ack\0222\n\004Echo\022\024." +
-      "hopbench.v1.Payload\032\024.hopbench.v1.Payloa" +
-      "dBd\n\026dev.hopbench.schema.v1B\014ServiceProt" +
-      "oP\001Z:github.com/hopbench/hopbench/schema" +
-      "/hopbench/v1;hopbenchv1b\006proto3"
+      "\032\032hopbench/v1/envelope.proto\032\031hopbench/v" +
+      "1/payload.proto\"*\n\nGetRequest\022\r\n\005model\030\001" +
+      " \001(\t\022\r\n\005count\030\002 \001(\003\"\360\002\n\007Payload\022%\n\004user\030" +
+      "\001 \001(\0132\025.hopbench.v1.UserListH\000\022+\n\007paymen" +
+      "t\030\002 \001(\0132\030.hopbench.v1.PaymentListH\000\022)\n\006r" +
+      "ecipe\030\003 \001(\0132\027.hopbench.v1.RecipeListH\000\022!" +
+      "\n\004text\030\004 \001(\0132\021.hopbench.v1.TextH\000\022-\n\010all" +
+      "types\030\005 \001(\0132\031.hopbench.v1.AllTypesListH\000" +
+      "\022\037\n\003int\030\006 \001(\0132\020.hopbench.v1.IntH\000\022!\n\004int" +
+      "s\030\007 \001(\0132\021.hopbench.v1.IntsH\000\022%\n\010textfile" +
+      "\030\010 \001(\0132\021.hopbench.v1.BlobH\000\022!\n\004blob\030\t \001(" +
+      "\0132\021.hopbench.v1.BlobH\000B\006\n\004body\"#\n\003Ack\022\r\n" +
+      "\005model\030\001 \001(\t\022\r\n\005count\030\002 \001(\0032\333\001\n\003Hop\0224\n\003G" +
+      "et\022\027.hopbench.v1.GetRequest\032\024.hopbench.v" +
+      "1.Payload\022.\n\004Post\022\024.hopbench.v1.Payload\032" +
+      "\020.hopbench.v1.Ack\0222\n\004Echo\022\024.hopbench.v1." +
+      "Payload\032\024.hopbench.v1.Payload\022:\n\006Stream\022" +
+      "\025.hopbench.v1.Envelope\032\025.hopbench.v1.Env" +
+      "elope(\0010\001Bd\n\026dev.hopbench.schema.v1B\014Ser" +
+      "viceProtoP\001Z:github.com/hopbench/hopbenc" +
+      "h/schema/hopbench/v1;hopbenchv1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
         new com.google.protobuf.Descriptors.FileDescriptor[] {
+          dev.hopbench.schema.v1.EnvelopeProto.getDescriptor(),
           dev.hopbench.schema.v1.PayloadProto.getDescriptor(),
         });
     internal_static_hopbench_v1_GetRequest_descriptor =
@@ -82,6 +85,7 @@ public final class ServiceProto {
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_hopbench_v1_Ack_descriptor,
         new java.lang.String[] { "Model", "Count", });
+    dev.hopbench.schema.v1.EnvelopeProto.getDescriptor();
     dev.hopbench.schema.v1.PayloadProto.getDescriptor();
   }
 
