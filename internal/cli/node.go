@@ -63,7 +63,7 @@ a broker: start it first with hopbench brokers up.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.stack, "stack", "rest", "stack: technology[+codec][+compression]")
 	fl.StringVar(&f.cfg.Listen, "listen", "", "address to serve on (default 127.0.0.1:7070; for broker stacks the broker's URL and queue, topic or subject, e.g. amqp://127.0.0.1:5672/hopbench)")
-	fl.StringToStringVar(&f.options, "option", nil, "a stack's own setting, `NAME=VALUE` (repeatable): amqp reply=direct|queue, prefetch, persistent, confirm; kafka acks=all|leader|none, linger, fetch_max_wait, partitions; graphql introspection=true|false; grpc calls=unary|stream")
+	fl.StringToStringVar(&f.options, "option", nil, "a stack's own setting, `NAME=VALUE` (repeatable): amqp reply=direct|queue, prefetch, persistent, confirm; kafka acks=all|leader|none, linger, fetch_max_wait, partitions; graphql introspection=true|false")
 	fl.StringSliceVar(&f.downstream, "downstream", nil, "addresses of the nodes this one calls, in parallel, for every request")
 	fl.BoolVar(&f.h2, "http2", false, "HTTP/2 for HTTP-based stacks (h2c without TLS)")
 	fl.BoolVar(&f.tls, "tls", false, "serve TLS with a throwaway CA made at start-up")

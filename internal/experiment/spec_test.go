@@ -255,7 +255,8 @@ func FuzzParse(f *testing.F) {
 }
 
 // The quick preset, which make run runs, covers every stack family: each
-// registered technology, a protocol of the Connect family by connect.
+// registered technology; a protocol of the Connect family by connect,
+// grpc-stream by grpc.
 func TestTheQuickPresetCoversEveryStackFamily(t *testing.T) {
 	s, err := ReadFile("../../presets/quick.yaml")
 	if err != nil {
@@ -266,7 +267,7 @@ func TestTheQuickPresetCoversEveryStackFamily(t *testing.T) {
 		parsed, _ := transport.ParseStack(st)
 		covered[parsed.Transport] = true
 	}
-	family := map[string]string{"grpcweb": "connect", "connect-grpc": "connect"}
+	family := map[string]string{"grpcweb": "connect", "connect-grpc": "connect", "grpc-stream": "grpc"}
 	for _, name := range transport.Names() {
 		if f := cmp.Or(family[name], name); !covered[f] {
 			t.Errorf("presets/quick.yaml has no %s stack (for %s)", f, name)

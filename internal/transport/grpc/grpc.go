@@ -31,18 +31,31 @@ import (
 	"github.com/hopbench/hopbench/internal/userschema"
 )
 
-func init() { transport.Register(Transport{}) }
+func init() {
+	transport.Register(Transport{})
+	transport.Register(Transport{stream: true})
+}
 
-// Transport is the grpc stack.
-type Transport struct{}
+// Transport is the grpc stack, or with stream grpc-stream: the same
+// server, each client's calls over one bidirectional stream.
+type Transport struct{ stream bool }
 
-func (Transport) Name() string { return "grpc" }
+func (t Transport) Name() string {
+	if t.stream {
+		return "grpc-stream"
+	}
+	return "grpc"
+}
 
 // Traits are what grpc offers beyond its figures.
-func (Transport) Traits() transport.Traits {
+func (t Transport) Traits() transport.Traits {
+	notes := []string{"generated clients in every major language from one .proto", "HTTP/2 streams many calls over one connection"}
+	if t.stream {
+		notes = append(notes, "a client's calls share one bidirectional stream; a message past the limit ends it, failing the calls on it")
+	}
 	return transport.Traits{
 		Browser: "browsers cannot speak gRPC's HTTP/2 trailers: they need gRPC-Web and a proxy (Envoy) in front",
-		Notes:   []string{"generated clients in every major language from one .proto", "HTTP/2 streams many calls over one connection"},
+		Notes:   notes,
 	}
 }
 
@@ -160,7 +173,7 @@ func fromStatus(err error) error {
 }
 
 // Dial returns a client for the grpc server at target.
-func (Transport) Dial(_ context.Context, target string, cfg transport.Config) (transport.Client, error) {
+func (t Transport) Dial(_ context.Context, target string, cfg transport.Config) (transport.Client, error) {
 	if err := check(cfg); err != nil {
 		return nil, err
 	}
@@ -187,7 +200,7 @@ func (Transport) Dial(_ context.Context, target string, cfg transport.Config) (t
 	if err != nil {
 		return nil, fmt.Errorf("grpc: client for %s: %w", target, err)
 	}
-	if opts, _ := transport.ResolveOptions(Transport{}, cfg.Options); opts["calls"] == "stream" {
+	if t.stream {
 		return dialStream(conn, limit)
 	}
 	return &client{conn: conn}, nil

@@ -18,9 +18,6 @@ import (
 	"github.com/hopbench/hopbench/internal/userschema"
 )
 
-// stream carries each client's calls over one bidirectional stream.
-var stream = map[string]string{"calls": "stream"}
-
 func TestConformance(t *testing.T) {
 	b, err := certs.New()
 	if err != nil {
@@ -32,11 +29,17 @@ func TestConformance(t *testing.T) {
 		{Name: "tls", Config: transport.Config{ServerTLS: b.Server(false), ClientTLS: b.Client(false)}, Large: true},
 		{Name: "mtls+gzip", Config: transport.Config{Compression: "gzip", ServerTLS: b.Server(true), ClientTLS: b.Client(true)}},
 		{Name: "tls/emulated-network", Config: transport.Config{ServerTLS: b.Server(false), ClientTLS: b.Client(false)}, Network: transporttest.Emulated},
-		{Name: "stream", Config: transport.Config{Options: stream}, Large: true},
-		{Name: "stream+mtls+gzip", Config: transport.Config{Options: stream, Compression: "gzip", ServerTLS: b.Server(true), ClientTLS: b.Client(true)}},
-		{Name: "stream/emulated-network", Config: transport.Config{Options: stream}, Network: transporttest.Emulated},
 	} {
 		v.Transport = "grpc"
+		transporttest.Run(t, v)
+	}
+	// grpc-stream: each client's calls over one bidirectional stream.
+	for _, v := range []transporttest.Variant{
+		{Name: "stream", Large: true},
+		{Name: "stream+mtls+gzip", Config: transport.Config{Compression: "gzip", ServerTLS: b.Server(true), ClientTLS: b.Client(true)}},
+		{Name: "stream/emulated-network", Network: transporttest.Emulated},
+	} {
+		v.Transport = "grpc-stream"
 		transporttest.Run(t, v)
 	}
 }

@@ -13,16 +13,8 @@ import (
 	"github.com/hopbench/hopbench/internal/transport/streamed"
 )
 
-// Options are the grpc stack's own settings.
-func (Transport) Options() []transport.Option {
-	return []transport.Option{
-		{Name: "calls", Default: "unary", Help: "unary (a call a gRPC unary call) or stream (each client's calls over one bidirectional stream, hopbench.v1.Hop/Stream, several in flight, matched by id)",
-			Check: transport.OneOf("unary", "stream")},
-	}
-}
-
 // streamProcedure is Hop's bidirectional method that carries a client's
-// calls of every model.
+// calls of every model (the grpc-stream stack's; every grpc node serves it).
 const streamProcedure = "/" + hopframe.ServiceName + "/Stream"
 
 // streamDesc serves Hop's Stream: every call on it answered by h.
