@@ -46,6 +46,7 @@ var stackLibraries = []struct{ name, module string }{
 	{"x/net (http2)", "golang.org/x/net"},
 	{"gqlgen", "github.com/99designs/gqlgen"},
 	{"websocket", "github.com/coder/websocket"},
+	{"quic-go (http3)", "github.com/quic-go/quic-go"},
 	{"amqp091-go", "github.com/rabbitmq/amqp091-go"},
 	{"franz-go", "github.com/twmb/franz-go"},
 	{"nats.go", "github.com/nats-io/nats.go"},

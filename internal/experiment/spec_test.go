@@ -256,7 +256,8 @@ func FuzzParse(f *testing.F) {
 
 // The quick preset, which make run runs, covers every stack family: each
 // registered technology; a protocol of the Connect family by connect,
-// grpc-stream by grpc.
+// grpc-stream by grpc, rest-h3 (which needs TLS, which quick leaves off)
+// by rest.
 func TestTheQuickPresetCoversEveryStackFamily(t *testing.T) {
 	s, err := ReadFile("../../presets/quick.yaml")
 	if err != nil {
@@ -267,10 +268,29 @@ func TestTheQuickPresetCoversEveryStackFamily(t *testing.T) {
 		parsed, _ := transport.ParseStack(st)
 		covered[parsed.Transport] = true
 	}
-	family := map[string]string{"grpcweb": "connect", "connect-grpc": "connect", "grpc-stream": "grpc"}
+	family := map[string]string{"grpcweb": "connect", "connect-grpc": "connect", "grpc-stream": "grpc", "rest-h3": "rest"}
 	for _, name := range transport.Names() {
 		if f := cmp.Or(family[name], name); !covered[f] {
 			t.Errorf("presets/quick.yaml has no %s stack (for %s)", f, name)
 		}
+	}
+}
+
+// rest-h3 is refused by name where QUIC cannot go: without TLS, on an
+// emulated network, on hosts of their own.
+func TestRestH3IsRefusedWhereQUICCannotGo(t *testing.T) {
+	for _, c := range []struct{ spec, want string }{
+		{"stacks: [rest-h3]\n", "needs TLS 1.3: set tls: true"},
+		{"stacks: [rest-h3]\ntls: [false, true]\n", "needs TLS 1.3"},
+		{"stacks: [rest-h3]\ntls: true\nnetworks: [loopback, lan]\n", "QUIC's packets cross no emulated network yet"},
+		{"stacks: [rest-h3]\ntls: true\nhosts: [{name: a, agent: \"10.0.0.5:7070\"}]\n", "rest-h3 does not run on hosts of their own yet"},
+	} {
+		_, err := Parse([]byte(c.spec + "payloads: [{model: text, counts: [10]}]\nloads: [{closed: {clients: 1}}]\n"))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want an error saying %q", c.spec, err, c.want)
+		}
+	}
+	if _, err := Parse([]byte("stacks: [rest-h3, rest+proto]\ntls: true\npayloads: [{model: text, counts: [10]}]\nloads: [{closed: {clients: 1}}]\n")); err != nil {
+		t.Errorf("rest-h3 with TLS on loopback: %v", err)
 	}
 }

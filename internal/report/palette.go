@@ -41,6 +41,7 @@ var families = []struct {
 	{"connect-grpc", color.RGBA{0x8C, 0x2D, 0x04, 0xff}}, // dark vermillion, beside grpc's
 	{"ws", color.RGBA{0x33, 0x22, 0x88, 0xff}},           // indigo
 	{"grpc-stream", color.RGBA{0xF0, 0x8A, 0x4B, 0xff}},  // light vermillion, beside grpc's
+	{"rest-h3", color.RGBA{0x00, 0x3F, 0x6B, 0xff}},      // dark blue, beside rest's
 }
 
 // unknownHue is a technology hopbench's report does not know yet.

@@ -194,6 +194,12 @@ type Dialer interface {
 	DialContext(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
+// PacketDialer is a Dialer that also opens UDP sockets to dial QUIC from,
+// counted as its TCP connections are (wire.Dialer).
+type PacketDialer interface {
+	ListenPacket(ctx context.Context) (net.PacketConn, error)
+}
+
 // MaxBytesOrDefault is the effective body limit.
 func (c Config) MaxBytesOrDefault() int {
 	if c.MaxBytes > 0 {

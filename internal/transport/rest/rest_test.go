@@ -42,3 +42,32 @@ func TestConformance(t *testing.T) {
 		transporttest.Run(t, v)
 	}
 }
+
+// rest-h3 passes the suite over HTTP/3 (TLS 1.3 always, mutual too) in
+// every codec, with gzip and zstd; its UDP bytes are counted.
+func TestConformanceH3(t *testing.T) {
+	b, err := certs.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	variants := []transporttest.Variant{
+		{Name: "json+gzip", Config: transport.Config{Codec: "json", Compression: "gzip"}},
+		{Name: "proto+zstd/mtls", Config: transport.Config{Codec: "proto", Compression: "zstd", ServerTLS: b.Server(true), ClientTLS: b.Client(true)}},
+	}
+	for _, c := range []string{"json", "json-fast", "proto", "msgpack", "cbor", "avro"} {
+		variants = append(variants, transporttest.Variant{Name: c, Config: transport.Config{Codec: c}, Large: c == "proto"})
+	}
+	for _, v := range variants {
+		if v.Config.ServerTLS == nil {
+			v.Config.ServerTLS, v.Config.ClientTLS = b.Server(false), b.Client(false)
+		}
+		v.Transport = "rest-h3"
+		transporttest.Run(t, v)
+	}
+}
+
+func TestH3RefusesWhatQUICCannotCarry(t *testing.T) {
+	transporttest.CheckRefusals(t, "rest-h3", []transporttest.Refusal{
+		{Config: transport.Config{}, Want: "rest-h3 runs over QUIC, which needs TLS 1.3"},
+	})
+}

@@ -1,0 +1,154 @@
+package rest
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+
+	"github.com/quic-go/quic-go"
+	"github.com/quic-go/quic-go/http3"
+
+	"github.com/hopbench/hopbench/internal/codec"
+	"github.com/hopbench/hopbench/internal/transport"
+)
+
+func init() { transport.Register(H3{}) }
+
+// H3 is the rest-h3 stack: the rest stack's routes, codecs and
+// compression over HTTP/3 (QUIC, github.com/quic-go/quic-go), with the
+// TLS 1.3 QUIC requires.
+type H3 struct{}
+
+func (H3) Name() string { return "rest-h3" }
+
+// Traits are what rest-h3 offers beyond its figures.
+func (H3) Traits() transport.Traits {
+	return transport.Traits{
+		Notes: []string{"HTTP/3 over QUIC (UDP): no head-of-line blocking between requests; browsers reach it after an Alt-Svc upgrade", "some networks block or throttle UDP"},
+	}
+}
+
+func (H3) Codecs() []string { return codec.Names() }
+
+var errH3NeedsTLS = errors.New("rest-h3 runs over QUIC, which needs TLS 1.3: serve and call it with TLS (a spec's tls: true; hopbench node --tls)")
+
+// Listen serves h on addr's UDP port until the server is closed.
+func (H3) Listen(ctx context.Context, addr string, cfg transport.Config, h transport.Handler) (transport.Server, error) {
+	if cfg.ServerTLS == nil {
+		return nil, errH3NeedsTLS
+	}
+	var lc net.ListenConfig
+	pc, err := lc.ListenPacket(ctx, "udp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("rest-h3: listen on %s: %w", addr, err)
+	}
+	lim := cfg.Conns.OrDefault()
+	srv := &http3.Server{
+		Handler:     newMux(h, cfg.MaxBytesOrDefault()),
+		TLSConfig:   http3.ConfigureTLSConfig(cfg.ServerTLS),
+		IdleTimeout: lim.IdleTimeout,
+		QUICConfig:  &quic.Config{MaxIdleTimeout: lim.IdleTimeout, HandshakeIdleTimeout: lim.ReadTimeout},
+	}
+	s := &h3Server{pc: pc, srv: srv, done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		s.err = srv.Serve(pc)
+	}()
+	return s, nil
+}
+
+type h3Server struct {
+	pc   net.PacketConn
+	srv  *http3.Server
+	done chan struct{}
+	err  error
+}
+
+func (s *h3Server) Addr() string { return s.pc.LocalAddr().String() }
+
+func (s *h3Server) Close() error {
+	err := s.srv.Close()
+	s.pc.Close() // the server does not close the socket it was given
+	<-s.done
+	if errors.Is(s.err, http.ErrServerClosed) || errors.Is(s.err, quic.ErrServerClosed) || errors.Is(s.err, net.ErrClosed) {
+		s.err = nil
+	}
+	return errors.Join(err, s.err)
+}
+
+// Dial returns a client of the rest-h3 server at target: one QUIC
+// connection, from a UDP socket of the Config's dialer (its bytes
+// counted), carrying every call as a stream.
+func (H3) Dial(_ context.Context, target string, cfg transport.Config) (transport.Client, error) {
+	if cfg.ClientTLS == nil {
+		return nil, errH3NeedsTLS
+	}
+	sockets := &udpSockets{dialer: cfg.Dialer}
+	rt := &http3.Transport{TLSClientConfig: cfg.ClientTLS, DisableCompression: true, Dial: sockets.dial}
+	c := &client{base: "https://" + target, maxBytes: cfg.MaxBytesOrDefault(), http: &http.Client{Transport: rt}}
+	return &h3Client{client: c, rt: rt, sockets: sockets}, nil
+}
+
+// udpSockets opens a UDP socket for each QUIC connection the client
+// dials, and closes them all with the client (quic.Dial leaves its socket
+// to its caller).
+type udpSockets struct {
+	dialer transport.Dialer
+	mu     sync.Mutex
+	open   []net.PacketConn
+}
+
+func (u *udpSockets) dial(ctx context.Context, addr string, tlsCfg *tls.Config, qcfg *quic.Config) (*quic.Conn, error) {
+	pc, err := u.listen(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ua, err := net.ResolveUDPAddr("udp", addr)
+	if err == nil {
+		var conn *quic.Conn
+		if conn, err = quic.DialEarly(ctx, pc, ua, tlsCfg, qcfg); err == nil {
+			u.mu.Lock()
+			u.open = append(u.open, pc)
+			u.mu.Unlock()
+			return conn, nil
+		}
+	}
+	pc.Close()
+	return nil, err
+}
+
+func (u *udpSockets) listen(ctx context.Context) (net.PacketConn, error) {
+	if pd, ok := u.dialer.(transport.PacketDialer); ok {
+		return pd.ListenPacket(ctx)
+	}
+	if u.dialer != nil {
+		return nil, errors.New("rest-h3: this dialer opens no UDP sockets")
+	}
+	var lc net.ListenConfig
+	return lc.ListenPacket(ctx, "udp", "127.0.0.1:0")
+}
+
+func (u *udpSockets) close() {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	for _, pc := range u.open {
+		pc.Close()
+	}
+	u.open = nil
+}
+
+type h3Client struct {
+	*client
+	rt      *http3.Transport
+	sockets *udpSockets
+}
+
+func (c *h3Client) Close() error {
+	err := c.rt.Close()
+	c.sockets.close()
+	return err
+}
