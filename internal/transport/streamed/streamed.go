@@ -108,7 +108,6 @@ func NewClient(s Stream, maxBytes int) *Client {
 	return c
 }
 
-
 func (c *Client) read() {
 	defer close(c.done)
 	for {
