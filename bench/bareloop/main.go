@@ -7,6 +7,8 @@
 //
 //	bareloop -stack grpc|rest|nats|amqp|kafka -target ADDR -clients 64 -duration 10s
 //	bareloop -stack grpc|rest|nats|amqp|kafka -target ADDR -serve   (the bare responder)
+//	bareloop -stack connect|grpcweb|connect-grpc|grpc-stream|ws|rest-h3 -target ADDR -serve [-ca-out FILE]
+//	         (the bare responders of today's stacks, for bench/latency1.sh: hopbench load calls them)
 //	bareloop -print-json   (the gRPC request as JSON, for ghz -d)
 //	bareloop -print-rest   (the REST request's body, for vegeta and wrk)
 //

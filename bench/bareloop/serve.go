@@ -41,6 +41,9 @@ func serve(stack, target string) error {
 	case "kafka":
 		return serveKafka(ctx, target, ready)
 	}
+	if f, ok := serveToday[stack]; ok {
+		return f(ctx, target, ready)
+	}
 	return fmt.Errorf("stack %q: want %s", stack, stacks)
 }
 
