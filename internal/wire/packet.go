@@ -49,3 +49,20 @@ func (d *Dialer) ListenPacket(ctx context.Context) (net.PacketConn, error) {
 	}
 	return d.Counter.PacketConn(pc), nil
 }
+
+// SetReadBuffer and SetWriteBuffer size the socket's buffers, as QUIC
+// asks of a UDP socket (without them quic-go warns and keeps the
+// system's defaults).
+func (pc *countingPacketConn) SetReadBuffer(n int) error {
+	if s, ok := pc.PacketConn.(interface{ SetReadBuffer(int) error }); ok {
+		return s.SetReadBuffer(n)
+	}
+	return errors.ErrUnsupported
+}
+
+func (pc *countingPacketConn) SetWriteBuffer(n int) error {
+	if s, ok := pc.PacketConn.(interface{ SetWriteBuffer(int) error }); ok {
+		return s.SetWriteBuffer(n)
+	}
+	return errors.ErrUnsupported
+}
