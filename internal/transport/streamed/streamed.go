@@ -38,34 +38,48 @@ const envelopeOverhead = 64 << 10
 // maxBytes takes.
 func MessageLimit(maxBytes int) int { return maxBytes + envelopeOverhead }
 
-// Serve answers every call on s with h, each in a goroutine of its own,
-// until s ends or Close; then it cancels the calls still running and
-// waits for them.
+// Serve answers every call on s with h until s ends or a message is not
+// an Envelope; then it cancels the calls still running and waits for
+// them. The goroutine that reads a call serves it, once it has handed the
+// reading of the next one to another (leader and followers): a call is
+// never handed from the reader to a sleeping goroutine, whose wake-up
+// would be on its critical path (tens of µs on a busy machine), and calls
+// still run side by side.
 func Serve(s Stream, h transport.Handler, maxBytes int) error {
 	hs := brokered.NewHandlers()
 	defer hs.Close()
-	for {
+	ended := make(chan error, 1) // one reader at a time: one end
+	var read func(ctx context.Context)
+	read = func(ctx context.Context) {
 		b, err := s.Recv()
+		if err == nil && len(b) <= MessageLimit(maxBytes) {
+			var in pb.Envelope
+			if err = proto.Unmarshal(b, &in); err == nil {
+				hs.Go(read)
+				serveOne(ctx, s, h, &in, maxBytes)
+				return
+			}
+			err = fmt.Errorf("a message that is not an Envelope: %w", err) // a peer that speaks another protocol
+		}
 		if err != nil {
-			return err
+			ended <- err
+			return
 		}
-		if len(b) > MessageLimit(maxBytes) {
-			refuse(s, b, maxBytes)
-			continue
-		}
-		var in pb.Envelope
-		if err := proto.Unmarshal(b, &in); err != nil {
-			return fmt.Errorf("a message that is not an Envelope: %w", err) // a peer that speaks another protocol
-		}
-		hs.Go(func(ctx context.Context) {
-			brokered.Serve(ctx, h, in.Meta, in.Body, maxBytes, func(_ context.Context, m brokered.Meta, body []byte) {
-				out, err := proto.Marshal(&pb.Envelope{Id: in.Id, Meta: m, Body: body})
-				if err == nil {
-					s.Send(out) // a failed send is the stream's end, which Recv sees
-				}
-			})
-		})
+		hs.Go(read)
+		refuse(s, b, maxBytes)
 	}
+	hs.Go(read)
+	return <-ended
+}
+
+// serveOne answers one call and sends its reply on s.
+func serveOne(ctx context.Context, s Stream, h transport.Handler, in *pb.Envelope, maxBytes int) {
+	brokered.Serve(ctx, h, in.Meta, in.Body, maxBytes, func(_ context.Context, m brokered.Meta, body []byte) {
+		out, err := proto.Marshal(&pb.Envelope{Id: in.Id, Meta: m, Body: body})
+		if err == nil {
+			s.Send(out) // a failed send is the stream's end, which Recv sees
+		}
+	})
 }
 
 // headID is the id at the head of an envelope cut short (field 1, which
