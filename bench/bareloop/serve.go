@@ -47,18 +47,21 @@ func serve(stack, target string) error {
 	return fmt.Errorf("stack %q: want %s", stack, stacks)
 }
 
+// echoBody answers a POST with its body, in its content type.
+func echoBody(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	w.Header().Set("Content-Type", r.Header.Get("Content-Type"))
+	w.Write(body)
+}
+
 // serveREST echoes each POST's body on /v1/text/echo with net/http.
 func serveREST(ctx context.Context, addr string, ready func()) error {
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/text/echo", func(w http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(body)
-	})
+	mux.HandleFunc("POST /v1/text/echo", echoBody)
 	lis, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -111,15 +110,7 @@ func serveH3(ctx context.Context, addr string, ready func()) error {
 		}
 	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/text/echo", func(w http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20))
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		w.Header().Set("Content-Type", r.Header.Get("Content-Type"))
-		w.Write(body)
-	})
+	mux.HandleFunc("POST /v1/text/echo", echoBody)
 	pc, err := net.ListenPacket("udp", addr)
 	if err != nil {
 		return err

@@ -40,9 +40,10 @@ func TestJMHResultsAreReadAsTimings(t *testing.T) {
 	}
 }
 
-// Timing recipe on the JVM gives Jackson's and protobuf-java's times and
-// bytes, and Ensor's conversion row, stated with how JMH ran.
-func TestTheJVMsCodecsAreTimedWithJMH(t *testing.T) {
+// needJMH skips a test that runs JMH under -short, or without the JVM
+// node's build unless HOPBENCH_REQUIRE_JVM is set (make test sets it).
+func needJMH(t *testing.T) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("runs JMH")
 	}
@@ -52,6 +53,12 @@ func TestTheJVMsCodecsAreTimedWithJMH(t *testing.T) {
 		}
 		t.Skip(err)
 	}
+}
+
+// Timing recipe on the JVM gives Jackson's and protobuf-java's times and
+// bytes, and Ensor's conversion row, stated with how JMH ran.
+func TestTheJVMsCodecsAreTimedWithJMH(t *testing.T) {
+	needJMH(t)
 	o := CodecOptions{Forks: 1, WarmupIterations: 1, Iterations: 2, Iteration: 100 * time.Millisecond, Seed: 1}
 	rs, err := TimeCodecs(context.Background(), Cases([]Get{{Model: "recipe", Count: 1}}, CodecCodecs), o, nil)
 	if err != nil {
@@ -76,15 +83,7 @@ func TestTheJVMsCodecsAreTimedWithJMH(t *testing.T) {
 // descriptor set: JsonFormat and protobuf-java's DynamicMessage, the
 // Protobuf bytes those of Go's encoding of the same message.
 func TestTheJVMTimesAUsersMessage(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs JMH")
-	}
-	if _, err := Jar(); err != nil {
-		if os.Getenv("HOPBENCH_REQUIRE_JVM") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	needJMH(t)
 	dir := filepath.Join("..", "..", "examples", "proto")
 	m, err := userschema.Use(context.Background(), userschema.Source{Files: []string{filepath.Join(dir, "shop", "orders.proto")}, ImportPaths: []string{dir}, Message: "shop.Order"})
 	if err != nil {
