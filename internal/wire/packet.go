@@ -31,23 +31,23 @@ func (pc *countingPacketConn) WriteTo(p []byte, addr net.Addr) (int, error) {
 	return n, err
 }
 
-// ErrPacketsNotShaped refuses what would send packets through a network
-// hopbench shapes only on TCP streams.
-var ErrPacketsNotShaped = errors.New("QUIC's packets cross no emulated network yet (profiles shape TCP connections): run HTTP/3 on loopback")
+// ErrPacketsFromHosts refuses a UDP socket on a host of a kernel-emulated
+// network, which dials TCP only (From).
+var ErrPacketsFromHosts = errors.New("QUIC from a host of a kernel-emulated network is not supported yet: emulate the network in process")
 
 // ListenPacket opens a UDP socket to dial QUIC from, its bytes counted in
-// Counter. Emulated networks and kernel-network hosts (From) shape TCP
-// connections only, so they are refused rather than left out unseen.
+// Counter as they cross the real socket; with a Network profile each
+// datagram is then shaped by it, as a TCP connection is.
 func (d *Dialer) ListenPacket(ctx context.Context) (net.PacketConn, error) {
-	if !d.Network.IsLoopback() || d.From != nil {
-		return nil, ErrPacketsNotShaped
+	if d.From != nil {
+		return nil, ErrPacketsFromHosts
 	}
 	var lc net.ListenConfig
 	pc, err := lc.ListenPacket(ctx, "udp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	return d.Counter.PacketConn(pc), nil
+	return d.Network.Packets(d.Counter.PacketConn(pc)), nil
 }
 
 // SetReadBuffer and SetWriteBuffer size the socket's buffers, as QUIC

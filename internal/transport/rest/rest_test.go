@@ -44,7 +44,8 @@ func TestConformance(t *testing.T) {
 }
 
 // rest-h3 passes the suite over HTTP/3 (TLS 1.3 always, mutual too) in
-// every codec, with gzip and zstd; its UDP bytes are counted.
+// every codec, with gzip and zstd, and with its datagrams shaped by an
+// emulated network; its UDP bytes are counted.
 func TestConformanceH3(t *testing.T) {
 	b, err := certs.New()
 	if err != nil {
@@ -53,6 +54,7 @@ func TestConformanceH3(t *testing.T) {
 	variants := []transporttest.Variant{
 		{Name: "json+gzip", Config: transport.Config{Codec: "json", Compression: "gzip"}},
 		{Name: "proto+zstd/mtls", Config: transport.Config{Codec: "proto", Compression: "zstd", ServerTLS: b.Server(true), ClientTLS: b.Client(true)}},
+		{Name: "proto/emulated-network", Config: transport.Config{Codec: "proto"}, Network: transporttest.Emulated},
 	}
 	for _, c := range []string{"json", "json-fast", "proto", "msgpack", "cbor", "avro"} {
 		variants = append(variants, transporttest.Variant{Name: c, Config: transport.Config{Codec: c}, Large: c == "proto"})
