@@ -31,7 +31,7 @@ func TestParseStack(t *testing.T) {
 
 func TestParseStackErrorsSayWhatIsKnown(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
-		{"soap", `unknown stack technology "soap" (known: graphql, grpc, rest)`},
+		{"soap", `unknown stack technology "soap" (known: graphql, grpc, grpc-stream, rest, rest-h3)`},
 		{"grpc+json", "grpc carries proto bodies, not json"},
 		{"rest+xml", `"xml" is not a codec (json, json-fast, proto, msgpack, cbor, avro, avro-resolved) or compression (none, gzip, zstd)`},
 		{"rest+json+proto", `"proto" is not a codec`},
