@@ -22,10 +22,12 @@ import (
 	"sync"
 
 	"connectrpc.com/connect"
+	"connectrpc.com/grpcreflect"
 
 	"github.com/hopbench/hopbench/internal/transport"
 	"github.com/hopbench/hopbench/internal/transport/hopframe"
 	"github.com/hopbench/hopbench/internal/transport/rest"
+	"github.com/hopbench/hopbench/internal/userschema"
 )
 
 func init() {
@@ -115,6 +117,16 @@ func servedProtocols(cfg transport.Config) *http.Protocols {
 func newMux(h transport.Handler, maxBytes int) *http.ServeMux {
 	mux := http.NewServeMux()
 	opts := []connect.HandlerOption{connect.WithCodec(rawCodec{}), connect.WithCodec(noJSON{}), connect.WithReadMaxBytes(maxBytes), connect.WithSendMaxBytes(maxBytes)}
+	var services []string
+	for _, f := range hopframe.Families() {
+		services = append(services, f.Service)
+	}
+	// Reflection lists Hop and each user's message's service and serves
+	// the files that describe them, so grpcurl and buf curl need no .proto.
+	reflector := grpcreflect.NewReflector(grpcreflect.NamerFunc(func() []string { return services }),
+		grpcreflect.WithDescriptorResolver(userschema.Resolver()))
+	mux.Handle(grpcreflect.NewHandlerV1(reflector))
+	mux.Handle(grpcreflect.NewHandlerV1Alpha(reflector))
 	for _, f := range hopframe.Families() {
 		for op := range hopframe.Methods {
 			mux.Handle(f.Procedure(op), connect.NewUnaryHandler(f.Procedure(op),

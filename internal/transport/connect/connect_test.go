@@ -95,3 +95,10 @@ func TestAGRPCWebCallWithoutABrowserGetsAFramedReply(t *testing.T) {
 		t.Errorf("a JSON call: %s %s; want 400 saying JSON is not served", resp.Status, refusal)
 	}
 }
+
+// Reflection lists Hop and a user's message's service and serves the
+// files that describe them, as the grpc stack's does: grpcurl and buf curl
+// call a connect node without the .proto.
+func TestReflectionDescribesAUsersService(t *testing.T) {
+	transporttest.CheckReflection(t, "connect")
+}
