@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -95,5 +96,39 @@ func TestAUsersMessageRunsOnTheJVM(t *testing.T) {
 	}
 	if reply["rest+proto"] == 0 || reply["rest+proto"] >= reply["rest"] {
 		t.Errorf("the JVM node's get replies: Protobuf %d bytes, JSON %d; want Protobuf's smaller, measured", reply["rest+proto"], reply["rest"])
+	}
+}
+
+// A JVM node's record carries its heap over the window, from its GC log:
+// serving 100 000 users a get under a 400 MiB limit, the node pauses, and
+// what it committed stays within the 75 % of the limit its heap may take.
+// The logs go with the run.
+func TestAJVMNodesHeapIsReadFromItsGCLog(t *testing.T) {
+	needJVM(t)
+	dir := t.TempDir()
+	recs := runSpec(t, &Runner{Bin: hopbenchBin(t), Dir: dir}, `
+runtimes: [jvm]
+stacks: [rest, rest+proto]
+ops: [get]
+payloads: [{model: user, counts: [100000]}]
+loads: [{closed: {clients: 1}}]
+memory: 400MiB
+requests: 5
+warmup: 1s
+sla: 60s
+`)
+	for _, r := range recs {
+		if r.Outcome != results.OutcomeOK || len(r.Nodes) != 1 {
+			t.Fatalf("%s: %s (%s), %d nodes", r.Case, r.Outcome, r.Reason, len(r.Nodes))
+		}
+		h := r.Nodes[0].Heap
+		t.Logf("%s: heap %+v", r.Case, h)
+		if h == nil || h.Pauses == 0 || h.UsedPeak < 10<<20 || h.CommittedPeak < h.UsedPeak || h.CommittedPeak > 300<<20 {
+			t.Errorf("%s: heap %+v (%s): want pauses, a used peak of at least 10 MiB and a committed one within 300 MiB", r.Case, h, r.Nodes[0].HeapError)
+		}
+	}
+	logs, _ := filepath.Glob(filepath.Join(dir, "*", "gc-*.log"))
+	if len(logs) != 0 {
+		t.Errorf("GC logs left after the runs: %q", logs)
 	}
 }

@@ -97,6 +97,7 @@ var Measures = map[string]string{
 	"p50": "ms", "mean": "ms", "rps": "req/s", "good_rps": "req/s", "last_step_rps": "req/s", "server_ms": "ms", "decode_ms": "ms", "boot_ms": "ms", "floor": "ms",
 	"request_wire_bytes": "B", "response_wire_bytes": "B", "wire_bytes": "B", "response_body_bytes": "B", "request_body_bytes": "B",
 	"rss": "MiB", "anon_rss": "MiB", "completed": "runs",
+	MeasureHeapUsed: "MiB", MeasureHeapCommitted: "MiB",
 	"marshal_ns": "ns", "unmarshal_ns": "ns", "encoded_bytes": "B",
 	"binary_added_bytes": "B",
 }
@@ -156,6 +157,8 @@ func (m Measured) value(measure string, sel map[string]string) (Value, error) {
 // those only while some call succeeded (goodput's 0 excepted).
 func figureOf(r *results.Record, measure string) bool {
 	switch {
+	case heapMeasure(measure):
+		return r.Completed() || r.Outcome == results.OutcomeOutOfMemory
 	case !r.Completed():
 		return false
 	case r.Errors == 0:
@@ -218,6 +221,8 @@ func recordValue(r *results.Record, measure string) (float64, error) {
 		return anonRSSMiB(r)
 	case "boot_ms":
 		return meanBootMs(r)
+	case MeasureHeapUsed, MeasureHeapCommitted:
+		return heapPeakMiB(r, measure)
 	case "server_ms":
 		return entryServerMs(r)
 	}

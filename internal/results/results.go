@@ -236,6 +236,24 @@ type Node struct {
 	Stats      *nodeapi.Stats `json:"stats,omitempty"`
 	StatsError string         `json:"stats_error,omitempty"`
 	Exit       string         `json:"exit,omitempty"` // how it ended, if it ended early
+	// Heap is a JVM node's heap over the window, from its GC log; absent
+	// for Go's nodes, a JVM node on a host, and a window without a
+	// collection; HeapError why a JVM node's log could not be read.
+	Heap      *Heap  `json:"heap,omitempty"`
+	HeapError string `json:"heap_error,omitempty"`
+}
+
+// Heap is what a JVM node's heap did over the measured window, read from
+// its GC log (-Xlog:gc): the most it held, which is its used heap just
+// before a collection (what the thesis calls transient memory), and the
+// most it had committed, the heap reserved from the system, in bytes, with
+// the pauses that reported them. Used after the window's last pause is not
+// seen; a node killed by its memory limit leaves the pauses before the
+// kill, so its figures are its heap up to then.
+type Heap struct {
+	UsedPeak      int64 `json:"used_peak_bytes"`
+	CommittedPeak int64 `json:"committed_peak_bytes"`
+	Pauses        int   `json:"pauses"`
 }
 
 // Usage is a process's resources over a run's measured window.

@@ -22,8 +22,9 @@ var pid = os.Getpid()
 // the case's placement, started by their agents.
 type nodeHome interface {
 	start(m *measurement) topology.StartFunc
-	// jvm is where a JVM node's get replies come from.
-	jvm(m *measurement, cfg nodeapi.Config) nodeapi.Config
+	// jvm is where JVM node i's get replies come from, and what else it
+	// is told there.
+	jvm(m *measurement, i int, cfg nodeapi.Config) nodeapi.Config
 	// meter reads the nodes' CPU and memory over the window, if this
 	// machine can (nil: their hosts' agents do).
 	meter() meterStart
@@ -32,10 +33,11 @@ type nodeHome interface {
 type localNodes struct{}
 
 // jvm gives a JVM node here the rig's seeds file of the run's seed (the
-// file is the seed's, so the seed is not given again).
-func (localNodes) jvm(m *measurement, cfg nodeapi.Config) nodeapi.Config {
+// file is the seed's, so the seed is not given again) and a GC log, which
+// the heap meter reads.
+func (localNodes) jvm(m *measurement, i int, cfg nodeapi.Config) nodeapi.Config {
 	cfg.Seeds, cfg.Seed = m.jvm.seeds[m.c.Seed], nil
-	return cfg
+	return m.logHeap(i, cfg)
 }
 
 func (localNodes) meter() meterStart { return nodesMeter }
@@ -51,7 +53,7 @@ type hostNodes struct{}
 
 // jvm has a JVM node on a host generate the run's get replies there, with
 // that host's hopbench.
-func (hostNodes) jvm(m *measurement, cfg nodeapi.Config) nodeapi.Config {
+func (hostNodes) jvm(m *measurement, _ int, cfg nodeapi.Config) nodeapi.Config {
 	if m.c.Op == transport.OpGet {
 		cfg.Gets = []string{fmt.Sprintf("%s:%d", m.c.Model, m.c.Count)}
 	}
@@ -85,7 +87,7 @@ func (m *measurement) nodeConfig(i int) nodeapi.Config {
 		cfg.Listen = m.listen
 	}
 	if c.JVM != nil {
-		return m.jvmConfig(cfg)
+		return m.jvmConfig(i, cfg)
 	}
 	if c.Schema != nil {
 		cfg.Schema = string(c.Schema.Node(i))
@@ -107,9 +109,9 @@ func (m *measurement) nodeConfig(i int) nodeapi.Config {
 // jvmConfig is a JVM node's configuration: the stack, its get replies
 // (where they come from is its home's to say) and the cache; what else a
 // Go node would be told, validation has refused for the JVM.
-func (m *measurement) jvmConfig(cfg nodeapi.Config) nodeapi.Config {
+func (m *measurement) jvmConfig(i int, cfg nodeapi.Config) nodeapi.Config {
 	cfg.Runtime, cfg.JVMFlags = jvm.JVM, m.c.JVM.Flags
-	return m.home.jvm(m, cfg)
+	return m.home.jvm(m, i, cfg)
 }
 
 // nodeEnv is the nodes' environment: the runner's, and the Go runtime's

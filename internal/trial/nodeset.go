@@ -3,6 +3,7 @@ package trial
 import (
 	"context"
 	"fmt"
+	"os"
 	"sync"
 	"time"
 
@@ -40,6 +41,8 @@ type nodeSet struct {
 	// resetErr is the first failure to.
 	reset    func(ctx context.Context, adminAddr string) error
 	resetErr error
+	// heapLogs are the JVM nodes' GC logs, by node, which close removes.
+	heapLogs map[int]string
 }
 
 // started places a node in its memory group as soon as it exists.
@@ -210,6 +213,9 @@ func (n *nodeSet) exitOutcome(out []results.Node) (outcome, reason string) {
 
 func (n *nodeSet) close() {
 	topology.Close(n.insts)
+	for _, path := range n.heapLogs {
+		os.Remove(path)
+	}
 	for _, g := range n.groups {
 		g.Close()
 	}

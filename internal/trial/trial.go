@@ -98,7 +98,7 @@ func (x *Rig) assemble(c *Case, rec *results.Record, hooks Hooks) *measurement {
 		m.home, m.gen, m.where = hostNodes{}, split, hostBroker{x.agents[c.Placement.Broker]}
 		m.starts = []meterStart{hostsMeter(split)}
 	}
-	m.starts = append([]meterStart{m.home.meter(), brokerMeter, noiseMeter}, m.starts...)
+	m.starts = append([]meterStart{m.home.meter(), brokerMeter, noiseMeter, heapMeter}, m.starts...)
 	return m
 }
 
