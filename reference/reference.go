@@ -20,10 +20,14 @@ var files embed.FS
 
 // Study is one study's published figures and findings.
 type Study struct {
-	Study    string    `yaml:"study"`
-	Title    string    `yaml:"title"`
-	Citation string    `yaml:"citation"`
-	Seeds    []string  `yaml:"seeds"` // the texts it was typed in from
+	Study    string   `yaml:"study"`
+	Title    string   `yaml:"title"`
+	Citation string   `yaml:"citation"`
+	Seeds    []string `yaml:"seeds,omitempty"` // the texts it was typed in from
+	// Sources are the texts outside the seeds a study was typed in from
+	// instead (claims from outside the four studies): each stated quote
+	// names one, and says beside it what of it could be read.
+	Sources  []Source  `yaml:"sources,omitempty"`
 	Setup    string    `yaml:"setup"`
 	Figures  []Figure  `yaml:"figures"`
 	Findings []Finding `yaml:"findings"`
@@ -143,11 +147,14 @@ const (
 // "64.54 to 72.28 % smaller" is 0.2772 to 0.3546. Low and High are zero
 // when the text gives the direction only.
 type Stated struct {
-	Low   float64 `yaml:"low,omitempty"`
-	High  float64 `yaml:"high,omitempty"`
-	Quote string  `yaml:"quote"`
-	Where string  `yaml:"where"`
-	Page  int     `yaml:"page,omitempty"`
+	// Source is the id of the study's source the quote is from, for a
+	// study typed in from sources rather than seeds.
+	Source string  `yaml:"source,omitempty"`
+	Low    float64 `yaml:"low,omitempty"`
+	High   float64 `yaml:"high,omitempty"`
+	Quote  string  `yaml:"quote"`
+	Where  string  `yaml:"where"`
+	Page   int     `yaml:"page,omitempty"`
 }
 
 // Here is the finding's ratio as hopbench measures it: one measure of the
@@ -246,9 +253,39 @@ func (s *Study) Figure(id string) (Figure, bool) {
 	return Figure{}, false
 }
 
+// Source is a published text read on the web: its address and what of
+// it could be read here (the whole text, its abstract alone, or only a
+// summary someone else wrote of it), which a claim read from it says.
+type Source struct {
+	ID   string `yaml:"id"`
+	URL  string `yaml:"url"`
+	Read string `yaml:"read"`
+}
+
+// SourceOf is the source a finding's quote is from, if the study names
+// its sources.
+func (s *Study) SourceOf(f Finding) (Source, bool) {
+	for _, src := range s.Sources {
+		if f.Stated != nil && f.Stated.Source == src.ID {
+			return src, true
+		}
+	}
+	return Source{}, false
+}
+
 func (s *Study) validate() error {
-	if s.Study == "" || s.Citation == "" || len(s.Seeds) == 0 {
-		return fmt.Errorf("study, citation and seeds are required")
+	if s.Study == "" || s.Citation == "" || (len(s.Seeds) == 0) == (len(s.Sources) == 0) {
+		return fmt.Errorf("study, citation and either seeds or sources are required")
+	}
+	for i, src := range s.Sources {
+		if src.ID == "" || !strings.HasPrefix(src.URL, "https://") || src.Read == "" {
+			return fmt.Errorf("sources[%d]: id, url (https://) and read (what of it could be read) are required", i)
+		}
+	}
+	for i, f := range s.Findings {
+		if _, ok := s.SourceOf(f); len(s.Sources) > 0 && f.Stated != nil && !ok {
+			return fmt.Errorf("findings[%d] %s: stated.source %q names none of the study's sources", i, f.ID, f.Stated.Source)
+		}
 	}
 	ids := map[string]bool{}
 	for i, f := range s.Figures {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hopbench/hopbench/internal/results"
+	"github.com/hopbench/hopbench/reference"
 )
 
 // withHeap is r with two nodes' heaps, in MiB: the figure is the larger.
@@ -40,5 +41,16 @@ func TestTheHeapMeasuresReadKilledRunsUpToTheKill(t *testing.T) {
 	}
 	if goRow.Verdict == Holds || !strings.Contains(goRow.Why, "no heap recorded") {
 		t.Errorf("a run without a heap: %s (%s), want it named", goRow.Verdict, goRow.Why)
+	}
+}
+
+// A claim read on the web says, beside its published ratio, what of its
+// source was read.
+func TestAClaimFromASourceSaysWhatWasRead(t *testing.T) {
+	f := finding("web", "p50", "less than 1", map[string]string{"stack": "a"}, map[string]string{"stack": "b"})
+	f.Ratio, f.Stated = [2]string{}, &reference.Stated{Source: "z", Low: 0.5, High: 1, Quote: "q", Where: "Abstract"}
+	s := &reference.Study{Study: "s", Sources: []reference.Source{{ID: "z", URL: "https://example.org", Read: "the\n abstract"}}, Findings: []reference.Finding{f}}
+	if row := Check(s, Measured{})[0]; !strings.Contains(row.Paper, "×0.5") || !strings.HasSuffix(row.Paper, "(read from the abstract)") {
+		t.Errorf("paper %q: want the ratio and what was read", row.Paper)
 	}
 }

@@ -466,6 +466,9 @@ func paper(s *reference.Study, f reference.Finding) string {
 	if f.Rank != nil {
 		text += "; ranking: " + f.Rank.Paper
 	}
+	if src, ok := s.SourceOf(f); ok { // a claim read on the web says what of its source was read
+		text += " (read from " + strings.Join(strings.Fields(src.Read), " ") + ")"
+	}
 	return text
 }
 
