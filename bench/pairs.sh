@@ -18,6 +18,9 @@
 # pair's: which half of the pair the gap is in.
 # BARE_FLAGS are passed to both bareloops (BARE_FLAGS=-headers: a broker
 # pair, nats, amqp or kafka, carries hopbench's metadata headers).
+# NODE_FLAGS are passed to hopbench's node (NODE_FLAGS='--option
+# serve=serial': a broker stack's node serves as the bare responder does,
+# one message at a time in the delivering goroutine).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 clients="${1:-64}"
@@ -77,7 +80,7 @@ profile() { # stack role: the profile file for HOPBENCH_CPUPROFILE, if PROFILE i
 	[ -z "${PROFILE:-}" ] || echo "$PROFILE/$1-$2.pprof"
 }
 hopbench_side() { # stack target
-	HOPBENCH_CPUPROFILE=$(profile "$1" node) bin/hopbench node --stack "$1" --listen "$2" --admin "$admin" >/dev/null 2>"$work/log" &
+	HOPBENCH_CPUPROFILE=$(profile "$1" node) bin/hopbench node --stack "$1" --listen "$2" --admin "$admin" ${NODE_FLAGS:-} >/dev/null 2>"$work/log" &
 	pid=$!
 	wait_until "hopbench node --stack $1" 60 curl -sf -o /dev/null "http://$admin/ready"
 	HOPBENCH_CPUPROFILE=$(profile "$1" load) bin/hopbench load --stack "$1" --target "$2" --op echo --model text --count 10 --clients "$clients" --duration "$duration" --format json 2>>"$work/log" | json_rps
@@ -91,7 +94,7 @@ bare_side() { # stack target
 	stop
 }
 node_side() { # stack target: hopbench's node, the bare caller
-	bin/hopbench node --stack "$1" --listen "$2" --admin "$admin" >/dev/null 2>"$work/log" &
+	bin/hopbench node --stack "$1" --listen "$2" --admin "$admin" ${NODE_FLAGS:-} >/dev/null 2>"$work/log" &
 	pid=$!
 	wait_until "hopbench node --stack $1" 60 curl -sf -o /dev/null "http://$admin/ready"
 	bin/bareloop -stack "$1" -target "$2" -headers -clients "$clients" -duration "$duration" 2>>"$work/log" | json_rps

@@ -53,6 +53,7 @@ func (Transport) Options() []transport.Option {
 		{Name: "prefetch", Default: "128", Help: "unacknowledged requests a service holds at once (basic.qos)", Check: transport.PositiveInt},
 		{Name: "persistent", Default: "false", Help: "durable request queues and persistent messages (written to disk)", Check: transport.Bool},
 		{Name: "confirm", Default: "false", Help: "publisher confirms: a publish waits for the broker's ack", Check: transport.Bool},
+		brokered.ServeOption,
 	}
 }
 
@@ -62,6 +63,7 @@ type settings struct {
 	prefetch    int
 	persistent  bool
 	confirm     bool
+	serve       string
 }
 
 func (t Transport) settings(cfg transport.Config) (settings, error) {
@@ -72,7 +74,7 @@ func (t Transport) settings(cfg transport.Config) (settings, error) {
 	if err != nil {
 		return settings{}, err
 	}
-	s := settings{directReply: opts["reply"] == "direct"}
+	s := settings{directReply: opts["reply"] == "direct", serve: opts["serve"]}
 	s.prefetch, _ = strconv.Atoi(opts["prefetch"])
 	s.persistent, _ = strconv.ParseBool(opts["persistent"])
 	s.confirm, _ = strconv.ParseBool(opts["confirm"])
@@ -173,7 +175,7 @@ func (t Transport) Listen(ctx context.Context, addr string, cfg transport.Config
 	if err != nil {
 		return nil, err
 	}
-	srv := &server{addr: a, conn: conn, handlers: brokered.NewHandlers(), done: make(chan struct{})}
+	srv := &server{addr: a, conn: conn, handlers: brokered.NewHandlers(s.serve), done: make(chan struct{})}
 	deliveries, pub, err := srv.open(s)
 	if err != nil {
 		conn.Close()

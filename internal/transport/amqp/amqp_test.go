@@ -21,6 +21,7 @@ func TestConformance(t *testing.T) {
 		{Name: "proto+gzip/persistent+confirm", Config: transport.Config{Codec: "proto", Compression: "gzip",
 			Options: map[string]string{"persistent": "true", "confirm": "true"}}},
 		{Name: "json/direct-reply/emulated-network", Config: transport.Config{Codec: "json"}, Network: transporttest.Emulated},
+		{Name: "proto/direct-reply/serve=serial", Config: transport.Config{Codec: "proto", Options: map[string]string{"serve": "serial"}}},
 	}
 	for _, v := range variants {
 		v.Transport, v.Listen = "amqp", listen

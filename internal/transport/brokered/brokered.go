@@ -279,26 +279,53 @@ var errNoReply = errors.New("no reply came")
 // its CPU at 64 requests in flight (bench/PROFILE.md). Goroutines are
 // never fewer than the requests in flight, as before: a request no idle
 // one takes gets a new one.
+//
+// Serial handlers (the serve option's serial) run each request in the
+// goroutine that hands it over instead, one at a time.
 type Handlers struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	work   chan func(context.Context) // unbuffered: taken by an idle goroutine only
+	serial bool
 }
+
+// How a broker stack's node serves the messages it is delivered: the
+// serve option every broker stack takes.
+const (
+	ServeConcurrent = "concurrent"
+	ServeSerial     = "serial"
+)
+
+// ServeOption is the broker stacks' serve option. Concurrent, the
+// default, serves each message in a goroutine of its own, as an RPC
+// service serves calls side by side; serial serves them one at a time in
+// the goroutine the client library delivers them in, as a plain consumer
+// (and bench/bareloop's bare responders) does: no message waits for
+// another goroutine to wake (bench/PROFILE.md), and none is served beside
+// another, so a node that calls another waits for each reply in turn.
+var ServeOption = transport.Option{Name: "serve", Default: ServeConcurrent,
+	Help:  "how the node serves the messages it is delivered: concurrent (each in a goroutine of its own) or serial (one at a time, in the client library's delivering goroutine, as a plain consumer does)",
+	Check: transport.OneOf(ServeConcurrent, ServeSerial)}
 
 // handlerIdle is how long a goroutine waits for another request before it
 // ends: past a burst, the goroutines it needed go.
 const handlerIdle = 2 * time.Second
 
-// NewHandlers returns Handlers whose calls' contexts end on Close.
-func NewHandlers() *Handlers {
+// NewHandlers returns Handlers whose calls' contexts end on Close,
+// serving as serve (ServeOption's values) says.
+func NewHandlers(serve string) *Handlers {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Handlers{ctx: ctx, cancel: cancel, work: make(chan func(context.Context))}
+	return &Handlers{ctx: ctx, cancel: cancel, work: make(chan func(context.Context)), serial: serve == ServeSerial}
 }
 
 // Go runs f with the handlers' context, in an idle goroutine if one
-// waits, else in a new one.
+// waits, else in a new one; serial handlers run it here.
 func (hs *Handlers) Go(f func(ctx context.Context)) {
+	if hs.serial {
+		f(hs.ctx)
+		return
+	}
 	select {
 	case hs.work <- f:
 	default:

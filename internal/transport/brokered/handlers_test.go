@@ -14,7 +14,7 @@ import (
 // it go once idle past handlerIdle, and end every call on Close.
 func TestHandlersReuseAnIdleGoroutineAndServeAllInFlight(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		hs := NewHandlers()
+		hs := NewHandlers(ServeConcurrent)
 		base := runtime.NumGoroutine()
 		for range 100 {
 			done := make(chan struct{})
@@ -39,6 +39,28 @@ func TestHandlersReuseAnIdleGoroutineAndServeAllInFlight(t *testing.T) {
 		hs.Close()
 		if n := runtime.NumGoroutine() - base; n != 0 {
 			t.Errorf("%d goroutines after Close, want none", n)
+		}
+	})
+}
+
+// Serial handlers serve each request in the goroutine that hands it over,
+// before Go returns: no goroutine is started, and none runs beside it.
+func TestSerialHandlersServeInTheDeliveringGoroutine(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		hs := NewHandlers(ServeSerial)
+		defer hs.Close()
+		base := runtime.NumGoroutine()
+		served := 0
+		for range 10 {
+			hs.Go(func(ctx context.Context) {
+				if n := runtime.NumGoroutine() - base; n != 0 || ctx.Err() != nil {
+					t.Errorf("served beside %d other goroutines, context %v", n, ctx.Err())
+				}
+				served++
+			})
+		}
+		if served != 10 {
+			t.Errorf("%d of 10 served when Go returned", served)
 		}
 	})
 }

@@ -57,6 +57,7 @@ func (Transport) Options() []transport.Option {
 		{Name: "linger", Default: "0s", Help: "producer linger: how long a record waits for others to batch with", Check: transport.Duration},
 		{Name: "fetch_max_wait", Default: "10ms", Help: "how long the broker holds a fetch for data (10ms is franz-go's minimum)", Check: transport.Duration},
 		{Name: "partitions", Default: "4", Help: "partitions of a service's request topic: replicas of a service share them, so at most this many consume", Check: transport.PositiveInt},
+		brokered.ServeOption,
 	}
 }
 
@@ -78,6 +79,7 @@ type setup struct {
 	addr       brokered.Addr
 	opts       []kgo.Opt
 	partitions int32
+	serve      string // the serve option
 }
 
 func (t Transport) setup(addr string, cfg transport.Config, server bool) (*setup, error) {
@@ -95,7 +97,7 @@ func (t Transport) setup(addr string, cfg transport.Config, server bool) (*setup
 	linger, _ := time.ParseDuration(opts["linger"])
 	wait, _ := time.ParseDuration(opts["fetch_max_wait"])
 	parts, _ := strconv.Atoi(opts["partitions"])
-	s := &setup{addr: a, partitions: int32(parts), opts: []kgo.Opt{
+	s := &setup{addr: a, partitions: int32(parts), serve: opts["serve"], opts: []kgo.Opt{
 		kgo.SeedBrokers(a.Host),
 		kgo.Dialer(brokered.TLSDial(cfg)),
 		kgo.ProducerLinger(linger),
@@ -234,7 +236,7 @@ func (t Transport) Listen(ctx context.Context, addr string, cfg transport.Config
 		cl.Close()
 		return nil, err
 	}
-	srv := &server{addr: s.addr, cl: cl, handlers: brokered.NewHandlers(), done: make(chan struct{}), dials: dials}
+	srv := &server{addr: s.addr, cl: cl, handlers: brokered.NewHandlers(s.serve), done: make(chan struct{}), dials: dials}
 	go srv.consume(h, cfg.MaxBytesOrDefault())
 	select {
 	case <-assigned:
@@ -264,9 +266,11 @@ func (srv *server) consume(h transport.Handler, maxBytes int) {
 				brokered.Serve(ctx, h, meta, r.Value, maxBytes, func(ctx context.Context, meta brokered.Meta, reply []byte) {
 					rec := &kgo.Record{Topic: replyTo, Value: reply,
 						Headers: toHeaders(meta, kgo.RecordHeader{Key: headerCorrelation, Value: []byte(correlation)})}
-					// A reply that cannot be written (by the caller's
-					// deadline) leaves the caller to it.
-					srv.cl.ProduceSync(ctx, rec)
+					// Produced without waiting for the broker's ack, as a
+					// plain consumer replies: a reply that cannot be
+					// written (by the caller's deadline) leaves the
+					// caller to it.
+					srv.cl.Produce(ctx, rec, nil)
 				})
 			})
 		})

@@ -30,6 +30,7 @@ func TestConformance(t *testing.T) {
 		{Name: "proto/acks-all", Config: transport.Config{Codec: "proto"}},
 		{Name: "json+gzip/acks-leader", Config: transport.Config{Codec: "json", Compression: "gzip", Options: map[string]string{"acks": "leader"}}},
 		{Name: "proto/acks-all/emulated-network", Config: transport.Config{Codec: "proto"}, Network: transporttest.Emulated},
+		{Name: "proto/serve=serial", Config: transport.Config{Codec: "proto", Options: map[string]string{"serve": "serial"}}},
 	} {
 		v.Transport, v.Listen = "kafka", listen
 		transporttest.Run(t, v)

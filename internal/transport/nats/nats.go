@@ -88,9 +88,15 @@ type server struct {
 	handlers *brokered.Handlers
 }
 
+func (Transport) Options() []transport.Option { return []transport.Option{brokered.ServeOption} }
+
 // Listen subscribes to the subject in a queue group of the same name.
-func (Transport) Listen(ctx context.Context, addr string, cfg transport.Config, h transport.Handler) (transport.Server, error) {
+func (t Transport) Listen(ctx context.Context, addr string, cfg transport.Config, h transport.Handler) (transport.Server, error) {
 	if err := brokered.Refuse("nats", cfg); err != nil {
+		return nil, err
+	}
+	opts, err := transport.ResolveOptions(t, cfg.Options)
+	if err != nil {
 		return nil, err
 	}
 	a, err := brokered.ParseAddr(addr, "nats", true)
@@ -101,7 +107,7 @@ func (Transport) Listen(ctx context.Context, addr string, cfg transport.Config, 
 	if err != nil {
 		return nil, err
 	}
-	srv := &server{addr: a, nc: nc, handlers: brokered.NewHandlers()}
+	srv := &server{addr: a, nc: nc, handlers: brokered.NewHandlers(opts["serve"])}
 	maxBytes := cfg.MaxBytesOrDefault()
 	srv.sub, err = nc.QueueSubscribe(a.Name, a.Name, func(m *nats.Msg) {
 		// nats.go delivers a subscription's messages one at a time.

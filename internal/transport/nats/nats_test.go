@@ -17,6 +17,7 @@ func TestConformance(t *testing.T) {
 		{Name: "proto", Config: transport.Config{Codec: "proto"}, Large: true},
 		{Name: "json+zstd", Config: transport.Config{Codec: "json", Compression: "zstd"}},
 		{Name: "proto/emulated-network", Config: transport.Config{Codec: "proto"}, Network: transporttest.Emulated},
+		{Name: "proto/serve=serial", Config: transport.Config{Codec: "proto", Options: map[string]string{"serve": "serial"}}},
 	} {
 		v.Transport, v.Listen = "nats", listen
 		transporttest.Run(t, v)

@@ -46,7 +46,7 @@ func MessageLimit(maxBytes int) int { return maxBytes + envelopeOverhead }
 // would be on its critical path (tens of µs on a busy machine), and calls
 // still run side by side.
 func Serve(s Stream, h transport.Handler, maxBytes int) error {
-	hs := brokered.NewHandlers()
+	hs := brokered.NewHandlers(brokered.ServeConcurrent)
 	defer hs.Close()
 	ended := make(chan error, 1) // one reader at a time: one end
 	var read func(ctx context.Context)
