@@ -138,6 +138,28 @@ warmup: 300ms
 			t.Errorf("%s: p50 %.1f ms (want ≥ %v), network %v, options %q", c, p50, least, net, r["options"])
 		}
 	}
+	// HTTP/3's datagrams cross the same shaped links: QUIC's UDP socket is
+	// opened in the generator's namespace, as its TCP connections are.
+	for c, r := range runSpec(t, `
+name: kernel-h3
+stacks: [rest-h3]
+payloads: [{model: text, counts: [100000]}]
+topologies: [direct, chain:2]
+loads: [{closed: {clients: 1}}]
+network: {bandwidth: 8mbit}
+network_mode: kernel
+tls: true
+duration: 2s
+warmup: 300ms
+`) {
+		least, ok := map[string]float64{"rest-h3 direct": 200, "rest-h3 chain:2": 400}[c]
+		if !ok {
+			t.Errorf("a run of an unexpected case %q", c)
+		}
+		if p50 := r["p50_us"].(float64) / 1000; p50 < least || r["outcome"] != "ok" {
+			t.Errorf("%s: %v, p50 %.1f ms, want ≥ %v ms", c, r["outcome"], p50, least)
+		}
+	}
 	// TLS reaches hosts of their own too: the experiment's certificates
 	// name the lab's addresses, and the broker's TLS listener is on it.
 	for c, r := range runSpec(t, `

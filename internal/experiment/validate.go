@@ -340,8 +340,7 @@ func (s *Spec) validateScalars(bad func(string, string, ...any)) {
 }
 
 // validateQUIC refuses what rest-h3 cannot run with: no TLS (QUIC needs
-// TLS 1.3), kernel-emulated networks (their hosts dial TCP only), hosts of
-// their own.
+// TLS 1.3), hosts of their own.
 func (s *Spec) validateQUIC(bad func(string, string, ...any)) {
 	for i, name := range s.Stacks {
 		if st, ok := s.stacks[name]; !ok || st.Transport != "rest-h3" {
@@ -351,8 +350,6 @@ func (s *Spec) validateQUIC(bad func(string, string, ...any)) {
 		switch {
 		case len(s.TLS) == 0 || slices.Contains(s.TLS, false):
 			bad(at, "rest-h3 runs over QUIC, which needs TLS 1.3: set tls: true (a part of its own can have it)")
-		case s.NetworkMode == network.Kernel:
-			bad(at, "rest-h3 does not run on kernel-emulated networks yet: emulate the network in process (network_mode: in-process)")
 		case len(s.Hosts) > 0:
 			bad(at, "rest-h3 does not run on hosts of their own yet: run it on this machine")
 		}

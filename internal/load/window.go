@@ -17,9 +17,9 @@ type WindowConfig struct {
 	// Network is emulated in process on the generator's connections
 	// (loopback: none).
 	Network network.Profile
-	// From dials the connections from elsewhere, e.g. a network
-	// namespace (default: from here).
-	From func(ctx context.Context, network, addr string) (net.Conn, error)
+	// From is where the connections start from instead of here, e.g. a
+	// host of a kernel-emulated network.
+	From wire.Origin
 }
 
 // Window is one measured window against a dialled target: hopbench run,

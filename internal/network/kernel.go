@@ -412,6 +412,14 @@ func (h *Host) DialContext(ctx context.Context, network, addr string) (net.Conn,
 	})
 }
 
+// ListenPacket opens a UDP socket inside h's namespace, to dial QUIC from.
+func (h *Host) ListenPacket(ctx context.Context) (net.PacketConn, error) {
+	return inside(h, func() (net.PacketConn, error) {
+		var lc net.ListenConfig
+		return lc.ListenPacket(ctx, "udp", h.Addr+":0")
+	})
+}
+
 // Listen listens inside h's namespace.
 func (h *Host) Listen(addr string) (net.Listener, error) {
 	return inside(h, func() (net.Listener, error) { return net.Listen("tcp", addr) })

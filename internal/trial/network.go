@@ -9,6 +9,7 @@ import (
 
 	"github.com/hopbench/hopbench/internal/broker"
 	"github.com/hopbench/hopbench/internal/network"
+	"github.com/hopbench/hopbench/internal/wire"
 )
 
 // netPath is the network a run's connections cross: none (loopback), a
@@ -18,8 +19,8 @@ type netPath interface {
 	// measure sets the network up and measures it as the run's
 	// connections will cross it; nil when nothing is emulated.
 	measure(ctx context.Context) (*network.Measured, error)
-	// from dials the generator's connections from its host; nil for here.
-	from() func(ctx context.Context, network, addr string) (net.Conn, error)
+	// from is the generator's host, its connections' origin; nil for here.
+	from() wire.Origin
 	// host places node i: the command that execs it on its host and the
 	// address it serves on; nil for here.
 	host() func(i int) (exec []string, addr string)
@@ -41,9 +42,7 @@ func (x *Rig) netPathOf(c *Case) netPath {
 type loopbackNet struct{}
 
 func (loopbackNet) measure(context.Context) (*network.Measured, error) { return nil, nil }
-func (loopbackNet) from() func(context.Context, string, string) (net.Conn, error) {
-	return nil
-}
+func (loopbackNet) from() wire.Origin { return nil }
 func (loopbackNet) host() func(int) ([]string, string) { return nil }
 func (loopbackNet) inProcess() network.Profile         { return network.Profile{} }
 
@@ -84,9 +83,7 @@ func (n kernelNet) measure(ctx context.Context) (*network.Measured, error) {
 
 func (kernelNet) inProcess() network.Profile { return network.Profile{} }
 
-func (n kernelNet) from() func(context.Context, string, string) (net.Conn, error) {
-	return n.lab.Hosts()[0].DialContext
-}
+func (n kernelNet) from() wire.Origin { return n.lab.Hosts()[0] }
 
 func (n kernelNet) host() func(int) ([]string, string) {
 	return func(i int) ([]string, string) {

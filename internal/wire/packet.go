@@ -31,19 +31,18 @@ func (pc *countingPacketConn) WriteTo(p []byte, addr net.Addr) (int, error) {
 	return n, err
 }
 
-// ErrPacketsFromHosts refuses a UDP socket on a host of a kernel-emulated
-// network, which dials TCP only (From).
-var ErrPacketsFromHosts = errors.New("QUIC from a host of a kernel-emulated network is not supported yet: emulate the network in process")
-
 // ListenPacket opens a UDP socket to dial QUIC from, its bytes counted in
 // Counter as they cross the real socket; with a Network profile each
 // datagram is then shaped by it, as a TCP connection is.
 func (d *Dialer) ListenPacket(ctx context.Context) (net.PacketConn, error) {
+	var pc net.PacketConn
+	var err error
 	if d.From != nil {
-		return nil, ErrPacketsFromHosts
+		pc, err = d.From.ListenPacket(ctx)
+	} else {
+		var lc net.ListenConfig
+		pc, err = lc.ListenPacket(ctx, "udp", "127.0.0.1:0")
 	}
-	var lc net.ListenConfig
-	pc, err := lc.ListenPacket(ctx, "udp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}

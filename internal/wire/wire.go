@@ -71,17 +71,25 @@ func (cc *countingConn) Write(p []byte) (int, error) {
 type Dialer struct {
 	Counter *Counter
 	Network network.Profile
-	// From, if set, dials instead of a plain net.Dialer: from a host of
-	// a kernel-emulated network, say.
-	From func(ctx context.Context, network, addr string) (net.Conn, error)
+	// From, if set, dials and opens UDP sockets instead of this process's
+	// own network: from a host of a kernel-emulated network, say.
+	From Origin
 	net.Dialer
+}
+
+// Origin is somewhere else connections start from: a host of a
+// kernel-emulated network (network.Host), which dials TCP and opens UDP
+// sockets inside its namespace.
+type Origin interface {
+	DialContext(ctx context.Context, network, addr string) (net.Conn, error)
+	ListenPacket(ctx context.Context) (net.PacketConn, error)
 }
 
 // DialContext dials and wraps the connection.
 func (d *Dialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
 	dial := d.Dialer.DialContext
 	if d.From != nil {
-		dial = d.From
+		dial = d.From.DialContext
 	}
 	conn, err := dial(ctx, network, addr)
 	if err != nil {
