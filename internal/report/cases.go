@@ -24,6 +24,9 @@ type measured struct {
 	ClientCPU, NodesCPU float64 // µs per request; NodesCPU sums the services
 	NodesRSS            float64 // the largest service's RSS, bytes
 	NodesAnonRSS        float64 // the largest service's anonymous RSS, bytes; NaN when not recorded
+	// HeapUsed and HeapCommitted are the largest JVM node's heap peaks over
+	// the window (results.Heap), bytes; NaN when none was recorded.
+	HeapUsed, HeapCommitted float64
 	NodeBootMs          []float64
 	Brokers             []brokerFigures
 
@@ -102,6 +105,7 @@ func measure(recs []results.Record) ([]*measured, error) {
 
 type accumulator struct {
 	body, raw, sent, recv, client, nodes, rss, anon []float64
+	heapUsed, heapCommitted                         []float64
 	brokers                                         map[string]*[3][]float64 // cpu, rss, wire
 	brokerOrder                                     []string
 	brokerWire                                      map[string]bool
@@ -142,6 +146,9 @@ func (a *accumulator) add(m *measured, r *results.Record) error {
 			a.anon = append(a.anon, float64(anon))
 		}
 	}
+	if used, committed := heapPeaks(r); committed > 0 {
+		a.heapUsed, a.heapCommitted = append(a.heapUsed, float64(used)), append(a.heapCommitted, float64(committed))
+	}
 	for _, b := range r.Brokers {
 		if a.brokers == nil {
 			a.brokers, a.brokerWire = map[string]*[3][]float64{}, map[string]bool{}
@@ -170,10 +177,25 @@ func (a *accumulator) finish(m *measured) {
 	if len(a.anon) > 0 { // records from before anonymous RSS was kept have none
 		m.NodesAnonRSS = median(a.anon)
 	}
+	m.HeapUsed, m.HeapCommitted = math.NaN(), math.NaN()
+	if len(a.heapCommitted) > 0 { // Go's nodes, and records from before it was kept, have none
+		m.HeapUsed, m.HeapCommitted = median(a.heapUsed), median(a.heapCommitted)
+	}
 	for _, name := range a.brokerOrder {
 		f := a.brokers[name]
 		m.Brokers = append(m.Brokers, brokerFigures{Name: name, CPU: median(f[0]), RSS: median(f[1]), Wire: median(f[2]), HasWire: a.brokerWire[name]})
 	}
+}
+
+// heapPeaks are the largest of a run's nodes' heap peaks, used and
+// committed; 0 when none recorded its heap.
+func heapPeaks(r *results.Record) (used, committed int64) {
+	for _, n := range r.Nodes {
+		if n.Heap != nil {
+			used, committed = max(used, n.Heap.UsedPeak), max(committed, n.Heap.CommittedPeak)
+		}
+	}
+	return used, committed
 }
 
 // median of vs; 0 for none.
