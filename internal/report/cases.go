@@ -27,8 +27,8 @@ type measured struct {
 	// HeapUsed and HeapCommitted are the largest JVM node's heap peaks over
 	// the window (results.Heap), bytes; NaN when none was recorded.
 	HeapUsed, HeapCommitted float64
-	NodeBootMs          []float64
-	Brokers             []brokerFigures
+	NodeBootMs              []float64
+	Brokers                 []brokerFigures
 
 	Series []results.Second // the first completed repetition's
 	Steps  []results.Step   // the first completed repetition's (ramps, capacity probes)

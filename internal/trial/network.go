@@ -42,9 +42,9 @@ func (x *Rig) netPathOf(c *Case) netPath {
 type loopbackNet struct{}
 
 func (loopbackNet) measure(context.Context) (*network.Measured, error) { return nil, nil }
-func (loopbackNet) from() wire.Origin { return nil }
-func (loopbackNet) host() func(int) ([]string, string) { return nil }
-func (loopbackNet) inProcess() network.Profile         { return network.Profile{} }
+func (loopbackNet) from() wire.Origin                                  { return nil }
+func (loopbackNet) host() func(int) ([]string, string)                 { return nil }
+func (loopbackNet) inProcess() network.Profile                         { return network.Profile{} }
 
 // inProcessNet is a profile emulated on each connection a process dials
 // (the generator's and the nodes'; they are told it by flag).
