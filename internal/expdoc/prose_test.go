@@ -30,7 +30,7 @@ var handTyped = []struct {
 		"reads 5 times", "made 5 times", "24 GiB", "(1 to 300 000)", "(5 to 650)", "400 MiB",
 		"100 sequential requests", "5 for every flat payload, 1 to 300 000 users", "case 5 times",
 		"360 MiB", "up to 300 MiB", "runs of 300 000 users", "of 100 000 users", "POST of 650",
-		"on 650 nested", "**300 000 users:", "serve 300 000 users within 400 MB", "run of 300 000 users",
+		"on 650 nested", "**300 000 users:", "serve 300 000 users within 400 MB",
 		"allowed 75 %", "at 100 000 users", "at 90 % of the limit", "runs of 100 requests",
 		"(1 or 5 users", "five users, 100 requests", "GET of 325 payments", "case but 300 000 users",
 		"| 1 s of load", "| 1, 5, 50 and 100 sequential requests | 100 (at quick scale, 5 for every flat payload) | 1, 5 and 50 are prefixes of the 100 |",
