@@ -41,7 +41,7 @@ func (d *Dialer) ListenPacket(ctx context.Context) (net.PacketConn, error) {
 		pc, err = d.From.ListenPacket(ctx)
 	} else {
 		var lc net.ListenConfig
-		pc, err = lc.ListenPacket(ctx, "udp", "127.0.0.1:0")
+		pc, err = lc.ListenPacket(ctx, "udp", ":0") // any address: the kernel routes each datagram, to loopback or a lab of its own
 	}
 	if err != nil {
 		return nil, err

@@ -129,7 +129,7 @@ func (u *udpSockets) listen(ctx context.Context) (net.PacketConn, error) {
 		return nil, errors.New("rest-h3: this dialer opens no UDP sockets")
 	}
 	var lc net.ListenConfig
-	return lc.ListenPacket(ctx, "udp", "127.0.0.1:0")
+	return lc.ListenPacket(ctx, "udp", ":0") // any address: the kernel routes each datagram
 }
 
 func (u *udpSockets) close() {
