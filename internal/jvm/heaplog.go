@@ -6,6 +6,8 @@ import (
 	"io"
 	"regexp"
 	"strconv"
+
+	"github.com/hopbench/hopbench/internal/results"
 )
 
 // HeapLogFlag is the JVM flag that writes its collections to path, one
@@ -16,25 +18,17 @@ func HeapLogFlag(path string) string {
 	return fmt.Sprintf(`-Xlog:gc:file="%s":uptime:filecount=0`, path)
 }
 
-// Heap is what a JVM's heap did over part of its GC log: the most it held
-// (used, just before a collection, which is when used is highest), the
-// most it had committed (reserved from the system), in bytes, and the
-// pauses that reported them (a G1 cycle's remark and cleanup are pauses
-// too). Used after the last pause is not seen.
-type Heap struct {
-	UsedPeak      int64
-	CommittedPeak int64
-	Pauses        int
-}
-
 // pause is a collection's line: "GC(3) Pause Young (Normal) (G1
 // Evacuation Pause) 24M->3M(256M) 3.1ms"; Serial and Parallel write the
 // same before->after(committed).
 var pause = regexp.MustCompile(`GC\(\d+\) Pause .* (\d+)([KMG])->(\d+)([KMG])\((\d+)([KMG])\)`)
 
-// HeapOf reads a GC log written with HeapLogFlag.
-func HeapOf(r io.Reader) (Heap, error) {
-	var h Heap
+// HeapOf reads a GC log written with HeapLogFlag: the most the heap held
+// (used, just before a pause, which is when used is highest), the most it
+// had committed, and the pauses that said so (a G1 cycle's remark and
+// cleanup are pauses too). Used after the last pause is not seen.
+func HeapOf(r io.Reader) (results.Heap, error) {
+	var h results.Heap
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {

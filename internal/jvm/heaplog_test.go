@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/hopbench/hopbench/internal/jvm"
+	"github.com/hopbench/hopbench/internal/results"
 )
 
 // The pauses of G1's and Serial's logs give the peaks; lines that are not
@@ -26,11 +27,11 @@ func TestAGCLogGivesTheHeapsPeaks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := jvm.Heap{UsedPeak: 1 << 30, CommittedPeak: 1 << 30, Pauses: 5}
+	want := results.Heap{UsedPeak: 1 << 30, CommittedPeak: 1 << 30, Pauses: 5}
 	if got != want {
 		t.Errorf("got %+v, want %+v", got, want)
 	}
-	if got, _ := jvm.HeapOf(strings.NewReader("[0.1s] Using G1\n")); got != (jvm.Heap{}) {
+	if got, _ := jvm.HeapOf(strings.NewReader("[0.1s] Using G1\n")); got != (results.Heap{}) {
 		t.Errorf("a log without pauses gave %+v", got)
 	}
 }

@@ -146,7 +146,7 @@ func (a *accumulator) add(m *measured, r *results.Record) error {
 			a.anon = append(a.anon, float64(anon))
 		}
 	}
-	if used, committed := heapPeaks(r); committed > 0 {
+	if used, committed := r.HeapPeaks(); committed > 0 {
 		a.heapUsed, a.heapCommitted = append(a.heapUsed, float64(used)), append(a.heapCommitted, float64(committed))
 	}
 	for _, b := range r.Brokers {
@@ -185,17 +185,6 @@ func (a *accumulator) finish(m *measured) {
 		f := a.brokers[name]
 		m.Brokers = append(m.Brokers, brokerFigures{Name: name, CPU: median(f[0]), RSS: median(f[1]), Wire: median(f[2]), HasWire: a.brokerWire[name]})
 	}
-}
-
-// heapPeaks are the largest of a run's nodes' heap peaks, used and
-// committed; 0 when none recorded its heap.
-func heapPeaks(r *results.Record) (used, committed int64) {
-	for _, n := range r.Nodes {
-		if n.Heap != nil {
-			used, committed = max(used, n.Heap.UsedPeak), max(committed, n.Heap.CommittedPeak)
-		}
-	}
-	return used, committed
 }
 
 // median of vs; 0 for none.

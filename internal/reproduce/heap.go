@@ -23,15 +23,9 @@ func heapMeasure(measure string) bool {
 // heapPeakMiB is the largest of the run's nodes' heap peaks the measure
 // names, in MiB.
 func heapPeakMiB(r *results.Record, measure string) (float64, error) {
-	var peak int64
-	for _, n := range r.Nodes {
-		switch {
-		case n.Heap == nil:
-		case measure == MeasureHeapUsed:
-			peak = max(peak, n.Heap.UsedPeak)
-		default:
-			peak = max(peak, n.Heap.CommittedPeak)
-		}
+	peak, committed := r.HeapPeaks()
+	if measure == MeasureHeapCommitted {
+		peak = committed
 	}
 	if peak == 0 {
 		return 0, fmt.Errorf("no heap recorded: JVM nodes here record their GC log's pauses over the window (Go's nodes, nodes on hosts and records made before hopbench kept it have none)")

@@ -221,6 +221,17 @@ func (r *Record) Services() (cpuUsPerReq float64, largestRSS, largestAnonRSS int
 	return cpuUsPerReq, largestRSS, largestAnonRSS
 }
 
+// HeapPeaks are the largest of the run's JVM nodes' heap peaks, used and
+// committed, in bytes; 0 when no node recorded its heap.
+func (r *Record) HeapPeaks() (used, committed int64) {
+	for _, n := range r.Nodes {
+		if n.Heap != nil {
+			used, committed = max(used, n.Heap.UsedPeak), max(committed, n.Heap.CommittedPeak)
+		}
+	}
+	return used, committed
+}
+
 // Node is one service's figures over the measured window.
 type Node struct {
 	Index int `json:"index"`

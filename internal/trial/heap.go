@@ -63,20 +63,20 @@ func (h heapWindow) end(_ context.Context, m *measurement, _ int64, _ wire.Total
 		case err != nil:
 			m.rec.Nodes[i].HeapError = err.Error()
 		case got.Pauses > 0:
-			m.rec.Nodes[i].Heap = &results.Heap{UsedPeak: got.UsedPeak, CommittedPeak: got.CommittedPeak, Pauses: got.Pauses}
+			m.rec.Nodes[i].Heap = &got
 		}
 	}
 }
 
 // readHeap reads a GC log from offset on.
-func readHeap(path string, offset int64) (jvm.Heap, error) {
+func readHeap(path string, offset int64) (results.Heap, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return jvm.Heap{}, err
+		return results.Heap{}, err
 	}
 	defer f.Close()
 	if _, err := f.Seek(offset, io.SeekStart); err != nil {
-		return jvm.Heap{}, err
+		return results.Heap{}, err
 	}
 	return jvm.HeapOf(f)
 }
