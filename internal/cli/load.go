@@ -73,7 +73,7 @@ the capacity is reported as a lower bound ("≥ N").`,
 	fl.StringVar(&f.stack, "stack", "rest", "stack of the node: technology[+codec][+compression]")
 	fl.StringVar(&f.target.Addr, "target", "", "the node's address (default: hopbench node's default for the stack, e.g. 127.0.0.1:7070 or amqp://127.0.0.1:5672/hopbench)")
 	fl.StringToStringVar(&f.options, "option", nil, "a stack's own setting, `NAME=VALUE` (repeatable; see hopbench node --help)")
-	fl.StringVar(&f.op, "op", "echo", "operation: get, post or echo")
+	fl.StringVar(&f.op, "op", "echo", "operation: get, post, echo or feed:N (server streaming, N messages a reply)")
 	fl.StringVar(&f.target.Model, "model", "text", "payload model (hopbench codec --help lists them)")
 	f.proto.add(fl)
 	fl.IntVar(&f.target.Count, "count", 10, "items of the model per request (or reply, for get)")
@@ -194,11 +194,14 @@ func (f *loadFlags) check(changed func(string) bool) error {
 	if f.target.Stack, err = transport.ParseStack(f.stack); err != nil {
 		return err
 	}
-	op, err := transport.ParseOp(f.op)
-	if err != nil {
+	if f.target.Op, f.target.Messages, err = transport.ParseOpArg(f.op); err != nil {
 		return err
 	}
-	f.target.Op = op
+	if f.target.Op == transport.OpFeed {
+		if err := transport.FeedRefusal(f.target.Stack.Transport); err != nil {
+			return err
+		}
+	}
 	if f.target.Addr == "" {
 		f.target.Addr = defaultAddr(f.target.Stack, f.tlsDir != "" || f.caFile != "")
 	}

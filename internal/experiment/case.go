@@ -17,13 +17,15 @@ func (r Run) Trial() (trial.Case, error) {
 	var p parser
 	c := trial.Case{
 		Index: r.Index, Stack: parse(&p, "stack", transport.ParseStack, r.Stack), Topology: parse(&p, "topology", topology.Parse, r.Topology),
-		Op: parse(&p, "op", transport.ParseOp, r.Op), Model: r.Model, Count: r.Count, Seed: r.Seed,
+		Model: r.Model, Count: r.Count, Seed: r.Seed,
 		Load: r.LoadConfig(), Timeout: time.Duration(r.Timeout), TransportOptions: r.TransportOptions,
 		TLS: r.TLS, MTLS: r.MTLS, HTTP2: r.HTTP2, Cache: r.Cache, Connections: r.Connections, PerRequest: r.PerRequest,
 		Memory: int64(r.Memory), GoMemLimit: int64(r.GoMemLimit),
 		Network: r.Network, KernelNetwork: r.NetworkMode == network.Kernel,
 		Proto: r.Proto, ProtoV2: r.ProtoV2,
 	}
+	op := parse(&p, "op", parseOp, r.Op)
+	c.Op, c.Messages = op.op, op.messages
 	if r.Generator == GeneratorIndependent {
 		c.Generator = trial.Independent
 	}
@@ -52,6 +54,17 @@ func Cases(runs []Run) ([]trial.Case, error) {
 		cases[i] = c
 	}
 	return cases, nil
+}
+
+// opArg is an operation with its argument: a feed's length.
+type opArg struct {
+	op       transport.Op
+	messages int
+}
+
+func parseOp(s string) (opArg, error) {
+	op, n, err := transport.ParseOpArg(s)
+	return opArg{op, n}, err
 }
 
 // parser keeps the first error of the parses of one run.

@@ -25,7 +25,7 @@ type Spec struct {
 	Name        string        `yaml:"name" json:"name,omitempty" jsonschema_description:"Experiment name; results go to results/<name>-<timestamp>/. Default: the spec file's name."`
 	Stacks      []string      `yaml:"stacks" json:"stacks,omitempty" jsonschema:"required" jsonschema_description:"Stacks to compare: technology[+codec][+compression], e.g. rest, rest+proto+gzip, grpc, graphql."`
 	Payloads    []PayloadSpec `yaml:"payloads" json:"payloads,omitempty" jsonschema:"required" jsonschema_description:"Payload models and the item counts of each."`
-	Ops         []string      `yaml:"ops" json:"ops,omitempty" jsonschema:"enum=get,enum=post,enum=echo" jsonschema_description:"Operations: get (reply carries the items), post (request carries them), echo (both). Default: [echo]."`
+	Ops         []string      `yaml:"ops" json:"ops,omitempty" jsonschema:"pattern=^(get|post|echo|feed:[1-9][0-9]{0\\,5})$" jsonschema_description:"Operations: get (reply carries the items), post (request carries them), echo (both), feed:N (server streaming: the reply is N messages, each carrying the items; N from 1 to 100000). Default: [echo]."`
 	Topologies  []string      `yaml:"topologies" json:"topologies,omitempty" jsonschema_description:"direct, chain:N, tree:D or star:N. Default: [direct]."`
 	Loads       []LoadSpec    `yaml:"loads" json:"loads,omitempty" jsonschema:"required" jsonschema_description:"Load models, each one of closed, rate, ramp or capacity."`
 	Duration    Duration      `yaml:"duration" json:"duration,omitempty" jsonschema_description:"Measured time per run (default 10s; a ramp defaults to every step once)."`

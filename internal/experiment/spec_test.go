@@ -293,3 +293,24 @@ func TestRestH3IsRefusedWhereQUICCannotGo(t *testing.T) {
 		t.Errorf("rest-h3 with TLS on loopback and lan: %v", err)
 	}
 }
+
+// A feed (feed:N) is refused by name where it cannot run: on stacks that
+// reply with one message, fanning out, on the JVM, on hosts, with the
+// independent generator, and with a length out of bounds.
+func TestFeedsAreRefusedWhereTheyCannotRun(t *testing.T) {
+	for _, c := range []struct{ spec, want string }{
+		{"stacks: [amqp]\nops: [feed:10]\n", "stacks[0]: amqp replies with one message a call"},
+		{"stacks: [graphql]\nops: [echo, feed:10]\n", "graphql replies with one message a call"},
+		{"stacks: [rest]\nops: [feed]\n", "ops[0]: \"feed\": write feed:N"},
+		{"stacks: [rest]\nops: [feed:0]\n", "from 1 to 100000"},
+		{"stacks: [rest]\nops: [\"feed:100\"]\ntopologies: [tree:2]\n", "topologies[0]: \"tree:2\" fans out"},
+		{"stacks: [rest]\nops: [feed:10]\nruntimes: [go, jvm]\n", "runtimes: the JVM node serves no feeds yet"},
+		{"stacks: [rest]\nops: [feed:10]\nhosts: [{name: a, agent: \"10.0.0.5:7070\"}]\n", "hosts: feeds run on this machine only"},
+		{"stacks: [rest]\nops: [feed:10]\ngenerators: [independent]\n", "generators: the independent generator makes unary calls only"},
+	} {
+		_, err := Parse([]byte(c.spec + "payloads: [{model: text, counts: [10]}]\nloads: [{closed: {clients: 1}}]\n"))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want an error saying %q", c.spec, err, c.want)
+		}
+	}
+}

@@ -92,11 +92,6 @@ func (s *Spec) validateMatrix() error {
 	s.validatePayloads(bad)
 	s.validateTransportOptions(bad)
 	s.validateHosts(bad)
-	for i, op := range s.Ops {
-		if _, err := transport.ParseOp(op); err != nil {
-			bad(fmt.Sprintf("ops[%d]", i), "%v", err)
-		}
-	}
 	for i, top := range s.Topologies {
 		if t, err := topology.Parse(top); err != nil {
 			bad(fmt.Sprintf("topologies[%d]", i), "%v", err)
@@ -104,6 +99,7 @@ func (s *Spec) validateMatrix() error {
 			s.topologies[top] = t
 		}
 	}
+	s.validateOps(bad)
 	s.validateLoads(bad)
 	s.validateScalars(bad)
 	if n := s.runCount(); n > MaxRuns {

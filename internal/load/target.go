@@ -21,9 +21,11 @@ type TargetConfig struct {
 	// dialer; codec and compression come from Stack.
 	Transport transport.Config
 	Op        transport.Op
-	Model     string
-	Count     int
-	Seed      uint64
+	// Messages is a feed's length (Op feed).
+	Messages int
+	Model    string
+	Count    int
+	Seed     uint64
 	// Schema is the payload schema's version the generator sends and reads
 	// its replies in (default v1), as a caller of that version would.
 	Schema evolution.Version

@@ -57,8 +57,10 @@ func ParseOp(s string) (Op, error) {
 type Request struct {
 	Op    Op
 	Model string
-	// Count is the number of items a get asks for.
+	// Count is the number of items a get asks for (a feed's, a message).
 	Count int
+	// Messages is the number of messages a feed's reply carries.
+	Messages int
 	// Body is the encoded request message (post and echo), compressed with
 	// Compression; empty for get.
 	Body []byte
@@ -80,6 +82,11 @@ type Handler struct {
 	// itself (GraphQL: the server library parses variables and writes the
 	// selected fields): it takes the decoded request and returns the reply.
 	Message func(ctx context.Context, req *MessageRequest) (proto.Message, error)
+	// Feed serves feeds (OpFeed) on transports that carry them: it hands
+	// each encoded (and compressed) message to send, in order, and returns
+	// when the last is sent or the call failed; send's error (the caller
+	// gone) is returned as it came.
+	Feed func(ctx context.Context, req *Request, send func(msg []byte) error) error
 }
 
 // MessageRequest is a call whose body the transport decoded.

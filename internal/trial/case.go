@@ -32,7 +32,9 @@ type Case struct {
 	// ProtoV2 is its version 2, for schema trials (nil: none).
 	ProtoV2 *userschema.Files
 	Count   int
-	Seed    uint64
+	// Messages is a feed's length (Op feed); 0 otherwise.
+	Messages int
+	Seed     uint64
 	// Load is the engine's configuration, its SLA and timeout set.
 	Load    load.Config
 	Timeout time.Duration
@@ -78,6 +80,6 @@ func (c *Case) transport() transport.Config {
 
 // target is the entry node at addr as the generator calls it.
 func (c *Case) target(addr string, tcfg transport.Config) load.TargetConfig {
-	return load.TargetConfig{Stack: c.Stack, Addr: addr, Transport: tcfg, Op: c.Op, Model: c.Model, Count: c.Count,
+	return load.TargetConfig{Stack: c.Stack, Addr: addr, Transport: tcfg, Op: c.Op, Messages: c.Messages, Model: c.Model, Count: c.Count,
 		Seed: c.Seed, Schema: c.Schema.Sender(), Connections: c.Connections, PerRequest: c.PerRequest}
 }
