@@ -83,9 +83,9 @@ type Node struct {
 }
 
 type cacheKey struct {
-	model        string
-	count        int
-	codec, compr string
+	model           string
+	count, messages int
+	codec, compr    string
 }
 
 // Start starts a node and, when configured, its admin endpoint.
@@ -123,7 +123,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		}
 		n.clients = append(n.clients, c)
 	}
-	h := transport.Handler{Bytes: n.handle}
+	h := transport.Handler{Bytes: n.handle, Feed: n.handleFeed}
 	if cfg.Schema.IsV1() {
 		// Transports that decode bodies themselves (GraphQL) decode into
 		// v1's messages: a node of another version offers them no

@@ -135,6 +135,8 @@ func listOf(md protoreflect.MessageDescriptor, s *Schema) (protoreflect.MessageD
 		return &descriptorpb.MethodDescriptorProto{Name: proto.String(name), InputType: proto.String(in), OutputType: proto.String(out)}
 	}
 	list := ".hopbench.user." + name
+	feed := method("Feed", ".hopbench.v1.FeedRequest", list)
+	feed.ServerStreaming = proto.Bool(true)
 	fdp := &descriptorpb.FileDescriptorProto{
 		Name:       proto.String("hopbench/user/" + string(md.FullName()) + ".list.proto"),
 		Package:    proto.String("hopbench.user"),
@@ -155,6 +157,7 @@ func listOf(md protoreflect.MessageDescriptor, s *Schema) (protoreflect.MessageD
 				method("Get", ".hopbench.v1.GetRequest", list),
 				method("Post", list, ".hopbench.v1.Ack"),
 				method("Echo", list, list),
+				feed,
 			},
 		}},
 	}

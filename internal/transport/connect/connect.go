@@ -63,6 +63,7 @@ type Transport struct{ p protocol }
 
 func (t Transport) Name() string             { return t.p.name }
 func (t Transport) Traits() transport.Traits { return t.p.traits }
+func (Transport) Feeds() error               { return nil }
 func (Transport) Codecs() []string           { return []string{"proto"} }
 func (Transport) CompressesItself() bool     { return true }
 
@@ -128,7 +129,19 @@ func newMux(h transport.Handler, maxBytes int) *http.ServeMux {
 	mux.Handle(grpcreflect.NewHandlerV1(reflector))
 	mux.Handle(grpcreflect.NewHandlerV1Alpha(reflector))
 	for _, f := range hopframe.Families() {
-		for op := range hopframe.Methods {
+		mux.Handle(f.Procedure(transport.OpFeed), connect.NewServerStreamHandler(f.Procedure(transport.OpFeed),
+			func(ctx context.Context, req *connect.Request[hopframe.Frame], stream *connect.ServerStream[hopframe.Frame]) error {
+				err := hopframe.ServeFeed(ctx, h, f, req.Msg.Body, stream.Send)
+				var sent *connect.Error // a send connect-go refused: its status stands
+				if errors.As(err, &sent) {
+					return sent
+				}
+				if err != nil {
+					return toError(err)
+				}
+				return nil
+			}, opts...))
+		for _, op := range hopframe.Unary {
 			mux.Handle(f.Procedure(op), connect.NewUnaryHandler(f.Procedure(op),
 				func(ctx context.Context, req *connect.Request[hopframe.Frame]) (*connect.Response[hopframe.Frame], error) {
 					out, err := hopframe.Serve(ctx, h, f, op, req.Msg.Body)
@@ -264,4 +277,33 @@ func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, erro
 		return nil, fromError(ctx, err)
 	}
 	return f.Reply(req.Op, out.Msg.Body)
+}
+
+// Feed calls a feed: a server stream whose messages are handed to each as
+// they arrive; an error from each ends the stream.
+func (c *client) Feed(ctx context.Context, req *transport.Request, each func([]byte) error) error {
+	f, in, err := hopframe.Call(req)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stream, err := c.procedure(f.Procedure(transport.OpFeed)).CallServerStream(ctx, connect.NewRequest(in))
+	if err != nil {
+		return fromError(ctx, err)
+	}
+	defer stream.Close()
+	for stream.Receive() {
+		body, err := f.Reply(transport.OpFeed, stream.Msg().Body)
+		if err != nil {
+			return err
+		}
+		if err := each(body); err != nil {
+			return err
+		}
+	}
+	if err := stream.Err(); err != nil {
+		return fromError(ctx, err)
+	}
+	return nil
 }

@@ -101,8 +101,9 @@ func (Transport) Listen(ctx context.Context, addr string, cfg transport.Config, 
 	srv := grpc.NewServer(opts...)
 	for _, f := range hopframe.Families() {
 		sd := serviceDesc(h, f)
+		sd.Streams = []grpc.StreamDesc{feedDesc(h, f)}
 		if f == hopframe.Hop {
-			sd.Streams = []grpc.StreamDesc{streamDesc(h, cfg.MaxBytesOrDefault())}
+			sd.Streams = append(sd.Streams, streamDesc(h, cfg.MaxBytesOrDefault()))
 		}
 		srv.RegisterService(sd, nil)
 	}

@@ -49,8 +49,12 @@ const ServiceName = "hopbench.v1.Hop"
 // Hop is hopbench.v1.Hop.
 var Hop = Family{Service: ServiceName, File: "hopbench/v1/service.proto"}
 
+// Unary are the operations a call of one reply carries; OpFeed's method
+// is a server stream.
+var Unary = []transport.Op{transport.OpGet, transport.OpPost, transport.OpEcho}
+
 // Methods are the methods of every family, by operation.
-var Methods = map[transport.Op]string{transport.OpGet: "Get", transport.OpPost: "Post", transport.OpEcho: "Echo"}
+var Methods = map[transport.Op]string{transport.OpGet: "Get", transport.OpPost: "Post", transport.OpEcho: "Echo", transport.OpFeed: "Feed"}
 
 // UserFamily is the service of a user's message.
 func UserFamily(p *userschema.Payload) Family {
@@ -147,6 +151,9 @@ func Call(req *transport.Request) (Family, *Frame, error) {
 	case transport.OpPost, transport.OpEcho:
 		in, err := f.Wrap(req.Model, req.Body)
 		return f, in, err
+	case transport.OpFeed:
+		b, err := proto.Marshal(&pb.FeedRequest{Model: req.Model, Count: int64(req.Count), Messages: int64(req.Messages)})
+		return f, &Frame{Body: b}, err
 	}
 	return f, nil, transport.Errorf(transport.CodeBadRequest, "unknown operation %q", req.Op)
 }

@@ -65,7 +65,7 @@ func Run(t *testing.T, v Variant) {
 		}
 		t.Run("UnknownOptionRefused", func(t *testing.T) { testUnknownOption(t, tr, cmp.Or(v.Listen, "127.0.0.1:0"), v.Config) })
 		useOrders(t) // before a server starts: gRPC serves the services of the messages used
-		for _, c := range cases {
+		for _, c := range append(cases, feedCases(v.Transport)...) {
 			if c.large && !v.Large {
 				continue
 			}
@@ -80,12 +80,14 @@ func Run(t *testing.T, v Variant) {
 	})
 }
 
-var cases = []struct {
+type testCase struct {
 	name           string
 	large          bool
 	serverMaxBytes int
 	run            func(*testing.T, *env)
-}{
+}
+
+var cases = []testCase{
 	{name: "RoundTripEveryModel", run: testRoundTrip},
 	{name: "RoundTripAUsersMessage", run: testUsersMessage},
 	{name: "EmptyPayloads", run: testEmpty},
@@ -107,6 +109,7 @@ type env struct {
 	codec  codec.Codec
 	z      codec.Compression
 	wire   *wire.Counter
+	feeds  *feeder
 }
 
 func (e *env) close() {
@@ -124,7 +127,8 @@ func newEnv(t *testing.T, tr transport.Transport, listen string, cfg transport.C
 	if !net.IsLoopback() {
 		scfg.Dialer = &wire.Dialer{Counter: &wire.Counter{}, Network: net}
 	}
-	srv, err := transport.Listen(ctx, tr, listen, scfg, transport.Handler{Bytes: handler, Message: messageHandler})
+	feeds := newFeeder()
+	srv, err := transport.Listen(ctx, tr, listen, scfg, transport.Handler{Bytes: handler, Message: messageHandler, Feed: feeds.feed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +140,7 @@ func newEnv(t *testing.T, tr transport.Transport, listen string, cfg transport.C
 		srv.Close()
 		t.Fatal(err)
 	}
-	e := &env{server: srv, client: cl, wire: counter, name: tr.Name()}
+	e := &env{server: srv, client: cl, wire: counter, name: tr.Name(), feeds: feeds}
 	if e.codec, e.z, err = transport.BodyCodec(tr, transport.Stack{Transport: tr.Name(), Codec: cmp.Or(cfg.Codec, tr.Codecs()[0]), Compression: cfg.Compression}); err != nil {
 		t.Fatal(err)
 	}

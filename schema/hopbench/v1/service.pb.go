@@ -79,6 +79,68 @@ func (x *GetRequest) GetCount() int64 {
 	return 0
 }
 
+type FeedRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// model and count are a GetRequest's, for each message.
+	Model string `protobuf:"bytes,1,opt,name=model,proto3" json:"model,omitempty"`
+	Count int64  `protobuf:"varint,2,opt,name=count,proto3" json:"count,omitempty"`
+	// messages is how many Payloads the reply stream carries.
+	Messages      int64 `protobuf:"varint,3,opt,name=messages,proto3" json:"messages,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FeedRequest) Reset() {
+	*x = FeedRequest{}
+	mi := &file_hopbench_v1_service_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FeedRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FeedRequest) ProtoMessage() {}
+
+func (x *FeedRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_hopbench_v1_service_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FeedRequest.ProtoReflect.Descriptor instead.
+func (*FeedRequest) Descriptor() ([]byte, []int) {
+	return file_hopbench_v1_service_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *FeedRequest) GetModel() string {
+	if x != nil {
+		return x.Model
+	}
+	return ""
+}
+
+func (x *FeedRequest) GetCount() int64 {
+	if x != nil {
+		return x.Count
+	}
+	return 0
+}
+
+func (x *FeedRequest) GetMessages() int64 {
+	if x != nil {
+		return x.Messages
+	}
+	return 0
+}
+
 // Payload carries one model's message. Each field is named after its model,
 // so the body of a field is exactly that model's encoding.
 type Payload struct {
@@ -101,7 +163,7 @@ type Payload struct {
 
 func (x *Payload) Reset() {
 	*x = Payload{}
-	mi := &file_hopbench_v1_service_proto_msgTypes[1]
+	mi := &file_hopbench_v1_service_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -113,7 +175,7 @@ func (x *Payload) String() string {
 func (*Payload) ProtoMessage() {}
 
 func (x *Payload) ProtoReflect() protoreflect.Message {
-	mi := &file_hopbench_v1_service_proto_msgTypes[1]
+	mi := &file_hopbench_v1_service_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -126,7 +188,7 @@ func (x *Payload) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Payload.ProtoReflect.Descriptor instead.
 func (*Payload) Descriptor() ([]byte, []int) {
-	return file_hopbench_v1_service_proto_rawDescGZIP(), []int{1}
+	return file_hopbench_v1_service_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *Payload) GetBody() isPayload_Body {
@@ -286,7 +348,7 @@ type Ack struct {
 
 func (x *Ack) Reset() {
 	*x = Ack{}
-	mi := &file_hopbench_v1_service_proto_msgTypes[2]
+	mi := &file_hopbench_v1_service_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -298,7 +360,7 @@ func (x *Ack) String() string {
 func (*Ack) ProtoMessage() {}
 
 func (x *Ack) ProtoReflect() protoreflect.Message {
-	mi := &file_hopbench_v1_service_proto_msgTypes[2]
+	mi := &file_hopbench_v1_service_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -311,7 +373,7 @@ func (x *Ack) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Ack.ProtoReflect.Descriptor instead.
 func (*Ack) Descriptor() ([]byte, []int) {
-	return file_hopbench_v1_service_proto_rawDescGZIP(), []int{2}
+	return file_hopbench_v1_service_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Ack) GetModel() string {
@@ -336,7 +398,11 @@ const file_hopbench_v1_service_proto_rawDesc = "" +
 	"\n" +
 	"GetRequest\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12\x14\n" +
-	"\x05count\x18\x02 \x01(\x03R\x05count\"\xb2\x03\n" +
+	"\x05count\x18\x02 \x01(\x03R\x05count\"U\n" +
+	"\vFeedRequest\x12\x14\n" +
+	"\x05model\x18\x01 \x01(\tR\x05model\x12\x14\n" +
+	"\x05count\x18\x02 \x01(\x03R\x05count\x12\x1a\n" +
+	"\bmessages\x18\x03 \x01(\x03R\bmessages\"\xb2\x03\n" +
 	"\aPayload\x12+\n" +
 	"\x04user\x18\x01 \x01(\v2\x15.hopbench.v1.UserListH\x00R\x04user\x124\n" +
 	"\apayment\x18\x02 \x01(\v2\x18.hopbench.v1.PaymentListH\x00R\apayment\x121\n" +
@@ -350,12 +416,13 @@ const file_hopbench_v1_service_proto_rawDesc = "" +
 	"\x04body\"1\n" +
 	"\x03Ack\x12\x14\n" +
 	"\x05model\x18\x01 \x01(\tR\x05model\x12\x14\n" +
-	"\x05count\x18\x02 \x01(\x03R\x05count2\xdb\x01\n" +
+	"\x05count\x18\x02 \x01(\x03R\x05count2\x95\x02\n" +
 	"\x03Hop\x124\n" +
 	"\x03Get\x12\x17.hopbench.v1.GetRequest\x1a\x14.hopbench.v1.Payload\x12.\n" +
 	"\x04Post\x12\x14.hopbench.v1.Payload\x1a\x10.hopbench.v1.Ack\x122\n" +
 	"\x04Echo\x12\x14.hopbench.v1.Payload\x1a\x14.hopbench.v1.Payload\x12:\n" +
-	"\x06Stream\x12\x15.hopbench.v1.Envelope\x1a\x15.hopbench.v1.Envelope(\x010\x01Bd\n" +
+	"\x06Stream\x12\x15.hopbench.v1.Envelope\x1a\x15.hopbench.v1.Envelope(\x010\x01\x128\n" +
+	"\x04Feed\x12\x18.hopbench.v1.FeedRequest\x1a\x14.hopbench.v1.Payload0\x01Bd\n" +
 	"\x16dev.hopbench.schema.v1B\fServiceProtoP\x01Z:github.com/hopbench/hopbench/schema/hopbench/v1;hopbenchv1b\x06proto3"
 
 var (
@@ -370,41 +437,44 @@ func file_hopbench_v1_service_proto_rawDescGZIP() []byte {
 	return file_hopbench_v1_service_proto_rawDescData
 }
 
-var file_hopbench_v1_service_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_hopbench_v1_service_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
 var file_hopbench_v1_service_proto_goTypes = []any{
 	(*GetRequest)(nil),   // 0: hopbench.v1.GetRequest
-	(*Payload)(nil),      // 1: hopbench.v1.Payload
-	(*Ack)(nil),          // 2: hopbench.v1.Ack
-	(*UserList)(nil),     // 3: hopbench.v1.UserList
-	(*PaymentList)(nil),  // 4: hopbench.v1.PaymentList
-	(*RecipeList)(nil),   // 5: hopbench.v1.RecipeList
-	(*Text)(nil),         // 6: hopbench.v1.Text
-	(*AllTypesList)(nil), // 7: hopbench.v1.AllTypesList
-	(*Int)(nil),          // 8: hopbench.v1.Int
-	(*Ints)(nil),         // 9: hopbench.v1.Ints
-	(*Blob)(nil),         // 10: hopbench.v1.Blob
-	(*Envelope)(nil),     // 11: hopbench.v1.Envelope
+	(*FeedRequest)(nil),  // 1: hopbench.v1.FeedRequest
+	(*Payload)(nil),      // 2: hopbench.v1.Payload
+	(*Ack)(nil),          // 3: hopbench.v1.Ack
+	(*UserList)(nil),     // 4: hopbench.v1.UserList
+	(*PaymentList)(nil),  // 5: hopbench.v1.PaymentList
+	(*RecipeList)(nil),   // 6: hopbench.v1.RecipeList
+	(*Text)(nil),         // 7: hopbench.v1.Text
+	(*AllTypesList)(nil), // 8: hopbench.v1.AllTypesList
+	(*Int)(nil),          // 9: hopbench.v1.Int
+	(*Ints)(nil),         // 10: hopbench.v1.Ints
+	(*Blob)(nil),         // 11: hopbench.v1.Blob
+	(*Envelope)(nil),     // 12: hopbench.v1.Envelope
 }
 var file_hopbench_v1_service_proto_depIdxs = []int32{
-	3,  // 0: hopbench.v1.Payload.user:type_name -> hopbench.v1.UserList
-	4,  // 1: hopbench.v1.Payload.payment:type_name -> hopbench.v1.PaymentList
-	5,  // 2: hopbench.v1.Payload.recipe:type_name -> hopbench.v1.RecipeList
-	6,  // 3: hopbench.v1.Payload.text:type_name -> hopbench.v1.Text
-	7,  // 4: hopbench.v1.Payload.alltypes:type_name -> hopbench.v1.AllTypesList
-	8,  // 5: hopbench.v1.Payload.int:type_name -> hopbench.v1.Int
-	9,  // 6: hopbench.v1.Payload.ints:type_name -> hopbench.v1.Ints
-	10, // 7: hopbench.v1.Payload.textfile:type_name -> hopbench.v1.Blob
-	10, // 8: hopbench.v1.Payload.blob:type_name -> hopbench.v1.Blob
+	4,  // 0: hopbench.v1.Payload.user:type_name -> hopbench.v1.UserList
+	5,  // 1: hopbench.v1.Payload.payment:type_name -> hopbench.v1.PaymentList
+	6,  // 2: hopbench.v1.Payload.recipe:type_name -> hopbench.v1.RecipeList
+	7,  // 3: hopbench.v1.Payload.text:type_name -> hopbench.v1.Text
+	8,  // 4: hopbench.v1.Payload.alltypes:type_name -> hopbench.v1.AllTypesList
+	9,  // 5: hopbench.v1.Payload.int:type_name -> hopbench.v1.Int
+	10, // 6: hopbench.v1.Payload.ints:type_name -> hopbench.v1.Ints
+	11, // 7: hopbench.v1.Payload.textfile:type_name -> hopbench.v1.Blob
+	11, // 8: hopbench.v1.Payload.blob:type_name -> hopbench.v1.Blob
 	0,  // 9: hopbench.v1.Hop.Get:input_type -> hopbench.v1.GetRequest
-	1,  // 10: hopbench.v1.Hop.Post:input_type -> hopbench.v1.Payload
-	1,  // 11: hopbench.v1.Hop.Echo:input_type -> hopbench.v1.Payload
-	11, // 12: hopbench.v1.Hop.Stream:input_type -> hopbench.v1.Envelope
-	1,  // 13: hopbench.v1.Hop.Get:output_type -> hopbench.v1.Payload
-	2,  // 14: hopbench.v1.Hop.Post:output_type -> hopbench.v1.Ack
-	1,  // 15: hopbench.v1.Hop.Echo:output_type -> hopbench.v1.Payload
-	11, // 16: hopbench.v1.Hop.Stream:output_type -> hopbench.v1.Envelope
-	13, // [13:17] is the sub-list for method output_type
-	9,  // [9:13] is the sub-list for method input_type
+	2,  // 10: hopbench.v1.Hop.Post:input_type -> hopbench.v1.Payload
+	2,  // 11: hopbench.v1.Hop.Echo:input_type -> hopbench.v1.Payload
+	12, // 12: hopbench.v1.Hop.Stream:input_type -> hopbench.v1.Envelope
+	1,  // 13: hopbench.v1.Hop.Feed:input_type -> hopbench.v1.FeedRequest
+	2,  // 14: hopbench.v1.Hop.Get:output_type -> hopbench.v1.Payload
+	3,  // 15: hopbench.v1.Hop.Post:output_type -> hopbench.v1.Ack
+	2,  // 16: hopbench.v1.Hop.Echo:output_type -> hopbench.v1.Payload
+	12, // 17: hopbench.v1.Hop.Stream:output_type -> hopbench.v1.Envelope
+	2,  // 18: hopbench.v1.Hop.Feed:output_type -> hopbench.v1.Payload
+	14, // [14:19] is the sub-list for method output_type
+	9,  // [9:14] is the sub-list for method input_type
 	9,  // [9:9] is the sub-list for extension type_name
 	9,  // [9:9] is the sub-list for extension extendee
 	0,  // [0:9] is the sub-list for field type_name
@@ -417,7 +487,7 @@ func file_hopbench_v1_service_proto_init() {
 	}
 	file_hopbench_v1_envelope_proto_init()
 	file_hopbench_v1_payload_proto_init()
-	file_hopbench_v1_service_proto_msgTypes[1].OneofWrappers = []any{
+	file_hopbench_v1_service_proto_msgTypes[2].OneofWrappers = []any{
 		(*Payload_User)(nil),
 		(*Payload_Payment)(nil),
 		(*Payload_Recipe)(nil),
@@ -434,7 +504,7 @@ func file_hopbench_v1_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hopbench_v1_service_proto_rawDesc), len(file_hopbench_v1_service_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   3,
+			NumMessages:   4,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -27,6 +27,7 @@ const (
 	Hop_Post_FullMethodName   = "/hopbench.v1.Hop/Post"
 	Hop_Echo_FullMethodName   = "/hopbench.v1.Hop/Echo"
 	Hop_Stream_FullMethodName = "/hopbench.v1.Hop/Stream"
+	Hop_Feed_FullMethodName   = "/hopbench.v1.Hop/Feed"
 )
 
 // HopClient is the client API for Hop service.
@@ -43,6 +44,9 @@ type HopClient interface {
 	// id its reply carries back, several in flight (the grpc stack's
 	// calls=stream option; internal/transport/streamed).
 	Stream(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[Envelope, Envelope], error)
+	// Feed replies with messages Payloads, each carrying count items of
+	// model: server streaming (the feed:N operation).
+	Feed(ctx context.Context, in *FeedRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[Payload], error)
 }
 
 type hopClient struct {
@@ -96,6 +100,25 @@ func (c *hopClient) Stream(ctx context.Context, opts ...grpc.CallOption) (grpc.B
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Hop_StreamClient = grpc.BidiStreamingClient[Envelope, Envelope]
 
+func (c *hopClient) Feed(ctx context.Context, in *FeedRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[Payload], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &Hop_ServiceDesc.Streams[1], Hop_Feed_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[FeedRequest, Payload]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Hop_FeedClient = grpc.ServerStreamingClient[Payload]
+
 // HopServer is the server API for Hop service.
 // All implementations must embed UnimplementedHopServer
 // for forward compatibility.
@@ -110,6 +133,9 @@ type HopServer interface {
 	// id its reply carries back, several in flight (the grpc stack's
 	// calls=stream option; internal/transport/streamed).
 	Stream(grpc.BidiStreamingServer[Envelope, Envelope]) error
+	// Feed replies with messages Payloads, each carrying count items of
+	// model: server streaming (the feed:N operation).
+	Feed(*FeedRequest, grpc.ServerStreamingServer[Payload]) error
 	mustEmbedUnimplementedHopServer()
 }
 
@@ -131,6 +157,9 @@ func (UnimplementedHopServer) Echo(context.Context, *Payload) (*Payload, error) 
 }
 func (UnimplementedHopServer) Stream(grpc.BidiStreamingServer[Envelope, Envelope]) error {
 	return status.Error(codes.Unimplemented, "method Stream not implemented")
+}
+func (UnimplementedHopServer) Feed(*FeedRequest, grpc.ServerStreamingServer[Payload]) error {
+	return status.Error(codes.Unimplemented, "method Feed not implemented")
 }
 func (UnimplementedHopServer) mustEmbedUnimplementedHopServer() {}
 func (UnimplementedHopServer) testEmbeddedByValue()             {}
@@ -214,6 +243,17 @@ func _Hop_Stream_Handler(srv interface{}, stream grpc.ServerStream) error {
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Hop_StreamServer = grpc.BidiStreamingServer[Envelope, Envelope]
 
+func _Hop_Feed_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(FeedRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(HopServer).Feed(m, &grpc.GenericServerStream[FeedRequest, Payload]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Hop_FeedServer = grpc.ServerStreamingServer[Payload]
+
 // Hop_ServiceDesc is the grpc.ServiceDesc for Hop service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -240,6 +280,11 @@ var Hop_ServiceDesc = grpc.ServiceDesc{
 			Handler:       _Hop_Stream_Handler,
 			ServerStreams: true,
 			ClientStreams: true,
+		},
+		{
+			StreamName:    "Feed",
+			Handler:       _Hop_Feed_Handler,
+			ServerStreams: true,
 		},
 	},
 	Metadata: "hopbench/v1/service.proto",

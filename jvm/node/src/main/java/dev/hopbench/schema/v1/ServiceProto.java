@@ -20,6 +20,11 @@ public final class ServiceProto {
     com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
       internal_static_hopbench_v1_GetRequest_fieldAccessorTable;
   static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_hopbench_v1_FeedRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
+      internal_static_hopbench_v1_FeedRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
     internal_static_hopbench_v1_Payload_descriptor;
   static final 
     com.google.protobuf.GeneratedMessageV3.FieldAccessorTable
@@ -41,25 +46,28 @@ public final class ServiceProto {
       "\n\031hopbench/v1/service.proto\022\013hopbench.v1" +
       "\032\032hopbench/v1/envelope.proto\032\031hopbench/v" +
       "1/payload.proto\"*\n\nGetRequest\022\r\n\005model\030\001" +
-      " \001(\t\022\r\n\005count\030\002 \001(\003\"\360\002\n\007Payload\022%\n\004user\030" +
-      "\001 \001(\0132\025.hopbench.v1.UserListH\000\022+\n\007paymen" +
-      "t\030\002 \001(\0132\030.hopbench.v1.PaymentListH\000\022)\n\006r" +
-      "ecipe\030\003 \001(\0132\027.hopbench.v1.RecipeListH\000\022!" +
-      "\n\004text\030\004 \001(\0132\021.hopbench.v1.TextH\000\022-\n\010all" +
-      "types\030\005 \001(\0132\031.hopbench.v1.AllTypesListH\000" +
-      "\022\037\n\003int\030\006 \001(\0132\020.hopbench.v1.IntH\000\022!\n\004int" +
-      "s\030\007 \001(\0132\021.hopbench.v1.IntsH\000\022%\n\010textfile" +
-      "\030\010 \001(\0132\021.hopbench.v1.BlobH\000\022!\n\004blob\030\t \001(" +
-      "\0132\021.hopbench.v1.BlobH\000B\006\n\004body\"#\n\003Ack\022\r\n" +
-      "\005model\030\001 \001(\t\022\r\n\005count\030\002 \001(\0032\333\001\n\003Hop\0224\n\003G" +
-      "et\022\027.hopbench.v1.GetRequest\032\024.hopbench.v" +
-      "1.Payload\022.\n\004Post\022\024.hopbench.v1.Payload\032" +
-      "\020.hopbench.v1.Ack\0222\n\004Echo\022\024.hopbench.v1." +
-      "Payload\032\024.hopbench.v1.Payload\022:\n\006Stream\022" +
-      "\025.hopbench.v1.Envelope\032\025.hopbench.v1.Env" +
-      "elope(\0010\001Bd\n\026dev.hopbench.schema.v1B\014Ser" +
-      "viceProtoP\001Z:github.com/hopbench/hopbenc" +
-      "h/schema/hopbench/v1;hopbenchv1b\006proto3"
+      " \001(\t\022\r\n\005count\030\002 \001(\003\"=\n\013FeedRequest\022\r\n\005mo" +
+      "del\030\001 \001(\t\022\r\n\005count\030\002 \001(\003\022\020\n\010messages\030\003 \001" +
+      "(\003\"\360\002\n\007Payload\022%\n\004user\030\001 \001(\0132\025.hopbench." +
+      "v1.UserListH\000\022+\n\007payment\030\002 \001(\0132\030.hopbenc" +
+      "h.v1.PaymentListH\000\022)\n\006recipe\030\003 \001(\0132\027.hop" +
+      "bench.v1.RecipeListH\000\022!\n\004text\030\004 \001(\0132\021.ho" +
+      "pbench.v1.TextH\000\022-\n\010alltypes\030\005 \001(\0132\031.hop" +
+      "bench.v1.AllTypesListH\000\022\037\n\003int\030\006 \001(\0132\020.h" +
+      "opbench.v1.IntH\000\022!\n\004ints\030\007 \001(\0132\021.hopbenc" +
+      "h.v1.IntsH\000\022%\n\010textfile\030\010 \001(\0132\021.hopbench" +
+      ".v1.BlobH\000\022!\n\004blob\030\t \001(\0132\021.hopbench.v1.B" +
+      "lobH\000B\006\n\004body\"#\n\003Ack\022\r\n\005model\030\001 \001(\t\022\r\n\005c" +
+      "ount\030\002 \001(\0032\225\002\n\003Hop\0224\n\003Get\022\027.hopbench.v1." +
+      "GetRequest\032\024.hopbench.v1.Payload\022.\n\004Post" +
+      "\022\024.hopbench.v1.Payload\032\020.hopbench.v1.Ack" +
+      "\0222\n\004Echo\022\024.hopbench.v1.Payload\032\024.hopbenc" +
+      "h.v1.Payload\022:\n\006Stream\022\025.hopbench.v1.Env" +
+      "elope\032\025.hopbench.v1.Envelope(\0010\001\0228\n\004Feed" +
+      "\022\030.hopbench.v1.FeedRequest\032\024.hopbench.v1" +
+      ".Payload0\001Bd\n\026dev.hopbench.schema.v1B\014Se" +
+      "rviceProtoP\001Z:github.com/hopbench/hopben" +
+      "ch/schema/hopbench/v1;hopbenchv1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -73,14 +81,20 @@ public final class ServiceProto {
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_hopbench_v1_GetRequest_descriptor,
         new java.lang.String[] { "Model", "Count", });
-    internal_static_hopbench_v1_Payload_descriptor =
+    internal_static_hopbench_v1_FeedRequest_descriptor =
       getDescriptor().getMessageTypes().get(1);
+    internal_static_hopbench_v1_FeedRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
+        internal_static_hopbench_v1_FeedRequest_descriptor,
+        new java.lang.String[] { "Model", "Count", "Messages", });
+    internal_static_hopbench_v1_Payload_descriptor =
+      getDescriptor().getMessageTypes().get(2);
     internal_static_hopbench_v1_Payload_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_hopbench_v1_Payload_descriptor,
         new java.lang.String[] { "User", "Payment", "Recipe", "Text", "Alltypes", "Int", "Ints", "Textfile", "Blob", "Body", });
     internal_static_hopbench_v1_Ack_descriptor =
-      getDescriptor().getMessageTypes().get(2);
+      getDescriptor().getMessageTypes().get(3);
     internal_static_hopbench_v1_Ack_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessageV3.FieldAccessorTable(
         internal_static_hopbench_v1_Ack_descriptor,
