@@ -104,8 +104,11 @@ func RequestMeta(ctx context.Context, req *transport.Request) Meta {
 	if d, ok := ctx.Deadline(); ok {
 		m[HeaderDeadline] = strconv.FormatInt(d.UnixNano(), 10)
 	}
-	if req.Op == transport.OpGet {
+	if req.Op == transport.OpGet || req.Op == transport.OpFeed {
 		m[HeaderCount] = strconv.Itoa(req.Count)
+	}
+	if req.Op == transport.OpFeed {
+		m[HeaderMessages] = strconv.Itoa(req.Messages)
 	}
 	if enc := req.Compression.Encoding(); enc != "" {
 		m[HeaderEncoding] = enc
@@ -115,14 +118,19 @@ func RequestMeta(ctx context.Context, req *transport.Request) Meta {
 
 // parseRequest rebuilds a call from a message.
 func parseRequest(m Meta, body []byte, maxBytes int) (*transport.Request, error) {
-	op, err := transport.ParseOp(m[HeaderOp])
+	op, err := parseOp(m[HeaderOp])
 	if err != nil {
 		return nil, &transport.Error{Code: transport.CodeBadRequest, Msg: err.Error()}
 	}
 	req := &transport.Request{Op: op, Model: m[HeaderModel], Body: body}
-	if op == transport.OpGet {
+	if op == transport.OpGet || op == transport.OpFeed {
 		if req.Count, err = strconv.Atoi(m[HeaderCount]); err != nil || req.Count < 0 {
 			return nil, transport.Errorf(transport.CodeBadRequest, "header %s=%q: want a whole number of items", HeaderCount, m[HeaderCount])
+		}
+	}
+	if op == transport.OpFeed {
+		if req.Messages, err = strconv.Atoi(m[HeaderMessages]); err != nil || req.Messages < 1 {
+			return nil, transport.Errorf(transport.CodeBadRequest, "header %s=%q: want a whole number of messages, 1 or more", HeaderMessages, m[HeaderMessages])
 		}
 	}
 	if err := transport.CheckBody("request body", body, maxBytes); err != nil {
@@ -144,15 +152,11 @@ func parseRequest(m Meta, body []byte, maxBytes int) (*transport.Request, error)
 // while no node served it) gets neither work nor reply: nobody waits for
 // it.
 func Serve(ctx context.Context, h transport.Handler, m Meta, body []byte, maxBytes int, send func(context.Context, Meta, []byte)) {
-	if ns, err := strconv.ParseInt(m[HeaderDeadline], 10, 64); err == nil {
-		deadline := time.Unix(0, ns)
-		if !time.Now().Before(deadline) {
-			return
-		}
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, deadline)
-		defer cancel()
+	ctx, cancel, ok := callerDeadline(ctx, m)
+	if !ok {
+		return
 	}
+	defer cancel()
 	req, err := parseRequest(m, body, maxBytes)
 	var reply []byte
 	if err == nil {
@@ -167,6 +171,21 @@ func Serve(ctx context.Context, h transport.Handler, m Meta, body []byte, maxByt
 		out[HeaderEncoding] = enc
 	}
 	send(ctx, out, reply)
+}
+
+// callerDeadline is ctx ending at the caller's deadline, if its message
+// says one; false when that has passed.
+func callerDeadline(ctx context.Context, m Meta) (context.Context, context.CancelFunc, bool) {
+	ns, err := strconv.ParseInt(m[HeaderDeadline], 10, 64)
+	if err != nil {
+		return ctx, func() {}, true
+	}
+	deadline := time.Unix(0, ns)
+	if !time.Now().Before(deadline) {
+		return ctx, nil, false
+	}
+	ctx, cancel := context.WithDeadline(ctx, deadline)
+	return ctx, cancel, true
 }
 
 // Result is a reply message as a call's outcome.
@@ -197,13 +216,14 @@ type Pending struct {
 	seq    atomic.Uint64
 	mu     sync.Mutex
 	calls  map[string]chan Reply
+	feeds  map[string]*FeedCall
 	closed error
 }
 
 // NewPending makes ids unique to this client: replies to other clients on
 // a shared reply topic are told apart.
 func NewPending() *Pending {
-	return &Pending{prefix: RandomID() + "-", calls: map[string]chan Reply{}}
+	return &Pending{prefix: RandomID() + "-", calls: map[string]chan Reply{}, feeds: map[string]*FeedCall{}}
 }
 
 // Add registers a call and returns its correlation id and where its reply
@@ -227,16 +247,18 @@ func (p *Pending) Remove(id string) {
 	p.mu.Unlock()
 }
 
-// Deliver hands a reply to its caller; false when none waits for id.
+// Deliver hands a reply to its caller, or a feed's message to its feed;
+// false when none waits for id.
 func (p *Pending) Deliver(id string, r Reply) bool {
 	p.mu.Lock()
 	ch, ok := p.calls[id]
 	delete(p.calls, id)
 	p.mu.Unlock()
-	if ok {
-		ch <- r
+	if !ok {
+		return p.deliverPart(id, r)
 	}
-	return ok
+	ch <- r
+	return true
 }
 
 // Fail ends every waiting call with err, and every later one.
@@ -249,6 +271,10 @@ func (p *Pending) Fail(err error) {
 	for id, ch := range p.calls {
 		ch <- Reply{Err: err}
 		delete(p.calls, id)
+	}
+	for id, fc := range p.feeds {
+		fc.fail(err)
+		delete(p.feeds, id)
 	}
 }
 

@@ -11,14 +11,9 @@ import (
 	"github.com/hopbench/hopbench/internal/transport/hopframe"
 )
 
-// Feeds: grpc carries feeds as server streams; grpc-stream's shared
-// stream matches one reply to an id and carries none yet.
-func (t Transport) Feeds() error {
-	if t.stream {
-		return errors.New("grpc-stream carries no feeds yet: its shared stream matches one reply to each call; grpc carries them, a server stream each")
-	}
-	return nil
-}
+// Feeds: grpc carries feeds as server streams, a stream each; grpc-stream
+// on its one shared stream, their messages interleaved with other calls'.
+func (Transport) Feeds() error { return nil }
 
 // feedDesc serves f's Feed, a server stream: the request's one frame in,
 // each message a frame out, an error as the stream's status.
@@ -75,4 +70,13 @@ func (c *client) Feed(ctx context.Context, req *transport.Request, each func([]b
 		return err
 	}
 	return transport.CutOff(ctx, fromStatus(err))
+}
+
+// Feed calls a feed on the client's shared stream.
+func (c *streamClient) Feed(ctx context.Context, req *transport.Request, each func([]byte) error) error {
+	s, err := c.current()
+	if err != nil {
+		return err
+	}
+	return s.Feed(ctx, req, each)
 }

@@ -49,14 +49,25 @@ func Serve(s Stream, h transport.Handler, maxBytes int) error {
 	hs := brokered.NewHandlers(brokered.ServeConcurrent)
 	defer hs.Close()
 	ended := make(chan error, 1) // one reader at a time: one end
+	var feeds running
 	var read func(ctx context.Context)
 	read = func(ctx context.Context) {
 		b, err := s.Recv()
 		if err == nil && len(b) <= MessageLimit(maxBytes) {
 			var in pb.Envelope
 			if err = proto.Unmarshal(b, &in); err == nil {
-				hs.Go(read)
-				serveOne(ctx, s, h, &in, maxBytes)
+				switch {
+				case in.Meta[brokered.HeaderCancel] != "":
+					hs.Go(read)
+					feeds.stop(in.Id)
+				case brokered.IsFeed(in.Meta):
+					ctx := feeds.start(ctx, in.Id) // before the next read, which may be its cancel
+					hs.Go(read)
+					serveFeed(ctx, s, h, &in, maxBytes, &feeds)
+				default:
+					hs.Go(read)
+					serveOne(ctx, s, h, &in, maxBytes)
+				}
 				return
 			}
 			err = fmt.Errorf("a message that is not an Envelope: %w", err) // a peer that speaks another protocol

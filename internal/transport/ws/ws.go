@@ -43,6 +43,10 @@ func (Transport) Traits() transport.Traits {
 
 func (Transport) Codecs() []string { return codec.Names() }
 
+// Feeds: ws carries feeds on its one connection, their messages
+// interleaved with other calls'.
+func (Transport) Feeds() error { return nil }
+
 // path is where the stack's WebSocket is served.
 const path = "/v1/ws"
 
