@@ -301,6 +301,11 @@ func appendLoadRecord(dir string, run experiment.Run, out *loadOutput, res *load
 		if rec.Histogram, err = stats.Encode(res.Latency); err != nil {
 			return fmt.Errorf("encoding the latency histogram: %w", err)
 		}
+		if res.FirstMessage != nil {
+			if rec.FirstMessageHistogram, err = stats.Encode(res.FirstMessage); err != nil {
+				return fmt.Errorf("encoding the first messages' histogram: %w", err)
+			}
+		}
 	}
 	return results.Append(filepath.Join(dir, experiment.ResultsFile), rec)
 }
@@ -382,6 +387,12 @@ func (o *loadOutput) write(w io.Writer, format string) error {
 	row("latency", "p50 %s  p90 %s  p99 %s  p99.9 %s  max %s", us(o.P50Us), us(o.P90Us), us(o.P99Us), us(o.P999Us), us(o.MaxUs))
 	if u := o.Uncorrected; u != nil {
 		row("uncorrected", "p50 %s  p90 %s  p99 %s  p99.9 %s  max %s  (from actual send; what most tools report)", us(u.P50Us), us(u.P90Us), us(u.P99Us), us(u.P999Us), us(u.MaxUs))
+	}
+	if fm := o.FirstMessage; fm != nil {
+		row("first message", "p50 %s  p99 %s  (a feed's, from the intended send like the latency, which runs to its last message)", us(fm.P50Us), us(fm.P99Us))
+	}
+	if o.MessagesPerS > 0 {
+		row("messages", "%.0f messages/s", o.MessagesPerS)
 	}
 	if l := o.Lateness; l != nil {
 		row("lateness", "p50 %s  p99 %s  max %s  (the generator's own, past each due time; not in the latency)", us(l.P50Us), us(l.P99Us), us(l.MaxUs))

@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/HdrHistogram/hdrhistogram-go"
-
 	"github.com/hopbench/hopbench/internal/results"
 	"github.com/hopbench/hopbench/internal/stats"
 )
@@ -101,8 +99,9 @@ func (s Search) knobs(budget time.Duration, poisson bool) string {
 }
 
 // capacitySearch runs the search cfg describes (Kind Capacity, validated).
-// Requests, errors and CPU in the result count every probe; latency and
-// the rates RPS and GoodRPS report are the probe at the capacity's.
+// Requests, errors, a feed's messages and CPU in the result count every
+// probe; latency, time to first message and the rates RPS, GoodRPS and
+// MessagesPerS report are the probe at the capacity's.
 func capacitySearch(ctx context.Context, cfg Config, newCall func() Call) (*Result, error) {
 	s := &searcher{cfg: cfg, newCall: newCall, deadline: cfg.clock.Now().Add(cfg.Duration)}
 	s.res = &Result{ErrorsByClass: map[string]int64{}, Latency: stats.NewHistogram(), Uncorrected: stats.NewHistogram(),
@@ -121,9 +120,9 @@ type searcher struct {
 	retrying  bool    // the probe under way repeats a rate that failed
 }
 
-// passed takes a probe within the SLA at rate; if it repeated a rate that
-// had just failed, that failure was a transient.
-func (s *searcher) passed(rate float64, hist, raw *hdrhistogram.Histogram) {
+// passed takes a probe within the SLA at rate, r its result; if it
+// repeated a rate that had just failed, that failure was a transient.
+func (s *searcher) passed(rate float64, r *Result) {
 	c := s.res.Capacity
 	if s.retrying {
 		s.retrying = false
@@ -134,7 +133,8 @@ func (s *searcher) passed(rate float64, hist, raw *hdrhistogram.Histogram) {
 	if rate >= s.good {
 		s.good = rate
 		c.RPS, c.Step = rate, len(s.res.Steps)-1
-		s.res.Latency, s.res.Uncorrected = hist, raw
+		s.res.Latency, s.res.Uncorrected, s.res.FirstMessage = r.Latency, r.Uncorrected, r.FirstMessage
+		s.res.capacityMessagesPerS = float64(r.Messages) / s.cfg.Search.Step.Seconds()
 	}
 }
 
@@ -180,7 +180,7 @@ func (s *searcher) run(ctx context.Context) {
 			s.stop(fmt.Sprintf("the time budget (%v) ran out", s.cfg.Duration))
 			return
 		}
-		st, hist, raw, err := s.probe(ctx, rate, first)
+		st, r, err := s.probe(ctx, rate, first)
 		if err != nil {
 			c.Ended = err.Error()
 			return
@@ -192,7 +192,7 @@ func (s *searcher) run(ctx context.Context) {
 		s.res.Steps = append(s.res.Steps, st)
 		switch st.Probe {
 		case results.ProbeWithin:
-			s.passed(rate, hist, raw)
+			s.passed(rate, r)
 		case results.ProbeGenerator:
 			s.stop(fmt.Sprintf("the generator could not keep %.0f req/s (achieved %.0f) while the service was within its SLA", rate, st.RPS))
 			return
@@ -269,10 +269,11 @@ func (s *searcher) settle() time.Duration {
 // the probe achieved.
 func (s *searcher) drain() time.Duration { return max(4*s.cfg.SLA, 500*time.Millisecond) }
 
-// probe runs one open-loop rate for a step and judges it.
-func (s *searcher) probe(ctx context.Context, rate float64, first bool) (results.Step, *hdrhistogram.Histogram, *hdrhistogram.Histogram, error) {
+// probe runs one open-loop rate for a step and judges it; r is what the
+// probe measured.
+func (s *searcher) probe(ctx context.Context, rate float64, first bool) (st results.Step, r *Result, _ error) {
 	if !first && !s.cfg.clock.SleepUntil(ctx, s.cfg.clock.Now().Add(s.settle())) {
-		return results.Step{}, nil, nil, nil
+		return results.Step{}, nil, nil
 	}
 	sc := s.cfg.Search
 	pc := Config{Kind: Rate, Rate: rate, Poisson: s.cfg.Poisson, Workers: s.workers(rate), Duration: sc.Step,
@@ -289,10 +290,10 @@ func (s *searcher) probe(ctx context.Context, rate float64, first bool) (results
 	due := scheduledIn(pctx, pc)
 	r, err := Run(pctx, pc, s.newCall)
 	if err != nil {
-		return results.Step{}, nil, nil, err
+		return results.Step{}, nil, err
 	}
 	s.add(r)
-	st := results.Step{Value: rate, Requests: r.Requests, Errors: r.Errors, ErrorsByClass: r.ErrorsByClass,
+	st = results.Step{Value: rate, Requests: r.Requests, Errors: r.Errors, ErrorsByClass: r.ErrorsByClass,
 		RPS: float64(r.SentOnTime) / sc.Step.Seconds(), GoodRPS: float64(r.Good) / sc.Step.Seconds(),
 		Unanswered: max(0, r.Sent-r.Requests), Latency: stats.Summarize(r.Latency)}
 	kept := float64(r.SentOnTime) >= keptShare*float64(due)
@@ -307,7 +308,7 @@ func (s *searcher) probe(ctx context.Context, rate float64, first bool) (results
 	q, lost := quantileOfSent(r.Latency.TotalCount(), st.Unanswered, sc.Percentile)
 	st.PercentileUs = r.Latency.ValueAtQuantile(q)
 	st.Probe = s.judge(st, kept, lost, r.Uncorrected.ValueAtQuantile(q))
-	return st, r.Latency, r.Uncorrected, nil
+	return st, r, nil
 }
 
 // quantileOfSent is the quantile of the answered calls that stands for
@@ -363,6 +364,7 @@ func (s *searcher) add(r *Result) {
 	t.Requests += r.Requests
 	t.Errors += r.Errors
 	t.Good += r.Good
+	t.Messages += r.Messages
 	t.Elapsed += r.Elapsed
 	t.ClientCPU += r.ClientCPU
 	for k, v := range r.ErrorsByClass {

@@ -26,6 +26,11 @@ func (r *Result) Figures(w wire.Totals) results.Figures {
 		l := stats.Summarize(r.Lateness)
 		f.Lateness = &l
 	}
+	if r.FirstMessage != nil && r.FirstMessage.TotalCount() > 0 {
+		fm := stats.Summarize(r.FirstMessage)
+		f.FirstMessage = &fm
+	}
+	f.MessagesPerS = r.MessagesPerS()
 	if r.Capacity != nil {
 		f.CapacityRPS, f.Capacity = r.Capacity.RPS, r.Capacity
 	}

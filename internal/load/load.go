@@ -195,6 +195,13 @@ type Result struct {
 	// past its due time (its timers, its hand-off; not a wait for a
 	// worker the service kept busy); open loops only.
 	Lateness *hdrhistogram.Histogram
+	// FirstMessage is a feed's time to its first message, from the
+	// intended send time as Latency is (which, for a feed, runs to its
+	// last message); nil when no call had a message (unary calls).
+	FirstMessage *hdrhistogram.Histogram
+	// Messages counts the messages of the feeds' replies, late ones
+	// included and failed calls' not, as RPS counts replies.
+	Messages int64
 	Series   []results.Second
 	// NotSent counts open-loop requests due in the measured window that
 	// were never sent: the generator fell so far behind that they were
@@ -210,6 +217,9 @@ type Result struct {
 	Capacity *results.SearchResult
 	// ClientCPU is this process's CPU time over the measured window.
 	ClientCPU time.Duration
+	// capacityMessagesPerS is a capacity search's messages per second
+	// at the probe at its capacity.
+	capacityMessagesPerS float64
 }
 
 // Failed counts the calls that got no good reply: every error but a reply
@@ -224,6 +234,16 @@ func (r *Result) RPS() float64 {
 		return r.capacityStep().RPS
 	}
 	return perSecond(r.Requests-r.Failed(), r.Elapsed)
+}
+
+// MessagesPerS is a feed's messages per second over the measured window,
+// in replies late ones included, as RPS counts them; for a capacity
+// search, at the probe at the capacity. Zero for unary calls.
+func (r *Result) MessagesPerS() float64 {
+	if r.Capacity != nil {
+		return r.capacityMessagesPerS
+	}
+	return perSecond(r.Messages, r.Elapsed)
 }
 
 // ErrorRPS is failed calls per second over the measured window.

@@ -47,6 +47,7 @@ func (r *Result) add(s *Result) error {
 	r.SentOnTime += s.SentOnTime
 	r.ClientCPU += s.ClientCPU
 	r.Elapsed = max(r.Elapsed, s.Elapsed)
+	r.Messages += s.Messages
 	for class, n := range maps.All(s.ErrorsByClass) {
 		r.ErrorsByClass[class] += n
 	}
@@ -61,6 +62,11 @@ func (r *Result) add(s *Result) error {
 	}
 	if s.Lateness != nil {
 		if r.Lateness, err = mergeHistogram(r.Lateness, s.Lateness); err != nil {
+			return err
+		}
+	}
+	if s.FirstMessage != nil {
+		if r.FirstMessage, err = mergeHistogram(r.FirstMessage, s.FirstMessage); err != nil {
 			return err
 		}
 	}

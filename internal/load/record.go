@@ -18,15 +18,36 @@ type bucket struct {
 	classes   [numClasses]int64
 	lastEndNs int64 // end of the latest request, since the window began
 	withinSLA int64
+	// first is feeds' time to their first message, and messages the
+	// messages of their replies (late ones included, as RPS counts them):
+	// the whole window's only. first is nil until a feed's first message.
+	first    *hdrhistogram.Histogram
+	messages int64
 }
 
 // A sample is one request as a worker saw it: its latency (from its due
 // time), from its actual send (raw), the generator's own lateness in
-// sending it, its class (-1 for a good reply) and its end.
+// sending it, its class (-1 for a good reply) and its end. A feed's also
+// has its messages and its first message's time from the due time, as
+// latency is (-1 when none came: a unary call's, or a feed's with none).
 type sample struct {
-	latency, raw, late time.Duration
-	class              Class
-	endNs              int64 // since the window began
+	latency, raw, late, first time.Duration
+	class                     Class
+	endNs                     int64 // since the window began
+	messages                  int64
+}
+
+// An outcome is one call as its worker saw it: when it was due
+// (intended), sent and ended, the generator's own lateness in sending it
+// (its timers, its hand-off; not the wait for a worker the service kept
+// busy), when a feed's first message came (zero: none) and how many came,
+// and its error.
+type outcome struct {
+	intended, sent, end time.Time
+	late                time.Duration
+	first               time.Time
+	messages            int64
+	err                 error
 }
 
 // A batch is one worker's samples of one second (and ramp step): workers
@@ -58,49 +79,50 @@ type recorder struct {
 	out chan<- *batch
 }
 
-// record files one request: intended is when it was due, sent when the
-// worker sent it, end when its reply (or error) came. An open loop's
-// requests are recorded by recordLate, with the generator's lateness.
-func (r *recorder) record(intended, sent, end time.Time, err error) {
-	r.recordLate(intended, sent, end, 0, err)
-}
-
-// recordLate files one request with late, the time the generator itself
-// took past the request's due time to send it (its timers, its hand-off;
-// not the wait for a worker the service kept busy).
-func (r *recorder) recordLate(intended, sent, end time.Time, late time.Duration, err error) {
+// record files one call. A call due in the warm-up is not the window's.
+func (r *recorder) record(o outcome) {
 	w := r.w
-	if intended.Before(w.start) {
+	if o.intended.Before(w.start) {
 		return // warm-up
 	}
-	since := end.Sub(w.start)
+	since := o.end.Sub(w.start)
 	sec, step := int(since/time.Second), -1
 	if w.stepAt != nil {
 		// A ramp's step counts the requests sent in it, whenever their
 		// replies come: a reply draining after a step ends is not the
 		// next step's, nor the last step's after the window.
-		step = w.stepAt(intended.Sub(w.start))
+		step = w.stepAt(o.intended.Sub(w.start))
 	}
 	if r.cur == nil || r.cur.sec != sec || r.cur.step != step || len(r.cur.samples) == batchSize {
 		r.flush()
 		r.cur = newBatch(sec, step)
 	}
-	latency := end.Sub(intended)
-	class := Class(-1)
-	switch {
-	case err != nil:
-		class = Classify(err)
-	case w.timeout > 0 && end.Sub(sent) > w.timeout:
-		// A reply after the call's deadline is a timeout, whether or not
-		// the transport heeded the deadline: its caller had given up.
-		class = ClassTimeout
-	case latency > w.sla:
-		class = ClassOverSLA
+	latency, raw := o.end.Sub(o.intended), o.end.Sub(o.sent)
+	first := time.Duration(-1)
+	if !o.first.IsZero() {
+		first = o.first.Sub(o.intended)
 	}
-	r.cur.samples = append(r.cur.samples, sample{latency: latency, raw: end.Sub(sent), late: late, class: class, endNs: int64(since)})
-	if end.Sub(sent) >= slowCall {
+	r.cur.samples = append(r.cur.samples, sample{latency: latency, raw: raw, late: o.late, first: first,
+		class: w.classify(latency, raw, o.err), endNs: int64(since), messages: o.messages})
+	if raw >= slowCall {
 		r.flush()
 	}
+}
+
+// classify is a call's class by its error, its time from its send (raw)
+// and its latency; -1 for a good reply within the SLA.
+func (w *window) classify(latency, raw time.Duration, err error) Class {
+	switch {
+	case err != nil:
+		return Classify(err)
+	case w.timeout > 0 && raw > w.timeout:
+		// A reply after the call's deadline is a timeout, whether or not
+		// the transport heeded the deadline: its caller had given up.
+		return ClassTimeout
+	case latency > w.sla:
+		return ClassOverSLA
+	}
+	return -1
 }
 
 // slowCall is a call slow enough that its worker hands its samples over at
@@ -131,6 +153,22 @@ func (b *bucket) add(s sample) {
 	stats.Record(b.hist, s.latency)
 	if b.raw != nil {
 		stats.Record(b.raw, s.raw)
+	}
+}
+
+// addFeed files a feed's call that had messages: its time to the first,
+// whatever became of the call, as its latency is filed (a refused call's,
+// cut off by the service's death, is not), and the messages of a reply,
+// late or not; a failed call's count for nothing, as it does in RPS.
+func (b *bucket) addFeed(s sample) {
+	if s.first >= 0 && s.class != ClassRefused {
+		if b.first == nil {
+			b.first = stats.NewHistogram()
+		}
+		stats.Record(b.first, s.first)
+	}
+	if s.class < 0 || s.class == ClassOverSLA {
+		b.messages += s.messages
 	}
 }
 
@@ -195,6 +233,9 @@ func (c *collector) add(b *batch) {
 	}
 	for _, s := range b.samples {
 		c.total.add(s)
+		if s.messages > 0 {
+			c.total.addFeed(s)
+		}
 		if c.open {
 			stats.Record(c.late, s.late)
 		}

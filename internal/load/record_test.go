@@ -50,10 +50,10 @@ func TestARampStepCountsTheRequestsSentInIt(t *testing.T) {
 	out := make(chan *batch, 16)
 	rec := &recorder{w: w, out: out}
 	at := func(d time.Duration) time.Time { return start.Add(d) }
-	rec.record(at(100*time.Millisecond), at(100*time.Millisecond), at(200*time.Millisecond), nil)    // step 0
-	rec.record(at(900*time.Millisecond), at(900*time.Millisecond), at(1500*time.Millisecond), nil)   // sent in 0, answered in 1
-	rec.record(at(1200*time.Millisecond), at(1200*time.Millisecond), at(1300*time.Millisecond), nil) // step 1
-	rec.record(at(1900*time.Millisecond), at(1900*time.Millisecond), at(2600*time.Millisecond), nil) // sent in 1, after the window
+	rec.record(outcome{intended: at(100 * time.Millisecond), sent: at(100 * time.Millisecond), end: at(200 * time.Millisecond)})    // step 0
+	rec.record(outcome{intended: at(900 * time.Millisecond), sent: at(900 * time.Millisecond), end: at(1500 * time.Millisecond)})   // sent in 0, answered in 1
+	rec.record(outcome{intended: at(1200 * time.Millisecond), sent: at(1200 * time.Millisecond), end: at(1300 * time.Millisecond)}) // step 1
+	rec.record(outcome{intended: at(1900 * time.Millisecond), sent: at(1900 * time.Millisecond), end: at(2600 * time.Millisecond)}) // sent in 1, after the window
 	rec.flush()
 	close(out)
 	c := newCollector(false, nil)

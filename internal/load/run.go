@@ -120,16 +120,18 @@ func (e *engine) closedWorker(ctx context.Context, s *slot) {
 	var held heldError
 	defer held.finish(ctx, rec, e.clock)
 	back := backoff{clock: e.clock}
+	actx, arr := withArrivals(ctx, e.clock)
 	for {
 		sent := e.clock.Now()
 		if e.done(ctx, sent) {
 			return
 		}
-		halted, err := cutOff(ctx, s.call(ctx, call, sent))
+		arr.reset()
+		halted, err := cutOff(ctx, s.call(actx, call, sent))
 		if halted {
 			return
 		}
-		held.record(rec, sent, sent, e.clock.Now(), err)
+		held.record(rec, arr.into(outcome{intended: sent, sent: sent, end: e.clock.Now(), err: err}))
 		if !back.after(ctx, err) {
 			return
 		}
@@ -140,34 +142,25 @@ func (e *engine) closedWorker(ctx context.Context, s *slot) {
 // that failed as the user stopped the run, its connection torn down a
 // moment before the worker saw the stop, is the interrupt's and not the
 // service's: an interrupted amqp run counted one such error a worker.
-type heldError struct {
-	intended, sent, end time.Time
-	late                time.Duration
-	err                 error
-}
+type heldError struct{ outcome }
 
 // interruptGrace is how soon before a worker sees the user's stop a
 // failed call is taken for the interrupt's.
 const interruptGrace = 250 * time.Millisecond
 
 // record files a call through rec, holding a failed one until the next.
-func (h *heldError) record(rec *recorder, intended, sent, end time.Time, err error) {
-	h.recordLate(rec, intended, sent, end, 0, err)
-}
-
-// recordLate is record with the generator's lateness in sending the call.
-func (h *heldError) recordLate(rec *recorder, intended, sent, end time.Time, late time.Duration, err error) {
+func (h *heldError) record(rec *recorder, o outcome) {
 	h.flush(rec)
-	if err != nil {
-		*h = heldError{intended: intended, sent: sent, end: end, late: late, err: err}
+	if o.err != nil {
+		h.outcome = o
 		return
 	}
-	rec.recordLate(intended, sent, end, late, nil)
+	rec.record(o)
 }
 
 func (h *heldError) flush(rec *recorder) {
 	if h.err != nil {
-		rec.recordLate(h.intended, h.sent, h.end, h.late, h.err)
+		rec.record(h.outcome)
 		h.err = nil
 	}
 }
@@ -286,6 +279,7 @@ func (e *engine) openWorker(ctx context.Context, s *slot, tickets <-chan time.Ti
 	defer rec.flush()
 	var held heldError
 	defer held.finish(ctx, rec, e.clock)
+	actx, arr := withArrivals(ctx, e.clock)
 	for {
 		free := e.clock.Now()
 		due, ok := nextTicket(tickets, rec)
@@ -301,11 +295,12 @@ func (e *engine) openWorker(ctx context.Context, s *slot, tickets <-chan time.Ti
 		if free.After(due) {
 			from = due // behind: every worker was busy with the service
 		}
-		halted, err := cutOff(ctx, s.call(ctx, call, sent))
+		arr.reset()
+		halted, err := cutOff(ctx, s.call(actx, call, sent))
 		if halted {
 			return
 		}
-		held.recordLate(rec, from, sent, e.clock.Now(), late, err)
+		held.record(rec, arr.into(outcome{intended: from, sent: sent, end: e.clock.Now(), late: late, err: err}))
 	}
 }
 
@@ -455,7 +450,7 @@ func (e *engine) result(c *collector, cpu time.Duration) *Result {
 	r := &Result{
 		Requests: t.requests, Errors: t.errors(), Good: t.withinSLA, ErrorsByClass: map[string]int64{},
 		Elapsed: time.Duration(t.lastEndNs), Latency: t.hist, Series: c.series, ClientCPU: cpu, NotSent: e.notSent,
-		Sent: e.sent.Load(), SentOnTime: e.onTime.Load(),
+		Sent: e.sent.Load(), SentOnTime: e.onTime.Load(), FirstMessage: t.first, Messages: t.messages,
 	}
 	if e.win.open {
 		r.Uncorrected, r.Lateness = t.raw, c.late

@@ -52,7 +52,12 @@ type Target struct {
 	rawSize int         // the request body before compression
 	cc      codec.Codec // codec with the stack's compression, for replies
 	model   payload.Model
-	// replySize is the last good reply's body size.
+	// replyOp is the operation whose reply a reply (a feed's, each
+	// message) is read as; stack names the stack in a feed's refusal.
+	replyOp transport.Op
+	stack   string
+	// replySize is the last good reply's body size (a feed's, one
+	// message's).
 	replySize atomic.Int64
 }
 
@@ -83,37 +88,77 @@ func DialTarget(ctx context.Context, cfg TargetConfig) (*Target, error) {
 			return nil, err
 		}
 	}
-	t := &Target{cfg: cfg, tr: tr, tcfg: tcfg, model: m, cc: codec.Compressed(c, z, tcfg.MaxBytesOrDefault())}
+	if err := checkFeed(cfg); err != nil {
+		return nil, err
+	}
+	t := &Target{cfg: cfg, tr: tr, tcfg: tcfg, model: m, cc: codec.Compressed(c, z, tcfg.MaxBytesOrDefault()),
+		replyOp: cfg.Op, stack: cfg.Stack.String()}
 	t.req = transport.Request{Op: cfg.Op, Model: cfg.Model, Count: cfg.Count, Codec: c, Compression: z}
-	if cfg.Op != transport.OpGet {
-		if size, err := m.EncodedSize(cfg.Count, c.Marshal); err == nil && size > int64(tcfg.MaxBytesOrDefault()) {
-			return nil, fmt.Errorf("%d %s encode to about %d bytes in %s, over the %d bytes a body may have: use a smaller count", cfg.Count, m.Unit, size, cfg.Stack.Codec, tcfg.MaxBytesOrDefault())
-		}
-		msg, err := cfg.Schema.Message(m, cfg.Count, cfg.Seed)
-		if err != nil {
-			return nil, err
-		}
-		raw, err := c.Marshal(msg)
-		if err != nil {
-			return nil, fmt.Errorf("encoding the request: %w", err)
-		}
-		t.rawSize = len(raw)
-		if t.req.Body, err = z.Compress(raw); err != nil {
-			return nil, fmt.Errorf("compressing the request: %w", err)
-		}
+	if cfg.Op == transport.OpFeed {
+		t.req.Messages, t.replyOp = cfg.Messages, transport.OpGet // a feed asks as a get does, N times over
+	}
+	if err := t.encodeBody(c, z); err != nil {
+		return nil, err
 	}
 	if cfg.PerRequest {
 		return t, nil // each call dials its own
 	}
-	for range max(cfg.Connections, 1) {
-		cl, err := transport.Dial(ctx, tr, cfg.Addr, tcfg)
+	if err := t.dial(ctx); err != nil {
+		t.Close()
+		return nil, err
+	}
+	return t, nil
+}
+
+// encodeBody encodes the request's body, once: a post's or an echo's; a
+// get and a feed send none.
+func (t *Target) encodeBody(c codec.Codec, z codec.Compression) error {
+	cfg, m, limit := t.cfg, t.model, t.tcfg.MaxBytesOrDefault()
+	if t.req.Op == transport.OpGet || t.req.Op == transport.OpFeed {
+		return nil
+	}
+	if size, err := m.EncodedSize(cfg.Count, c.Marshal); err == nil && size > int64(limit) {
+		return fmt.Errorf("%d %s encode to about %d bytes in %s, over the %d bytes a body may have: use a smaller count", cfg.Count, m.Unit, size, cfg.Stack.Codec, limit)
+	}
+	msg, err := cfg.Schema.Message(m, cfg.Count, cfg.Seed)
+	if err != nil {
+		return err
+	}
+	raw, err := c.Marshal(msg)
+	if err != nil {
+		return fmt.Errorf("encoding the request: %w", err)
+	}
+	t.rawSize = len(raw)
+	if t.req.Body, err = z.Compress(raw); err != nil {
+		return fmt.Errorf("compressing the request: %w", err)
+	}
+	return nil
+}
+
+// dial dials the clients the workers share; a feed's must call feeds.
+func (t *Target) dial(ctx context.Context) error {
+	for range max(t.cfg.Connections, 1) {
+		cl, err := transport.Dial(ctx, t.tr, t.cfg.Addr, t.tcfg)
 		if err != nil {
-			t.Close()
-			return nil, fmt.Errorf("dialling %s at %s: %w", cfg.Stack, cfg.Addr, err)
+			return fmt.Errorf("dialling %s at %s: %w", t.cfg.Stack, t.cfg.Addr, err)
 		}
 		t.clients = append(t.clients, cl)
 	}
-	return t, nil
+	if _, ok := t.clients[0].(transport.FeedClient); t.cfg.Op == transport.OpFeed && !ok {
+		return fmt.Errorf("%s's client calls no feeds (server streaming)", t.stack)
+	}
+	return nil
+}
+
+// checkFeed refuses a feed the stack does not carry, or of no length.
+func checkFeed(cfg TargetConfig) error {
+	if cfg.Op != transport.OpFeed {
+		return nil
+	}
+	if cfg.Messages < 1 || cfg.Messages > transport.MaxFeedMessages {
+		return fmt.Errorf("feed of %d messages: want 1 to %d", cfg.Messages, transport.MaxFeedMessages)
+	}
+	return transport.FeedRefusal(cfg.Stack.Transport)
 }
 
 // RequestBytes is the request body's size as hopbench hands it to the
@@ -133,10 +178,17 @@ func (t *Target) ReplyBytes() int { return int(t.replySize.Load()) }
 // NewCall returns a Call for one worker, on the next client in turn, or,
 // per request, on a client of its own that it dials and closes.
 func (t *Target) NewCall() Call {
+	var f *feedCall
+	if t.cfg.Op == transport.OpFeed {
+		f = t.newFeedCall()
+	}
 	if t.cfg.PerRequest {
-		return t.callOnNewClient
+		return func(ctx context.Context) error { return t.callOnNewClient(ctx, f) }
 	}
 	cl := t.clients[int(t.next.Add(1)-1)%len(t.clients)]
+	if f != nil {
+		return func(ctx context.Context) error { return f.call(ctx, cl) }
+	}
 	return func(ctx context.Context) error {
 		b, err := cl.Call(ctx, &t.req)
 		if err != nil {
@@ -146,13 +198,17 @@ func (t *Target) NewCall() Call {
 	}
 }
 
-// callOnNewClient makes one call on a client dialled for it: its
-// latency includes connecting (and the TLS handshake), as a caller that
-// keeps no connection pays it.
-func (t *Target) callOnNewClient(ctx context.Context) error {
+// callOnNewClient makes one call (a feed's through f, when not nil) on a
+// client dialled for it: its latency includes connecting (and the TLS
+// handshake), as a caller that keeps no connection pays it.
+func (t *Target) callOnNewClient(ctx context.Context, f *feedCall) error {
 	cl, err := transport.Dial(ctx, t.tr, t.cfg.Addr, t.tcfg)
 	if err != nil {
 		return err
+	}
+	if f != nil {
+		defer cl.Close()
+		return f.call(ctx, cl)
 	}
 	b, err := cl.Call(ctx, &t.req)
 	cl.Close()
@@ -163,9 +219,10 @@ func (t *Target) callOnNewClient(ctx context.Context) error {
 }
 
 // check reads a reply as a caller would and makes sure it is the one asked
-// for: a get or echo carries Count items, a post's ack counts them.
+// for: a get or echo (or a feed's message) carries Count items, a post's
+// ack counts them.
 func (t *Target) check(b []byte) error {
-	reply := t.cfg.Schema.NewReply(t.cfg.Op, t.model)
+	reply := t.cfg.Schema.NewReply(t.replyOp, t.model)
 	if err := t.cc.Unmarshal(b, reply); err != nil {
 		return fmt.Errorf("reading the reply: %w", err)
 	}

@@ -113,12 +113,14 @@ type Record struct {
 	TransportOptions map[string]string `json:"transport_options,omitempty"`
 	Started          time.Time         `json:"started"`
 	Ended            time.Time         `json:"ended"`
-	// Histogram and UncorrectedHistogram are HdrHistogram V2 compressed,
+	// Histogram, UncorrectedHistogram and FirstMessageHistogram (a
+	// feed's time to its first message) are HdrHistogram V2 compressed,
 	// base64 (stats.Decode reads them); latency in microseconds.
-	Histogram            string   `json:"histogram,omitempty"`
-	UncorrectedHistogram string   `json:"uncorrected_histogram,omitempty"`
-	Series               []Second `json:"series,omitempty"`
-	Steps                []Step   `json:"steps,omitempty"`
+	Histogram             string   `json:"histogram,omitempty"`
+	UncorrectedHistogram  string   `json:"uncorrected_histogram,omitempty"`
+	FirstMessageHistogram string   `json:"first_message_histogram,omitempty"`
+	Series                []Second `json:"series,omitempty"`
+	Steps                 []Step   `json:"steps,omitempty"`
 }
 
 // Figures are what the load generator measured at the client.
@@ -150,6 +152,13 @@ type Figures struct {
 	// its due time (open loops only): its timers and hand-off, not a wait
 	// for a worker the service kept busy, which the latency carries.
 	Lateness *stats.Summary `json:"lateness,omitempty"`
+	// FirstMessage is a feed's time to its first message, from the
+	// intended send time as the latency is; a feed's latency (p50_us...)
+	// runs to its last message. Feeds only.
+	FirstMessage *stats.Summary `json:"first_message,omitempty"`
+	// MessagesPerS is a feed's messages per second in its replies, late
+	// ones included, as rps counts replies. Feeds only.
+	MessagesPerS float64 `json:"messages_per_s,omitempty"`
 	// ClientCPUUsPerReq is the generator's own CPU per request.
 	ClientCPUUsPerReq float64 `json:"client_cpu_us_per_req,omitempty"`
 	// RequestBodyBytes is the request body as the stack sends it: encoded,

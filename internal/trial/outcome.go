@@ -33,7 +33,7 @@ func outcome(ctx, runCtx context.Context, brk *broker.Broker, nodes *nodeSet, re
 	}
 	if why := res.CallsFailed(); why != "" {
 		rec.Figures.Withhold()
-		rec.Histogram, rec.UncorrectedHistogram, rec.Series, rec.Steps = "", "", nil, nil
+		rec.Histogram, rec.UncorrectedHistogram, rec.FirstMessageHistogram, rec.Series, rec.Steps = "", "", "", nil, nil
 		return results.OutcomeCallsFailed, why
 	}
 	switch {

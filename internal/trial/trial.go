@@ -260,6 +260,9 @@ func recordLoad(rec *results.Record, got load.Measured) {
 	if res.Uncorrected != nil {
 		rec.UncorrectedHistogram, _ = stats.Encode(res.Uncorrected)
 	}
+	if res.FirstMessage != nil {
+		rec.FirstMessageHistogram, _ = stats.Encode(res.FirstMessage)
+	}
 }
 
 // bootWithin bounds a node's boot, from spawn to first good reply.

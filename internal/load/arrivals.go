@@ -1,0 +1,53 @@
+package load
+
+import (
+	"context"
+	"time"
+)
+
+// arrivals is what a worker's call saw of a feed's messages arriving: when
+// the first came, on the engine's clock, and how many came. A worker
+// keeps one for its life, carries it in the context of every call (as
+// net/http/httptrace carries its hooks, so a Call keeps its signature)
+// and resets it before each. A unary call never touches it.
+type arrivals struct {
+	clock    clock
+	first    time.Time // zero until a message arrives
+	messages int64
+}
+
+type arrivalsKey struct{}
+
+// withArrivals is ctx carrying a new arrivals on c, for one worker.
+func withArrivals(ctx context.Context, c clock) (context.Context, *arrivals) {
+	a := &arrivals{clock: c}
+	return context.WithValue(ctx, arrivalsKey{}, a), a
+}
+
+// arrivalsOf is the arrivals ctx carries: a feed's call reads it once as
+// it starts. Nil outside a worker (a probe before the load), where
+// arrived does nothing.
+func arrivalsOf(ctx context.Context) *arrivals {
+	a, _ := ctx.Value(arrivalsKey{}).(*arrivals)
+	return a
+}
+
+// arrived stamps one message as it arrives: call it before reading the
+// message, so the time is the arrival's and not the generator's decode.
+func (a *arrivals) arrived() {
+	if a == nil {
+		return
+	}
+	if a.messages == 0 {
+		a.first = a.clock.Now()
+	}
+	a.messages++
+}
+
+func (a *arrivals) reset() { a.first, a.messages = time.Time{}, 0 }
+
+// into is o with what the call saw of its messages.
+func (a *arrivals) into(o outcome) outcome {
+	o.first, o.messages = a.first, a.messages
+	return o
+}
