@@ -55,6 +55,11 @@ type Row struct {
 	// repetitions (Figures.Lateness); Late whether any run recorded one.
 	LatenessP99Us Spread
 	Late          bool
+	// FirstP50Us and FirstP99Us are a feed's time to its first message
+	// (Figures.FirstMessage), and MessagesPerS its messages a second, over
+	// repetitions; Fed whether any run recorded them.
+	FirstP50Us, FirstP99Us, MessagesPerS Spread
+	Fed                                  bool
 	// Search is the first completed repetition's search, for the bound
 	// it read when no repetition found a capacity.
 	Search *SearchResult
@@ -70,7 +75,7 @@ type Row struct {
 func Summarize(recs []Record) []Row {
 	var rows []Row
 	index := map[string]int{}
-	var rps, p50, p99, cpu, capacity, late [][]float64
+	var rps, p50, p99, cpu, capacity, late, first50, first99, msgs [][]float64
 	for _, r := range recs {
 		i, ok := index[r.Case]
 		if !ok {
@@ -78,7 +83,7 @@ func Summarize(recs []Record) []Row {
 			index[r.Case] = i
 			rows = append(rows, Row{Case: r.Case, Part: r.Part, Stack: r.Stack, Topology: r.Topology, Op: r.Op, Model: r.Model, Count: r.Count, Load: r.Load, Options: r.Options})
 			rps, p50, p99, cpu, capacity = append(rps, nil), append(p50, nil), append(p99, nil), append(cpu, nil), append(capacity, nil)
-			late = append(late, nil)
+			late, first50, first99, msgs = append(late, nil), append(first50, nil), append(first99, nil), append(msgs, nil)
 		}
 		row := &rows[i]
 		if !slices.Contains(row.Outcomes, r.Outcome) {
@@ -110,10 +115,15 @@ func Summarize(recs []Record) []Row {
 		if r.Lateness != nil {
 			late[i], row.Late = append(late[i], float64(r.Lateness.P99Us)), true
 		}
+		if f := r.FirstMessage; f != nil {
+			first50[i], first99[i], row.Fed = append(first50[i], float64(f.P50Us)), append(first99[i], float64(f.P99Us)), true
+			msgs[i] = append(msgs[i], r.MessagesPerS)
+		}
 	}
 	for i := range rows {
 		rows[i].RPS, rows[i].P50Us, rows[i].P99Us, rows[i].CPUUsPerReq = SpreadOf(rps[i]), SpreadOf(p50[i]), SpreadOf(p99[i]), SpreadOf(cpu[i])
 		rows[i].Capacity, rows[i].LatenessP99Us = SpreadOf(capacity[i]), SpreadOf(late[i])
+		rows[i].FirstP50Us, rows[i].FirstP99Us, rows[i].MessagesPerS = SpreadOf(first50[i]), SpreadOf(first99[i]), SpreadOf(msgs[i])
 	}
 	return rows
 }
@@ -173,6 +183,15 @@ func (r Row) latenessCell() string {
 	return r.LatenessP99Us.format(1000, 3, r.Reps)
 }
 
+// feedCell is a feed's figure as tables show it, empty for a case of one
+// reply a call.
+func (r Row) feedCell(s Spread, unit float64, digits int) string {
+	if !r.Fed {
+		return ""
+	}
+	return s.format(unit, digits, r.Reps)
+}
+
 // CapacityCell is the row's capacity at its SLA as tables show it:
 // "≥ " before a lower bound, "none" when no rate met the SLA, empty for a
 // case that searched none.
@@ -198,10 +217,18 @@ func Table(rows []Row) (header []string, cells [][]string) {
 	parts := slices.ContainsFunc(rows, func(r Row) bool { return r.Part != "" })
 	searched := slices.ContainsFunc(rows, func(r Row) bool { return r.Searched })
 	late := slices.ContainsFunc(rows, func(r Row) bool { return r.Late })
+	fed := slices.ContainsFunc(rows, func(r Row) bool { return r.Fed })
 	rpsAt, lateAt := slices.Index(Header, "req/s")+1, slices.Index(Header, "p99 ms")+1
 	header = slices.Clone(Header)
+	// Inserted right to left, so that each index still holds.
 	if late {
 		header = slices.Insert(header, lateAt, "lateness p99 ms")
+	}
+	if fed {
+		header = slices.Insert(header, lateAt, "first message p50 ms")
+	}
+	if fed {
+		header = slices.Insert(header, rpsAt, "messages/s")
 	}
 	if searched {
 		header = slices.Insert(header, rpsAt, "capacity req/s")
@@ -213,6 +240,12 @@ func Table(rows []Row) (header []string, cells [][]string) {
 		c := r.Cells()
 		if late {
 			c = slices.Insert(c, lateAt, r.latenessCell())
+		}
+		if fed {
+			c = slices.Insert(c, lateAt, r.feedCell(r.FirstP50Us, 1000, 3))
+		}
+		if fed {
+			c = slices.Insert(c, rpsAt, r.feedCell(r.MessagesPerS, 1, 0))
 		}
 		if searched {
 			c = slices.Insert(c, rpsAt, r.CapacityCell())
@@ -257,16 +290,26 @@ func CSV(w io.Writer, rows []Row) error {
 	cw.Write([]string{"case", "part", "stack", "topology", "op", "model", "count", "load", "options", "reps", "outcomes", "requests", "errors",
 		"rps_median", "rps_min", "rps_max", "p50_us_median", "p50_us_min", "p50_us_max",
 		"p99_us_median", "p99_us_min", "p99_us_max", "client_cpu_us_per_req_median",
-		"capacity_rps_median", "capacity_rps_min", "capacity_rps_max", "capacity_lower_bound", "flagged"})
+		"capacity_rps_median", "capacity_rps_min", "capacity_rps_max", "capacity_lower_bound", "flagged",
+		"first_message_p50_us_median", "first_message_p99_us_median", "messages_per_s_median"})
 	g := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 	for _, r := range rows {
 		cw.Write(append([]string{r.Case, r.Part, r.Stack, r.Topology, r.Op, r.Model, strconv.Itoa(r.Count), r.Load, r.Options, strconv.Itoa(r.Reps),
 			strings.Join(r.Outcomes, ";"), strconv.FormatInt(r.Requests, 10), strconv.FormatInt(r.Errors, 10),
 			g(r.RPS.Median), g(r.RPS.Min), g(r.RPS.Max), g(r.P50Us.Median), g(r.P50Us.Min), g(r.P50Us.Max),
-			g(r.P99Us.Median), g(r.P99Us.Min), g(r.P99Us.Max), g(r.CPUUsPerReq.Median)}, append(r.capacityCSV(), r.flaggedCSV())...))
+			g(r.P99Us.Median), g(r.P99Us.Min), g(r.P99Us.Max), g(r.CPUUsPerReq.Median)}, append(append(r.capacityCSV(), r.flaggedCSV()), r.feedCSV()...)...))
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// feedCSV is the row's feed columns: empty for a case of one reply a call.
+func (r Row) feedCSV() []string {
+	if !r.Fed {
+		return []string{"", "", ""}
+	}
+	g := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+	return []string{g(r.FirstP50Us.Median), g(r.FirstP99Us.Median), g(r.MessagesPerS.Median)}
 }
 
 // flaggedCSV is each flag with its runs: "partly failed:2".
