@@ -291,6 +291,9 @@ func (b *builder) verdict() {
 			v.Unranked = append(v.Unranked, k+": a ramp has no one figure to rank by; its curves are under Ramps")
 			continue
 		}
+		if by[k][0].isFeed() {
+			f = f.forFeeds()
+		}
 		ranked, heads[k] = append(ranked, k), f
 	}
 	slices.SortStableFunc(ranked, func(a, b string) int { return compareCases(by[a][0], by[b][0]) })
@@ -300,6 +303,7 @@ func (b *builder) verdict() {
 		v.Rankings = append(v.Rankings, ranking(labels[i], by[k], b.runs, heads[k]))
 		rcs = append(rcs, rankedCase{cases: by[k], f: heads[k]})
 	}
+	v.Rankings = append(v.Rankings, feedRankings(ranked, labels, by, b.runs)...)
 	v.Flips = flips(rcs, b.runs)
 	cols := columns{keys: ranked, labels: labels, by: by, runs: b.runs}
 	for _, m := range []HeatMap{
