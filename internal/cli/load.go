@@ -64,6 +64,7 @@ the capacity is reported as a lower bound ("≥ N").`,
   hopbench load --stack grpc --op echo --model text --count 100 --clients 64 --duration 10s
   hopbench load --stack grpc --rate 1000 --duration 30s --format json
   hopbench load --stack grpc --capacity --sla 5ms --percentile 99
+  hopbench load --stack grpc --op feed:100 --model user --count 5 --clients 8 --duration 10s
   hopbench node --stack rest+proto --listen 127.0.0.1:7071 &
   hopbench load --stack rest+proto --target 127.0.0.1:7071 --rate 1000 --duration 30s`,
 		Args: cobra.NoArgs,
