@@ -102,6 +102,8 @@ func (c *client) newRequest(ctx context.Context, req *transport.Request) (*http.
 				hreq.Header.Set("Content-Encoding", enc)
 			}
 		}
+	case transport.OpFeed:
+		return nil, transport.Errorf(transport.CodeBadRequest, "a feed is called with Feed (transport.CallFeed), not Call")
 	default:
 		return nil, transport.Errorf(transport.CodeBadRequest, "unknown operation %q", req.Op)
 	}

@@ -38,6 +38,11 @@ var errH3NeedsTLS = errors.New("rest-h3 runs over QUIC, which needs TLS 1.3: ser
 
 // Listen serves h on addr's UDP port until the server is closed.
 func (H3) Listen(ctx context.Context, addr string, cfg transport.Config, h transport.Handler) (transport.Server, error) {
+	return listenH3(ctx, addr, cfg, newMux(h, cfg))
+}
+
+// listenH3 serves handler as rest-h3 serves its routes.
+func listenH3(ctx context.Context, addr string, cfg transport.Config, handler http.Handler) (transport.Server, error) {
 	if cfg.ServerTLS == nil {
 		return nil, errH3NeedsTLS
 	}
@@ -48,7 +53,7 @@ func (H3) Listen(ctx context.Context, addr string, cfg transport.Config, h trans
 	}
 	lim := cfg.Conns.OrDefault()
 	srv := &http3.Server{
-		Handler:     newMux(h, cfg.MaxBytesOrDefault()),
+		Handler:     handler,
 		TLSConfig:   http3.ConfigureTLSConfig(cfg.ServerTLS),
 		IdleTimeout: lim.IdleTimeout,
 		QUICConfig:  &quic.Config{MaxIdleTimeout: lim.IdleTimeout, HandshakeIdleTimeout: lim.ReadTimeout},

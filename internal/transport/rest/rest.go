@@ -1,10 +1,35 @@
 // Package rest is the REST stack on net/http: the body codec is chosen per
 // call by Content-Type and Accept, compression by Content-Encoding, over
-// HTTP/1.1 or HTTP/2 (h2c without TLS, h2 with).
+// HTTP/1.1 or HTTP/2 (h2c without TLS, h2 with); rest-h3 serves the same
+// routes over HTTP/3.
 //
-//	GET  /v1/{model}?count=N   get
-//	POST /v1/{model}           post
-//	POST /v1/{model}/echo      echo
+//	GET  /v1/{model}?count=N                  get
+//	POST /v1/{model}                          post
+//	POST /v1/{model}/echo                     echo
+//	GET  /v1/{model}/feed?count=C&messages=N  feed: N messages of C items
+//
+// A feed's reply streams, each message flushed as it is sent, in one of
+// two forms. Uncompressed JSON (Accept: text/event-stream, none or */*)
+// comes as server-sent events (Content-Type: text/event-stream): a message
+// is an event whose data lines are its lines, and the last event is
+// "end", whose data is the number of messages sent:
+//
+//	data: {"name":"a"}\n\n  …  event: end\ndata: N\n\n
+//
+// Asked for in a codec's media type (JSON's too, as hopbench asks for it
+// compressed), with Hopbench-Accept-Message-Encoding: gzip or zstd to
+// compress, a feed comes in frames laid out as Connect's envelopes
+// (Content-Type: the codec's; framing=prefixed): a flag byte, the body's
+// length in 4 bytes big-endian, the body. A message's flag is 0x00, its
+// body the message, compressed on its own as a unary body is (its coding
+// in Hopbench-Message-Encoding: the stream as a whole has no
+// Content-Encoding). The end's flag is 0x02 and its body empty.
+//
+// A failure before the first message is answered as a unary call's is
+// (its status and X-Hopbench-Error); after it, the end says it, as the
+// text "code: message" with the code's name (transport.Code's): the data
+// of an "error" event, or the end frame's body. A message over the
+// server's size limit is not sent: the feed fails as too large.
 package rest
 
 import (
@@ -55,13 +80,18 @@ func Protocols(cfg transport.Config) *http.Protocols {
 
 // Listen serves h on addr until the server is closed.
 func (Transport) Listen(ctx context.Context, addr string, cfg transport.Config, h transport.Handler) (transport.Server, error) {
+	return listen(ctx, addr, cfg, newMux(h, cfg))
+}
+
+// listen serves handler as rest serves its routes.
+func listen(ctx context.Context, addr string, cfg transport.Config, handler http.Handler) (transport.Server, error) {
 	var lc net.ListenConfig
 	l, err := lc.Listen(ctx, "tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("rest: listen on %s: %w", addr, err)
 	}
 	srv := &http.Server{
-		Handler:   newMux(h, cfg.MaxBytesOrDefault()),
+		Handler:   handler,
 		TLSConfig: cfg.ServerTLS,
 		Protocols: Protocols(cfg),
 	}
@@ -109,7 +139,10 @@ func ServeHTTP(l net.Listener, srv *http.Server) transport.Server {
 	return transport.RunServer(l, serve, stop, http.ErrServerClosed)
 }
 
-func newMux(h transport.Handler, maxBytes int) http.Handler {
+// newMux routes the stack's calls. A feed's writes may each take twice
+// the read timeout, as rest.Bound's WriteTimeout gives a whole reply.
+func newMux(h transport.Handler, cfg transport.Config) http.Handler {
+	maxBytes, writeFor := cfg.MaxBytesOrDefault(), 2*cfg.Conns.OrDefault().ReadTimeout
 	mux := http.NewServeMux()
 	serve := func(op transport.Op) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) { serveCall(w, r, op, h, maxBytes) }
@@ -117,6 +150,7 @@ func newMux(h transport.Handler, maxBytes int) http.Handler {
 	mux.HandleFunc("GET /v1/{model}", serve(transport.OpGet))
 	mux.HandleFunc("POST /v1/{model}", serve(transport.OpPost))
 	mux.HandleFunc("POST /v1/{model}/echo", serve(transport.OpEcho))
+	mux.HandleFunc("GET /v1/{model}/feed", func(w http.ResponseWriter, r *http.Request) { serveFeed(w, r, h, maxBytes, writeFor) })
 	return mux
 }
 
@@ -143,8 +177,8 @@ func parseRequest(r *http.Request, op transport.Op, maxBytes int) (*transport.Re
 	req := &transport.Request{Op: op, Model: r.PathValue("model")}
 	var err error
 	if op == transport.OpGet {
-		if req.Count, err = strconv.Atoi(r.URL.Query().Get("count")); err != nil || req.Count < 0 {
-			return nil, transport.Errorf(transport.CodeBadRequest, "query parameter count=%q: want a whole number of items, e.g. ?count=10", r.URL.Query().Get("count"))
+		if req.Count, err = parseCount(r.URL.Query().Get("count")); err != nil {
+			return nil, err
 		}
 		req.Codec, err = codecFor(r.Header.Get("Accept"))
 		if err != nil {
@@ -171,6 +205,15 @@ func parseRequest(r *http.Request, op transport.Op, maxBytes int) (*transport.Re
 		return nil, transport.Errorf(transport.CodeBadRequest, "reading the request body: %w", err)
 	}
 	return req, nil
+}
+
+// parseCount reads the count query parameter of a get or a feed.
+func parseCount(s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return 0, transport.Errorf(transport.CodeBadRequest, "query parameter count=%q: want a whole number of items, e.g. ?count=10", s)
+	}
+	return n, nil
 }
 
 // codecFor picks the codec of a Content-Type or Accept value; none or */*
