@@ -56,11 +56,16 @@ func (f *feeder) put(msg proto.Message) error {
 	return f.sendBytes(b)
 }
 
+// sendBytes sends one message. A send the transport refused as too large
+// is the node's failure (the feed's message is over the limit); any other
+// failed send is the caller's leaving.
 func (f *feeder) sendBytes(b []byte) error {
-	if err := f.send(b); err != nil {
-		return &callerGone{err}
+	err := f.send(b)
+	var te *transport.Error
+	if err == nil || errors.As(err, &te) && te.Code == transport.CodeTooLarge {
+		return err
 	}
-	return nil
+	return &callerGone{err}
 }
 
 // feed sends req.Messages messages: a leaf generates each (message i with

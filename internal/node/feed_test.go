@@ -175,3 +175,4 @@ func noLeaks(t *testing.T) {
 	before := goleak.IgnoreCurrent()
 	t.Cleanup(func() { goleak.VerifyNone(t, before) })
 }
+
