@@ -229,7 +229,7 @@ func NewPending() *Pending {
 // Add registers a call and returns its correlation id and where its reply
 // will arrive; after Fail, it returns the failure instead.
 func (p *Pending) Add() (string, <-chan Reply, error) {
-	id := p.prefix + strconv.FormatUint(p.seq.Add(1), 36)
+	id := p.nextID()
 	ch := make(chan Reply, 1)
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -239,6 +239,9 @@ func (p *Pending) Add() (string, <-chan Reply, error) {
 	p.calls[id] = ch
 	return id, ch, nil
 }
+
+// nextID is a correlation id unique to this client.
+func (p *Pending) nextID() string { return p.prefix + strconv.FormatUint(p.seq.Add(1), 36) }
 
 // Remove forgets a call that gave up.
 func (p *Pending) Remove(id string) {

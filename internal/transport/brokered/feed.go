@@ -76,7 +76,7 @@ const feedDepth = 64
 
 // AddFeed registers a feed and returns its correlation id and call.
 func (p *Pending) AddFeed() (string, *FeedCall, error) {
-	id := p.prefix + strconv.FormatUint(p.seq.Add(1), 36)
+	id := p.nextID()
 	fc := &FeedCall{ch: make(chan Reply, feedDepth), quit: make(chan struct{}), failed: make(chan struct{})}
 	p.mu.Lock()
 	defer p.mu.Unlock()
