@@ -42,6 +42,13 @@ type Requirements struct {
 	SchemaEvolution bool `yaml:"schema_evolution"`
 	// MemoryMiB is the memory budget of one service, a broker included.
 	MemoryMiB float64 `yaml:"memory_mib"`
+	// Feed is the messages a reply carries when the service streams its
+	// replies (server streaming, feed:N); 0 for one reply a call (echo).
+	// A feed's latency, which SLA judges, runs to its last message.
+	Feed int `yaml:"feed"`
+	// FirstMessageSLA is what a feed's time to its first message, at the
+	// Percentile, must stay within (with Feed only).
+	FirstMessageSLA time.Duration `yaml:"first_message_sla"`
 	// Stacks limits the stacks considered; empty for all measured.
 	Stacks []string `yaml:"stacks"`
 	// Proto is the user's message Model names, if it is one
@@ -89,6 +96,9 @@ func (r *Requirements) Validate() error {
 	if _, err := topology.Parse(r.Topology); err != nil {
 		return fmt.Errorf("topology: %w", err)
 	}
+	if err := r.validateFeed(); err != nil {
+		return err
+	}
 	for i, name := range r.Stacks {
 		st, err := transport.ParseStack(name)
 		if err != nil {
@@ -105,14 +115,19 @@ type Stack struct {
 	// Fits is true when every requirement is met by the figures and the
 	// technology's traits.
 	Fits bool
-	// LatencyUs is the latency at the required percentile in the run judged.
+	// LatencyUs is the latency at the required percentile in the run
+	// judged: for a feed, to its last message.
 	LatencyUs float64
+	// FirstMessageUs is a feed's time to its first message at the
+	// percentile, where the run judged recorded it.
+	FirstMessageUs float64
 	// Headroom is, for a rate with an SLA, the highest rate an open-loop
 	// run held within the SLA divided by the rate asked; zero when none
 	// reached the rate.
 	Headroom float64
 	// NotMeasured is true when no open-loop run reached the rate asked:
-	// the stack's latency there is unknown.
+	// the stack's latency there is unknown (or, for a feed's first
+	// message at a rate, no rate run at or above it recorded one).
 	NotMeasured bool
 	// Evidence are the figures used, each naming the run it came from.
 	Evidence []string
@@ -135,6 +150,9 @@ type Advice struct {
 	// with no other run is not ranked at all.
 	LeftOut []string
 	Missing []string
+	// Cannot names each stack considered that carries no feed, and why
+	// (transport.FeedRefusal), when the requirements ask for feeds.
+	Cannot []string
 	// Count is the payload's count the figures are for (the nearest
 	// measured to the one asked for); 0 when nothing matched.
 	Count int
@@ -149,14 +167,14 @@ type Advice struct {
 // lowest latency at the percentile first; then the rest, fewest unmet
 // requirements first.
 func Advise(req Requirements, recs []results.Record) (*Advice, error) {
-	a := &Advice{Requirements: req}
+	a := &Advice{Requirements: req, Cannot: cannot(req, recs)}
 	cases, count := matching(req, recs)
 	if len(cases) == 0 {
 		a.LeftOut = leftOut(req, recs, nearestCount(req, recs, func(r *results.Record) bool { return r.Completed() && relevant(req, r) }))
 		a.Missing = append(a.Missing, missingFor(req, recs))
 		return a, nil
 	}
-	a.Basis, a.Count = fmt.Sprintf("%s×%d through %s", req.Model, count, req.Topology), count
+	a.Basis, a.Count = fmt.Sprintf("%s×%d through %s%s", req.Model, count, req.Topology, req.feedWords()), count
 	if count != req.Count {
 		a.Basis += fmt.Sprintf(" (the measured count nearest the %d asked for)", req.Count)
 		a.Missing = append(a.Missing, fmt.Sprintf("no run measured %s×%d: the figures are for ×%d; measure the size you need for figures that fit it", req.Model, req.Count, count))
@@ -178,8 +196,8 @@ func Advise(req Requirements, recs []results.Record) (*Advice, error) {
 		}
 	}
 	if len(unmeasured) > 0 {
-		a.Missing = append(a.Missing, fmt.Sprintf("latency at %.0f req/s was not measured for %s; measure it (a capacity search per stack) with: %s",
-			req.Rate, strings.Join(unmeasured, ", "), measureCommand(req, unmeasured)))
+		a.Missing = append(a.Missing, fmt.Sprintf("%s at %.0f req/s was not measured for %s; measure it (%s) with: %s",
+			req.unmeasuredWords(), req.Rate, strings.Join(unmeasured, ", "), req.measureWords(), measureCommand(req, unmeasured)))
 	}
 	slices.SortStableFunc(a.Ranked, func(x, y Stack) int {
 		if x.Fits != y.Fits {
@@ -220,8 +238,9 @@ type candidate struct {
 	recs []*results.Record
 }
 
-// matching keeps the usable echo runs of the required model and topology
-// at the measured count nearest the one asked for, grouped by stack.
+// matching keeps the usable runs of the operation (echo, or the feed
+// asked), model and topology required at the measured count nearest the
+// one asked for, grouped by stack.
 func matching(req Requirements, recs []results.Record) (map[string][]*candidate, int) {
 	best := nearestCount(req, recs, func(r *results.Record) bool { return usable(req, r) })
 	var kept []results.Record
@@ -266,7 +285,7 @@ func relevant(req Requirements, r *results.Record) bool {
 	if len(req.Stacks) > 0 && !slices.Contains(req.Stacks, r.Stack) {
 		return false
 	}
-	return r.Model == req.Model && r.Topology == req.Topology && r.Op == string(transport.OpEcho) && r.Count > 0
+	return r.Model == req.Model && r.Topology == req.Topology && r.Op == req.Op() && r.Count > 0
 }
 
 // leftOut says, stack by stack, which runs at count measured to their end
@@ -318,10 +337,16 @@ func missingFor(req Requirements, recs []results.Record) string {
 	var have []string
 	for _, r := range recs {
 		k := fmt.Sprintf("%s×%d through %s", r.Model, r.Count, r.Topology)
-		if r.Stands() && r.Op == string(transport.OpEcho) && !seen[k] {
+		if req.Feed > 0 {
+			k = r.Op + " of " + k
+		}
+		if r.Stands() && sameKind(req, r.Op) && !seen[k] {
 			seen[k] = true
 			have = append(have, k)
 		}
+	}
+	if req.Feed > 0 {
+		return missingFeed(req, have)
 	}
 	msg := fmt.Sprintf("no echo run of %s through %s whose figures stand in these results", req.Model, req.Topology)
 	if len(have) > 0 {
@@ -361,7 +386,12 @@ func judge(req Requirements, name string, cases []*candidate, evo *Evolution) (S
 		s.LatencyUs = lat
 		s.Evidence = append(s.Evidence, fmt.Sprintf("p%s %s at %.0f req/s (%s, %s)", pct(req.Percentile), msStr(lat), c.row.RPS.Median, c.row.Load, plural(c.row.Reps, "repetition")))
 		if req.SLA > 0 && lat > float64(req.SLA.Microseconds()) {
-			s.Unmet = append(s.Unmet, fmt.Sprintf("latency: p%s %s, over the %s SLA", pct(req.Percentile), msStr(lat), req.SLA))
+			s.Unmet = append(s.Unmet, fmt.Sprintf("latency%s: p%s %s, over the %s SLA", req.toLast(), pct(req.Percentile), msStr(lat), req.SLA))
+		}
+	}
+	if req.Feed > 0 {
+		if err := firstMessage(req, c, cases, &s); err != nil {
+			return s, err
 		}
 	}
 	if req.Rate > 0 && !sustained {
@@ -433,7 +463,7 @@ func resources(req Requirements, c *candidate, s *Stack) []string {
 	if len(brokerRSS) > 0 {
 		ev[0] += fmt.Sprintf(", broker %.0f MiB", med(brokerRSS)/(1<<20))
 	}
-	if b := bytesPerRequest(c.recs); b != "" {
+	if b := bytesPerRequest(c.recs, req.Feed > 0); b != "" {
 		ev = append(ev, b)
 	}
 	if req.MemoryMiB > 0 && mem > req.MemoryMiB {
@@ -483,10 +513,10 @@ func plural(n int, what string) string {
 }
 
 // bytesPerRequest says what a request costs on the wire: the request and
-// reply bodies as the stack sends them, and the caller's bytes a request
-// on its connections (headers, framing and TLS included), medians over
-// the records; "" when they hold none.
-func bytesPerRequest(recs []*results.Record) string {
+// reply bodies as the stack sends them (for a feed, one message's body),
+// and the caller's bytes a request on its connections (headers, framing
+// and TLS included), medians over the records; "" when they hold none.
+func bytesPerRequest(recs []*results.Record, feed bool) string {
 	var req, reply, wire []float64
 	for _, r := range recs {
 		if r.RequestBodyBytes > 0 {
@@ -507,6 +537,9 @@ func bytesPerRequest(recs []*results.Record) string {
 			return "not measured"
 		}
 		return fmt.Sprintf("%.0f B", results.SpreadOf(v).Median)
+	}
+	if feed { // a feed's request carries no body
+		return fmt.Sprintf("bytes a feed: each message's body %s, on the caller's connections %s", med(reply), med(wire))
 	}
 	return fmt.Sprintf("bytes a request: request body %s, reply body %s, on the caller's connections %s", med(req), med(reply), med(wire))
 }

@@ -190,8 +190,16 @@ func (a atRate) rateEvidence(req Requirements, s *Stack) {
 
 // measureCommand is the command that measures what advice is missing.
 func measureCommand(req Requirements, stacks []string) string {
-	args := []string{"hopbench advise", "--model " + req.Model, fmt.Sprintf("--count %d", req.Count),
-		fmt.Sprintf("--rate %.0f", req.Rate), "--sla " + req.SLA.String()}
+	args := []string{"hopbench advise", "--model " + req.Model, fmt.Sprintf("--count %d", req.Count), fmt.Sprintf("--rate %.0f", req.Rate)}
+	if req.SLA > 0 {
+		args = append(args, "--sla "+req.SLA.String())
+	}
+	if req.Feed > 0 {
+		args = append(args, fmt.Sprintf("--feed %d", req.Feed))
+	}
+	if req.FirstMessageSLA > 0 {
+		args = append(args, "--first-message-sla "+req.FirstMessageSLA.String())
+	}
 	if req.Percentile != 99 {
 		args = append(args, "--percentile "+pct(req.Percentile))
 	}

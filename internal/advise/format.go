@@ -24,7 +24,10 @@ func (a *Advice) Write(w io.Writer) error {
 		fmt.Fprintf(&b, "Ranked: stacks that meet every requirement first, by headroom (the highest rate an open-loop run held with p%s within %s, over the %.0f req/s asked); then the rest, %s. Latency at a rate is read from open-loop runs only.\n",
 			pct(a.Requirements.Percentile), a.Requirements.SLA, a.Requirements.Rate, rest)
 	case len(a.Ranked) > 0:
-		fmt.Fprintf(&b, "Ranked: stacks that meet every requirement first, by latency at p%s; then the rest, %s.\n", pct(a.Requirements.Percentile), rest)
+		fmt.Fprintf(&b, "Ranked: stacks that meet every requirement first, by latency%s at p%s; then the rest, %s.\n", a.Requirements.toLast(), pct(a.Requirements.Percentile), rest)
+	}
+	if len(a.Ranked) > 0 && a.Requirements.Feed > 0 {
+		b.WriteString("For a feed, latency runs to its last message and req/s counts whole feeds; its first message is timed from the intended send, as latency is.\n")
 	}
 	for i, s := range a.Ranked {
 		verdict := "fits"
@@ -40,6 +43,12 @@ func (a *Advice) Write(w io.Writer) error {
 		}
 		for _, t := range s.TradeOffs {
 			fmt.Fprintf(&b, "   trade-off: %s\n", t)
+		}
+	}
+	if len(a.Cannot) > 0 {
+		b.WriteString("\n")
+		for _, c := range a.Cannot {
+			fmt.Fprintf(&b, "Cannot: %s\n", c)
 		}
 	}
 	if len(a.LeftOut) > 0 {
@@ -65,12 +74,15 @@ func (a *Advice) Write(w io.Writer) error {
 }
 
 func (r Requirements) describe() string {
-	parts := []string{fmt.Sprintf("%s×%d through %s", r.Model, r.Count, r.Topology)}
+	parts := []string{fmt.Sprintf("%s×%d through %s%s", r.Model, r.Count, r.Topology, r.feedWords())}
 	if r.Rate > 0 {
 		parts = append(parts, fmt.Sprintf("%.0f calls/s", r.Rate))
 	}
 	if r.SLA > 0 {
-		parts = append(parts, fmt.Sprintf("p%s within %s", pct(r.Percentile), r.SLA))
+		parts = append(parts, fmt.Sprintf("p%s within %s%s", pct(r.Percentile), r.SLA, r.toLast()))
+	}
+	if r.FirstMessageSLA > 0 {
+		parts = append(parts, fmt.Sprintf("first message at p%s within %s", pct(r.Percentile), r.FirstMessageSLA))
 	}
 	for _, f := range []struct {
 		on   bool

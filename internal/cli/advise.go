@@ -23,16 +23,8 @@ import (
 	"github.com/hopbench/hopbench/presets"
 )
 
-func newAdviseCommand(a *app) *cobra.Command {
-	var req advise.Requirements
-	var file string
-	var measure bool
-	var proto protoOptions
-	var v2 userschema.Files
-	cmd := &cobra.Command{
-		Use:   "advise [RESULTS...] --model M --count N [requirements]",
-		Short: "Rank the stacks for your requirements, from measured results",
-		Long: `Rank the stacks for stated requirements, from measured results: the results
+// adviseLong is hopbench advise --help's text.
+const adviseLong = `Rank the stacks for stated requirements, from measured results: the results
 directories given, or else the newest under results/. Each stack's place is
 explained by the figures it rests on (which run, which percentile, what
 rate) and by the trade-offs its technology brings that no run measures
@@ -40,7 +32,14 @@ rate) and by the trade-offs its technology brings that no run measures
 
 Requirements come as flags or a YAML file (--requirements) with the same
 names (model, count, rate, sla, percentile, topology, async, durable,
-browser, schema_evolution, memory_mib); flags override the file.
+browser, schema_evolution, memory_mib, feed, first_message_sla); flags
+override the file.
+
+With --feed N (your service streams its replies, N messages each: server
+streaming) advise reads the runs of feed:N instead of echo: --sla judges a
+feed's time to its last message and --first-message-sla its time to the
+first, at the same percentile. Stacks that carry no feeds are listed as
+unable to, with why.
 
 An SLA at a rate (--rate with --sla) is judged from open-loop runs only
 (rate, ramp of rate, or capacity runs) at or above that rate: a closed loop
@@ -54,7 +53,18 @@ rate asked, advise says what is missing and the command that measures it;
 with --measure it runs that short experiment of every stack (for a rate
 with an SLA, a capacity search per stack starting at the rate, under 5
 minutes for the quick preset's 10 stacks; brokers are started and stopped)
-and advises from it.`,
+and advises from it.`
+
+func newAdviseCommand(a *app) *cobra.Command {
+	var req advise.Requirements
+	var file string
+	var measure bool
+	var proto protoOptions
+	var v2 userschema.Files
+	cmd := &cobra.Command{
+		Use:   "advise [RESULTS...] --model M --count N [requirements]",
+		Short: "Rank the stacks for your requirements, from measured results",
+		Long:  adviseLong,
 		Example: `  hopbench advise --model payment --count 5 --rate 2000 --sla 20ms
   hopbench advise results/quick-20261122-210550 --model text --count 100 --async --durable
   hopbench advise --model text --count 100 --rate 1000 --sla 20ms --measure --stacks rest,grpc,nats
@@ -79,6 +89,8 @@ and advises from it.`,
 	fl.BoolVar(&req.Browser, "browser", false, "browsers or third parties call the service")
 	fl.BoolVar(&req.SchemaEvolution, "schema-evolution", false, "the schema must be able to change safely")
 	fl.Float64Var(&req.MemoryMiB, "memory-mib", 0, "memory budget of one service, its broker included (MiB)")
+	fl.IntVar(&req.Feed, "feed", 0, "messages a reply carries, when your service streams its replies (server streaming, feed:N)")
+	fl.DurationVar(&req.FirstMessageSLA, "first-message-sla", 0, "time to a feed's first message the percentile's calls must stay within (with --feed)")
 	fl.StringSliceVar(&req.Stacks, "stacks", nil, "consider (and measure) only these stacks, e.g. rest+proto,grpc")
 	fl.BoolVar(&measure, "measure", false, "when the results cannot answer, run a short experiment for exactly these requirements")
 	proto.add(fl)
@@ -110,11 +122,11 @@ func runAdvise(cmd *cobra.Command, a *app, args []string, req *advise.Requiremen
 		return err
 	}
 	if measure && adv.NeedsMeasurement() {
-		fmt.Fprintf(a.stderr, "advise: %s; measuring it now\n", measuring(*req))
 		spec, data, err := adviseSpec(*req)
 		if err != nil {
 			return err
 		}
+		fmt.Fprintf(a.stderr, "advise: %s; measuring it now\n", measuring(*req))
 		if recs, err = runExperiment(cmd, a, spec, data, runFlags{}); err != nil {
 			return err
 		}
@@ -132,6 +144,9 @@ func runAdvise(cmd *cobra.Command, a *app, args []string, req *advise.Requiremen
 // unsettled adds to adv the orders of stacks at its payload that flip
 // between two loads with nothing measured to explain it (report.Flip).
 func unsettled(adv *advise.Advice, recs []results.Record) error {
+	req := adv.Requirements
+	// Flips name no operation: read only the runs of the one advised.
+	recs = slices.DeleteFunc(slices.Clone(recs), func(r results.Record) bool { return r.Op != req.Op() })
 	if adv.Count == 0 || len(recs) == 0 {
 		return nil
 	}
@@ -139,7 +154,6 @@ func unsettled(adv *advise.Advice, recs []results.Record) error {
 	if err != nil {
 		return err
 	}
-	req := adv.Requirements
 	for _, f := range v.Flips {
 		if !f.Explained && f.Model == req.Model && f.Count == adv.Count && f.Topology == req.Topology {
 			adv.Unsettled = append(adv.Unsettled, f.Text)
@@ -179,6 +193,8 @@ func readRequirements(file string, cmd *cobra.Command, req *advise.Requirements)
 	set("browser", func() { req.Browser = flags.Browser })
 	set("schema-evolution", func() { req.SchemaEvolution = flags.SchemaEvolution })
 	set("memory-mib", func() { req.MemoryMiB = flags.MemoryMiB })
+	set("feed", func() { req.Feed = flags.Feed })
+	set("first-message-sla", func() { req.FirstMessageSLA = flags.FirstMessageSLA })
 	set("stacks", func() { req.Stacks = flags.Stacks })
 	return nil
 }
@@ -252,10 +268,17 @@ func adviseChange(cmd *cobra.Command, req *advise.Requirements) error {
 // measuring says what advise --measure is about to measure.
 func measuring(req advise.Requirements) string {
 	what := fmt.Sprintf("%s×%d through %s", req.Model, req.Count, req.Topology)
-	if req.Rate > 0 && req.SLA > 0 {
-		return fmt.Sprintf("searching each stack's capacity at p%v ≤ %s for %s, from %.0f req/s", req.Percentile, req.SLA, what, req.Rate)
+	if req.Feed > 0 {
+		what = fmt.Sprintf("%s of %s", req.Op(), what)
 	}
-	return "measuring " + what + " at 1 and 32 clients"
+	var also string
+	if req.Feed > 0 && req.FirstMessageSLA > 0 && req.Rate > 0 {
+		also = fmt.Sprintf(", and running it at %.0f req/s for its first message", req.Rate)
+	}
+	if req.Rate > 0 && req.SLA > 0 {
+		return fmt.Sprintf("searching each stack's capacity at p%v ≤ %s for %s, from %.0f req/s%s", req.Percentile, req.SLA, what, req.Rate, also)
+	}
+	return "measuring " + what + " at 1 and 32 clients" + also
 }
 
 // adviseBudget is each stack's capacity search budget under advise
@@ -267,11 +290,17 @@ const adviseBudget = 25 * time.Second
 // rate asked for an SLA at a rate, else latency at one client and
 // throughput at 32.
 func adviseLoads(req advise.Requirements) string {
+	loads := "  - closed: {clients: 1}\n  - closed: {clients: 32}\n"
+	start := max(1, math.Round(req.Rate))
 	if req.Rate > 0 && req.SLA > 0 {
-		start := max(1, math.Round(req.Rate))
-		return fmt.Sprintf("  - capacity: {sla: %s, percentile: %v, start: %v, max_rate: %v, budget: %s}\n", req.SLA, req.Percentile, start, max(200_000, 4*start), adviseBudget)
+		loads = fmt.Sprintf("  - capacity: {sla: %s, percentile: %v, start: %v, max_rate: %v, budget: %s}\n", req.SLA, req.Percentile, start, max(200_000, 4*start), adviseBudget)
 	}
-	return "  - closed: {clients: 1}\n  - closed: {clients: 32}\n"
+	if req.Feed > 0 && req.FirstMessageSLA > 0 && req.Rate > 0 {
+		// A feed's first message is kept by rate runs only, not by a
+		// capacity search's probes.
+		loads += fmt.Sprintf("  - rate: {rate: %v}\n", start)
+	}
+	return loads
 }
 
 // adviseSpec is a short experiment of every stack of the quick preset (or
@@ -295,16 +324,22 @@ func adviseSpec(req advise.Requirements) (*experiment.Spec, []byte, error) {
 		m, _ := payload.Lookup(req.Model)
 		q.Stacks = slices.DeleteFunc(q.Stacks, func(s string) bool { return experiment.CarriesProto(s, m) != nil })
 	}
+	if req.Feed > 0 {
+		asked := q.Stacks
+		if q.Stacks = advise.Feeding(asked); len(q.Stacks) == 0 {
+			return nil, nil, usageError{fmt.Errorf("advise --measure: none of the stacks asked (%s) carries feeds", strings.Join(asked, ", "))}
+		}
+	}
 	data := []byte(fmt.Sprintf(`# written by hopbench advise --measure
 name: advise
 stacks: [%s]
 payloads:
-%sops: [echo]
+%sops: [%q]
 topologies: [%q]
 loads:
 %swarmup: 1s
 duration: 3s
-`, strings.Join(q.Stacks, ", "), pl, req.Topology, adviseLoads(req)))
+`, strings.Join(q.Stacks, ", "), pl, req.Op(), req.Topology, adviseLoads(req)))
 	spec, err := experiment.Parse(data)
 	if err != nil {
 		return nil, nil, fmt.Errorf("the experiment advise would run: %w", err)

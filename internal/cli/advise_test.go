@@ -7,6 +7,7 @@ import (
 
 	"github.com/hopbench/hopbench/internal/advise"
 	"github.com/hopbench/hopbench/internal/results"
+	"github.com/hopbench/hopbench/internal/transport"
 )
 
 func TestAdviseMeasuresAnSLAAtARateWithACapacitySearch(t *testing.T) {
@@ -73,5 +74,44 @@ func TestAdviseSaysAnUnexplainedFlipIsUnsettled(t *testing.T) {
 	}
 	if len(adv.Unsettled) != 1 || !strings.Contains(b.String(), "Unsettled: direct · echo · text×10: grpc leads rest at 1 client") {
 		t.Errorf("advice:\n%s\nwant the flip between grpc and rest said unsettled", b.String())
+	}
+}
+
+// advise --measure for a feed runs feed:N on the stacks that carry feeds
+// only, and for a first message at a rate adds a run at that rate (a
+// capacity search's probes keep no first message).
+func TestAdviseMeasuresAFeedOnTheStacksThatCarryFeeds(t *testing.T) {
+	req := advise.Requirements{Model: "user", Count: 3, Feed: 100, Rate: 500, SLA: 20 * time.Millisecond, FirstMessageSLA: 5 * time.Millisecond}
+	req.Defaults()
+	spec, data, err := adviseSpec(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `ops: ["feed:100"]`) || !strings.Contains(string(data), "- rate: {rate: 500}") {
+		t.Errorf("spec:\n%s", data)
+	}
+	stacks := map[string]bool{}
+	var searches, rates int
+	for _, r := range spec.Runs() {
+		stacks[r.Stack] = true
+		if r.Op != "feed:100" {
+			t.Errorf("%s: op %q, want feed:100", r.Case(), r.Op)
+		}
+		if err := transport.FeedRefusal(strings.SplitN(r.Stack, "+", 2)[0]); err != nil {
+			t.Errorf("%s measured, which carries no feed: %v", r.Stack, err)
+		}
+		switch {
+		case r.Load.Capacity != nil:
+			searches++
+		case r.Load.Rate != nil:
+			rates++
+		}
+	}
+	if len(stacks) == 0 || searches != len(stacks) || rates != len(stacks) {
+		t.Errorf("stacks %v, %d searches, %d rate runs: want one of each a stack", stacks, searches, rates)
+	}
+	req.Stacks = []string{"amqp", "nats"}
+	if _, _, err := adviseSpec(req); err == nil || !strings.Contains(err.Error(), "none of the stacks asked (amqp, nats) carries feeds") {
+		t.Errorf("measuring feeds on amqp and nats: %v", err)
 	}
 }

@@ -21,7 +21,9 @@ options); a setting with one value in A and another in B, such as the stack
 when A ran rest and B ran grpc, or the runtime when A ran on go and B on the
 jvm, is what is compared and is left out of matching.
 
-For each figure (req/s, p50, p99, client CPU per request) compare shows each
+For each figure (req/s, p50, p99, client CPU per request; and for feeds,
+feed:N, messages/s and the time to the first message at p50, a feed's
+req/s and latency running to its last message) compare shows each
 set's median over repetitions with its 95% confidence interval, and the
 change from A to B, or ~ when a Mann–Whitney U test finds no significant
 difference, as benchstat does. A difference can only be shown with enough
@@ -29,7 +31,8 @@ repetitions: at least 4 in each set at alpha 0.05 (repetitions: in the spec).
 
 --format benchfmt writes the results of any number of sets in Go benchmark
 format instead, one line per repetition, for benchstat and its -col, -row
-and -filter options.
+and -filter options; a feed's line adds first-p50-ns, first-p99-ns and
+msg/s.
 
 Runs whose figures a flag withholds (more than ` + fmt.Sprintf("%g %%", 100*results.MaxFailedShare) + ` of their calls failed
 or went unsent: "partly failed") are left out of both, each named under

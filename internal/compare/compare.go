@@ -21,15 +21,28 @@ type Metric struct {
 	// HigherIsBetter says which way a change is an improvement.
 	HigherIsBetter bool
 	value          func(*results.Record) float64
+	// applies says whether a run has the figure at all (nil: every run
+	// does): a unary call has no first message, and shows no row of it.
+	applies func(*results.Record) bool
 }
 
-// Metrics are the figures compare shows, in order.
+// Applies says whether r has the metric's figure.
+func (m Metric) Applies(r *results.Record) bool { return m.applies == nil || m.applies(r) }
+
+// Metrics are the figures compare shows, in order. A feed's (feed:N)
+// req/s, p50 and p99 run to its last message.
 var Metrics = []Metric{
 	{Name: "req/s", HigherIsBetter: true, value: func(r *results.Record) float64 { return r.RPS }},
+	{Name: "msg/s", HigherIsBetter: true, value: func(r *results.Record) float64 { return r.MessagesPerS }, applies: fed},
 	{Name: "p50 ms", value: func(r *results.Record) float64 { return float64(r.P50Us) / 1000 }},
 	{Name: "p99 ms", value: func(r *results.Record) float64 { return float64(r.P99Us) / 1000 }},
+	{Name: "first p50 ms", value: func(r *results.Record) float64 { return float64(r.FirstMessage.P50Us) / 1000 }, applies: fed},
 	{Name: "client CPU µs/req", value: func(r *results.Record) float64 { return r.ClientCPUUsPerReq }},
 }
+
+// fed says whether r recorded a feed's figures: its time to the first
+// message and its messages a second.
+func fed(r *results.Record) bool { return r.FirstMessage != nil }
 
 // dims are what a run's configuration is matched on.
 var dims = []struct {
@@ -119,10 +132,11 @@ func Compare(a, b []results.Record, alpha float64) *Result {
 	thresholds := &benchmath.Thresholds{CompareAlpha: alpha}
 	for _, m := range Metrics {
 		for _, k := range keysA {
-			if byB[k] == nil {
+			ra, rb := applying(byA[k], m), applying(byB[k], m)
+			if len(ra) == 0 || len(rb) == 0 {
 				continue
 			}
-			sa, sb := sample(byA[k], m, thresholds), sample(byB[k], m, thresholds)
+			sa, sb := sample(ra, m, thresholds), sample(rb, m, thresholds)
 			cmp := benchmath.AssumeNothing.Compare(sa, sb)
 			res.Rows = append(res.Rows, Row{
 				Key: k, Metric: m, Cmp: cmp, Significant: cmp.P <= cmp.Alpha,
@@ -174,6 +188,17 @@ func group(recs []results.Record, key func(*results.Record) string) ([]string, m
 		by[k] = append(by[k], &recs[i])
 	}
 	return keys, by
+}
+
+// applying keeps the runs that have m's figure.
+func applying(recs []*results.Record, m Metric) []*results.Record {
+	var out []*results.Record
+	for _, r := range recs {
+		if m.Applies(r) {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 func sample(recs []*results.Record, m Metric, t *benchmath.Thresholds) *benchmath.Sample {

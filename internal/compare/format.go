@@ -128,6 +128,9 @@ func superscript(n int) string {
 //
 //	BenchmarkHopbench/stack=grpc/topology=direct/op=echo/payload=text×100/load=closed:1 N V req/s V p50-ns ...
 //
+// A feed's line (op=feed:N) goes on with V first-p50-ns V first-p99-ns V
+// msg/s, under the same name: benchstat makes a table a unit, each of the
+// benchmarks that report it, so unary lines need no zeros for them.
 // N is the run's requests. A "/" inside a value (rate:1000/poisson) becomes
 // "," and a space "+", as benchmark names allow neither. leftOut names
 // the runs that measured to their end but that a flag withholds.
@@ -150,9 +153,14 @@ func Benchfmt(w io.Writer, recs []results.Record) (leftOut []string, err error) 
 				fmt.Fprintf(&b, "/%s=%s", d.name, strings.NewReplacer("/", ",", " ", "+").Replace(v))
 			}
 		}
-		fmt.Fprintf(&b, " %d %s req/s %d p50-ns %d p90-ns %d p99-ns %d p99.9-ns %s client-µs/req\n",
+		fmt.Fprintf(&b, " %d %s req/s %d p50-ns %d p90-ns %d p99-ns %d p99.9-ns %s client-µs/req",
 			r.Requests, strconv.FormatFloat(r.RPS, 'f', -1, 64), r.P50Us*1000, r.P90Us*1000, r.P99Us*1000, r.P999Us*1000,
 			strconv.FormatFloat(r.ClientCPUUsPerReq, 'f', -1, 64))
+		if fed(&r) {
+			fmt.Fprintf(&b, " %d first-p50-ns %d first-p99-ns %s msg/s", r.FirstMessage.P50Us*1000, r.FirstMessage.P99Us*1000,
+				strconv.FormatFloat(r.MessagesPerS, 'f', -1, 64))
+		}
+		b.WriteString("\n")
 	}
 	_, err = io.WriteString(w, b.String())
 	return leftOut, err
