@@ -42,8 +42,17 @@ var ownMeasures = map[string]func(r *results.Record) (float64, bool){
 	// reply_body is the body of the run's last good reply, B, of any run
 	// that had one: a run its node's limit killed after a reply included.
 	"reply_body": func(r *results.Record) (float64, bool) { return float64(r.ResponseBodyBytes), r.ResponseBodyBytes > 0 },
-	"requests":   func(r *results.Record) (float64, bool) { return float64(r.Requests), true },
-	"errors":     func(r *results.Record) (float64, bool) { return float64(r.Errors), true },
+	// first_p50 is a feed's time to its first message at p50, ms;
+	// messages_per_s its messages received a second.
+	"first_p50": func(r *results.Record) (float64, bool) {
+		if r.FirstMessage == nil {
+			return 0, false
+		}
+		return float64(r.FirstMessage.P50Us) / 1000, true
+	},
+	"messages_per_s": func(r *results.Record) (float64, bool) { return r.MessagesPerS, r.FirstMessage != nil },
+	"requests":       func(r *results.Record) (float64, bool) { return float64(r.Requests), true },
+	"errors":         func(r *results.Record) (float64, bool) { return float64(r.Errors), true },
 	// net_rtt is the emulated network's round trip measured before the
 	// run, ms; net_mbit its throughput, Mbit/s.
 	"net_rtt":  func(r *results.Record) (float64, bool) { return netFigure(r, true) },
