@@ -49,7 +49,7 @@ func (c *caller) feed(t *testing.T, n, count int, each func(i int)) error {
 // passes it on; the leaf generates message i with seed Seed+i.
 func TestFeedsThroughAChain(t *testing.T) {
 	noLeaks(t)
-	for _, stack := range []string{"grpc", "connect+gzip"} {
+	for _, stack := range []string{"grpc", "connect+gzip", "connect+json"} {
 		t.Run(stack, func(t *testing.T) {
 			nodes := startTopology(t, stack, "chain:3", transport.Config{})
 			c := newCaller(t, stack, nodes[0].Addr(), transport.Config{})

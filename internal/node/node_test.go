@@ -67,10 +67,9 @@ func newCaller(t testing.TB, stack, addr string, tcfg transport.Config) *caller 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cl.Close() })
-	c, _ := codec.Lookup(st.Codec)
-	z, _ := codec.LookupCompression(st.Compression)
-	if transport.CompressesItself(tr) {
-		z, _ = codec.LookupCompression("none")
+	c, z, err := transport.BodyCodec(tr, st)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return &caller{client: cl, cc: codec.Compressed(c, z, codec.DefaultMaxBytes), req: transport.Request{Codec: c, Compression: z}}
 }

@@ -434,11 +434,21 @@ func DecodesItself(t Transport) bool {
 	return ok && s.DecodesItself()
 }
 
+// CodecMapper is a transport whose protocol fixes what a codec name means
+// on its wire: connect's json is the proto JSON mapping.
+type CodecMapper interface {
+	BodyCodec(name string) (codec.Codec, error)
+}
+
 // BodyCodec is the codec a stack's bodies are encoded in and the
 // compression hopbench applies to them on t: the stack's, or none when t
 // compresses bodies itself (its protocol then compresses after).
 func BodyCodec(t Transport, st Stack) (codec.Codec, codec.Compression, error) {
-	c, err := codec.Lookup(st.Codec)
+	lookup := codec.Lookup
+	if m, ok := t.(CodecMapper); ok {
+		lookup = m.BodyCodec
+	}
+	c, err := lookup(st.Codec)
 	if err != nil {
 		return nil, nil, err
 	}

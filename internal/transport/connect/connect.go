@@ -7,9 +7,10 @@
 //	grpcweb       gRPC-Web, what browsers call without a proxy, HTTP/1.1 or HTTP/2
 //	connect-grpc  gRPC, HTTP/2 only: grpc's wire, served and called by connect-go
 //
-// Bodies are Protobuf, framed as the grpc stack frames them (hopframe)
-// through a pass-through codec, so decoding stays the node's; gzip is
-// connect-go's own, as grpc-go's is the grpc stack's.
+// Bodies are Protobuf, or with +json the proto JSON mapping (protojson,
+// as connect-go's JSON codec writes it), framed as the grpc stack frames
+// them (hopframe) through pass-through codecs, so decoding stays the
+// node's; gzip is connect-go's own, as grpc-go's is the grpc stack's.
 package connect
 
 import (
@@ -24,6 +25,7 @@ import (
 	"connectrpc.com/connect"
 	"connectrpc.com/grpcreflect"
 
+	"github.com/hopbench/hopbench/internal/codec"
 	"github.com/hopbench/hopbench/internal/transport"
 	"github.com/hopbench/hopbench/internal/transport/hopframe"
 	"github.com/hopbench/hopbench/internal/transport/rest"
@@ -64,13 +66,13 @@ type Transport struct{ p protocol }
 func (t Transport) Name() string             { return t.p.name }
 func (t Transport) Traits() transport.Traits { return t.p.traits }
 func (Transport) Feeds() error               { return nil }
-func (Transport) Codecs() []string           { return []string{"proto"} }
+func (Transport) Codecs() []string           { return []string{"proto", "json"} }
 func (Transport) CompressesItself() bool     { return true }
 
 // check refuses what the family cannot carry, before anything starts.
 func (t Transport) check(cfg transport.Config) error {
-	if cfg.Codec != "" && cfg.Codec != "proto" {
-		return fmt.Errorf("%s carries proto bodies only, not %q", t.p.name, cfg.Codec)
+	if cfg.Codec != "" && cfg.Codec != "proto" && cfg.Codec != "json" {
+		return fmt.Errorf("%s carries proto and json bodies only, not %q", t.p.name, cfg.Codec)
 	}
 	if cfg.Compression != "" && cfg.Compression != "none" && cfg.Compression != "gzip" {
 		return fmt.Errorf("%s compresses with gzip only (connect-go's built-in compressor), not %q", t.p.name, cfg.Compression)
@@ -117,7 +119,7 @@ func servedProtocols(cfg transport.Config) *http.Protocols {
 
 func newMux(h transport.Handler, maxBytes int) *http.ServeMux {
 	mux := http.NewServeMux()
-	opts := []connect.HandlerOption{connect.WithCodec(rawCodec{}), connect.WithCodec(noJSON{}), connect.WithReadMaxBytes(maxBytes), connect.WithSendMaxBytes(maxBytes)}
+	opts := []connect.HandlerOption{connect.WithCodec(rawCodec{}), connect.WithCodec(rawJSON{}), connect.WithReadMaxBytes(maxBytes), connect.WithSendMaxBytes(maxBytes)}
 	var services []string
 	for _, f := range hopframe.Families() {
 		services = append(services, f.Service)
@@ -131,7 +133,7 @@ func newMux(h transport.Handler, maxBytes int) *http.ServeMux {
 	for _, f := range hopframe.Families() {
 		mux.Handle(f.Procedure(transport.OpFeed), connect.NewServerStreamHandler(f.Procedure(transport.OpFeed),
 			func(ctx context.Context, req *connect.Request[hopframe.Frame], stream *connect.ServerStream[hopframe.Frame]) error {
-				err := hopframe.ServeFeed(ctx, h, f, req.Msg.Body, stream.Send)
+				err := hopframe.ServeFeed(ctx, h, f, req.Msg, stream.Send)
 				var sent *connect.Error // a send connect-go refused: its status stands
 				if errors.As(err, &sent) {
 					return sent
@@ -144,7 +146,7 @@ func newMux(h transport.Handler, maxBytes int) *http.ServeMux {
 		for _, op := range hopframe.Unary {
 			mux.Handle(f.Procedure(op), connect.NewUnaryHandler(f.Procedure(op),
 				func(ctx context.Context, req *connect.Request[hopframe.Frame]) (*connect.Response[hopframe.Frame], error) {
-					out, err := hopframe.Serve(ctx, h, f, op, req.Msg.Body)
+					out, err := hopframe.Serve(ctx, h, f, op, req.Msg)
 					if err != nil {
 						return nil, toError(err)
 					}
@@ -178,17 +180,31 @@ func (rawCodec) Unmarshal(data []byte, v any) error {
 	return nil
 }
 
-// noJSON answers a JSON call (application/json, application/grpc+json)
-// with why it is not served, instead of connect-go's default codec's
-// complaint about the frame type.
-type noJSON struct{}
+// rawJSON passes frames through in the proto JSON mapping ("json":
+// application/json, application/connect+json, application/grpc+json,
+// application/grpc-web+json on the wire), marking what it reads as JSON.
+type rawJSON struct{}
 
-func (noJSON) Name() string { return "json" }
+func (rawJSON) Name() string { return "json" }
 
-var errNoJSON = errors.New("hopbench's Connect stacks carry Protobuf bodies (application/proto, application/grpc-web+proto); JSON is not served")
+func (rawJSON) Marshal(v any) ([]byte, error) { return rawCodec{}.Marshal(v) }
 
-func (noJSON) Marshal(any) ([]byte, error) { return nil, errNoJSON }
-func (noJSON) Unmarshal([]byte, any) error { return errNoJSON }
+func (rawJSON) Unmarshal(data []byte, v any) error {
+	if err := (rawCodec{}).Unmarshal(data, v); err != nil {
+		return err
+	}
+	v.(*hopframe.Frame).JSON = true
+	return nil
+}
+
+// BodyCodec: connect's json is the proto JSON mapping, as connect-go's
+// JSON codec writes it; its proto is Protobuf.
+func (Transport) BodyCodec(name string) (codec.Codec, error) {
+	if name == "json" {
+		return codec.ProtoJSON, nil
+	}
+	return codec.Lookup(name)
+}
 
 var codeToConnect = map[transport.Code]connect.Code{
 	transport.CodeInternal:    connect.CodeInternal,
@@ -230,7 +246,11 @@ func (t Transport) Dial(_ context.Context, target string, cfg transport.Config) 
 	}
 	cfg = t.httpConfig(cfg)
 	limit := cfg.MaxBytesOrDefault()
-	opts := []connect.ClientOption{connect.WithCodec(rawCodec{}), connect.WithReadMaxBytes(limit), connect.WithSendMaxBytes(limit)}
+	var wire connect.Codec = rawCodec{}
+	if cfg.Codec == "json" {
+		wire = rawJSON{}
+	}
+	opts := []connect.ClientOption{connect.WithCodec(wire), connect.WithReadMaxBytes(limit), connect.WithSendMaxBytes(limit)}
 	if t.p.option != nil {
 		opts = append(opts, t.p.option)
 	}
@@ -276,7 +296,7 @@ func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, erro
 	if err != nil {
 		return nil, fromError(ctx, err)
 	}
-	return f.Reply(req.Op, out.Msg.Body)
+	return f.Reply(req.Op, out.Msg)
 }
 
 // Feed calls a feed: a server stream whose messages are handed to each as
@@ -294,7 +314,7 @@ func (c *client) Feed(ctx context.Context, req *transport.Request, each func([]b
 	}
 	defer stream.Close()
 	for stream.Receive() {
-		body, err := f.Reply(transport.OpFeed, stream.Msg().Body)
+		body, err := f.Reply(transport.OpFeed, stream.Msg())
 		if err != nil {
 			return err
 		}

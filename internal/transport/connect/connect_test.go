@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/hopbench/hopbench/internal/certs"
@@ -35,6 +37,8 @@ func TestConformance(t *testing.T) {
 				{Name: "tls", Config: transport.Config{ServerTLS: b.Server(false), ClientTLS: b.Client(false)}, Large: true},
 				{Name: "mtls+h2+gzip", Config: transport.Config{HTTP2: true, Compression: "gzip", ServerTLS: b.Server(true), ClientTLS: b.Client(true)}},
 				{Name: "tls/emulated-network", Config: transport.Config{ServerTLS: b.Server(false), ClientTLS: b.Client(false)}, Network: transporttest.Emulated},
+				{Name: "json", Config: transport.Config{Codec: "json"}},
+				{Name: "json+gzip+h2c", Config: transport.Config{Codec: "json", Compression: "gzip", HTTP2: true}},
 			} {
 				v.Transport = name
 				transporttest.Run(t, v)
@@ -46,7 +50,7 @@ func TestConformance(t *testing.T) {
 func TestRefusesWhatTheFamilyCannotCarry(t *testing.T) {
 	for _, name := range []string{"connect", "grpcweb", "connect-grpc"} {
 		transporttest.CheckRefusals(t, name, []transporttest.Refusal{
-			{Config: transport.Config{Codec: "json"}, Want: name + ` carries proto bodies only, not "json"`},
+			{Config: transport.Config{Codec: "msgpack"}, Want: name + ` carries proto and json bodies only, not "msgpack"`},
 			{Config: transport.Config{Compression: "zstd"}, Want: `gzip only`},
 		})
 	}
@@ -55,8 +59,7 @@ func TestRefusesWhatTheFamilyCannotCarry(t *testing.T) {
 // A browser-free gRPC-Web check, as curl would make it: a POST of
 // Content-Type application/grpc-web+proto with one length-prefixed
 // GetRequest frame gets a valid framed reply (a data frame holding the
-// Payload, then a trailer frame with grpc-status 0) from a connect node;
-// a JSON call is refused, saying why.
+// Payload, then a trailer frame with grpc-status 0) from a connect node.
 func TestAGRPCWebCallWithoutABrowserGetsAFramedReply(t *testing.T) {
 	tr, _ := transport.Lookup("connect")
 	srv, err := tr.Listen(context.Background(), "127.0.0.1:0", transport.Config{}, transport.Handler{Bytes: func(_ context.Context, req *transport.Request) ([]byte, error) {
@@ -85,14 +88,48 @@ func TestAGRPCWebCallWithoutABrowserGetsAFramedReply(t *testing.T) {
 	if trailer := reply[5+n:]; len(trailer) < 5 || trailer[0] != 0x80 || !strings.Contains(string(trailer[5:]), "grpc-status: 0") {
 		t.Errorf("the trailer frame %q does not say grpc-status 0", trailer)
 	}
-	resp, err = http.Post("http://"+srv.Addr()+"/hopbench.v1.Hop/Get", "application/json", strings.NewReader(`{"model":"int","count":1}`))
+}
+
+// connect+json is Connect's JSON as any Connect client sends it: a POST
+// of application/json with the proto JSON mapping of a GetRequest gets
+// the Payload in the proto JSON mapping, the model's items inside as the
+// node encoded them (64-bit integers as strings, names in lowerCamelCase).
+func TestAConnectJSONCallGetsTheProtoJSONMapping(t *testing.T) {
+	tr, _ := transport.Lookup("connect")
+	srv, err := tr.Listen(context.Background(), "127.0.0.1:0", transport.Config{Codec: "json"}, transport.Handler{Bytes: func(_ context.Context, req *transport.Request) ([]byte, error) {
+		if req.Codec.Name() != "protojson" {
+			return nil, transport.Errorf(transport.CodeBadRequest, "the handler got %s, want protojson", req.Codec.Name())
+		}
+		return req.Codec.Marshal(&pb.AllTypesList{Records: []*pb.AllTypes{{TextField: "t", LongField: int64(req.Count)}}})
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	resp, err := http.Post("http://"+srv.Addr()+"/hopbench.v1.Hop/Get", "application/json", strings.NewReader(`{"model":"alltypes","count":"3"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var p pb.Payload
+	if resp.StatusCode != http.StatusOK || protojson.Unmarshal(reply, &p) != nil || len(p.GetAlltypes().GetRecords()) != 1 || p.GetAlltypes().GetRecords()[0].GetLongField() != 3 {
+		t.Fatalf("%s: %s; want 200 and a Payload of one record in the proto JSON mapping", resp.Status, reply)
+	}
+	var raw struct {
+		Alltypes struct{ Records []map[string]any }
+	}
+	if err := json.Unmarshal(reply, &raw); err != nil || len(raw.Alltypes.Records) != 1 || raw.Alltypes.Records[0]["longField"] != "3" || raw.Alltypes.Records[0]["textField"] != "t" {
+		t.Errorf("the reply %s is not in the proto JSON mapping (lowerCamelCase, 64-bit integers as strings): %v", reply, err)
+	}
+	resp, err = http.Post("http://"+srv.Addr()+"/hopbench.v1.Hop/Echo", "application/json", strings.NewReader(`{"user":{},"text":{}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	refusal, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(refusal), "JSON is not served") {
-		t.Errorf("a JSON call: %s %s; want 400 saying JSON is not served", resp.Status, refusal)
+	if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(refusal), "set exactly one model") {
+		t.Errorf("a Payload of two models: %s %s; want 400 saying to set one", resp.Status, refusal)
 	}
 }
 

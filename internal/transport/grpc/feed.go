@@ -26,7 +26,7 @@ func feedDesc(h transport.Handler, f hopframe.Family) grpc.StreamDesc {
 				return err // grpc-go has answered, as for a unary call
 			}
 			send := func(out *hopframe.Frame) error { return ss.SendMsg(out) }
-			if err := hopframe.ServeFeed(ss.Context(), h, f, in.Body, send); err != nil {
+			if err := hopframe.ServeFeed(ss.Context(), h, f, &in, send); err != nil {
 				return toStatus(err)
 			}
 			return nil
@@ -56,7 +56,7 @@ func (c *client) Feed(ctx context.Context, req *transport.Request, each func([]b
 			break
 		}
 		var body []byte
-		if body, err = f.Reply(transport.OpFeed, out.Body); err == nil {
+		if body, err = f.Reply(transport.OpFeed, &out); err == nil {
 			if err = each(body); err != nil {
 				return err
 			}

@@ -129,7 +129,7 @@ func serviceDesc(h transport.Handler, f hopframe.Family) *grpc.ServiceDesc {
 					// status a handler returns now goes nowhere.
 					return nil, err
 				}
-				out, err := hopframe.Serve(ctx, h, f, op, in.Body)
+				out, err := hopframe.Serve(ctx, h, f, op, &in)
 				if err != nil {
 					return nil, toStatus(err)
 				}
@@ -221,5 +221,5 @@ func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, erro
 		// grpc-go's Canceled status does not wrap context.Canceled.
 		return nil, transport.CutOff(ctx, fromStatus(err))
 	}
-	return f.Reply(req.Op, out.Body)
+	return f.Reply(req.Op, &out)
 }

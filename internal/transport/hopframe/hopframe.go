@@ -11,7 +11,6 @@ import (
 	"context"
 
 	"google.golang.org/protobuf/encoding/protowire"
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/hopbench/hopbench/internal/codec"
@@ -21,18 +20,22 @@ import (
 )
 
 // Frame is a message as bytes: an optional header (the Payload field's
-// tag and length) before the body, kept apart so the body is not copied
+// tag and length, or in JSON the object's opening) and tail (JSON's
+// closing brace) around the body, kept apart so the body is not copied
 // where a library takes several buffers. A received frame is all body.
 type Frame struct {
-	Header, Body []byte
+	Header, Body, Tail []byte
+	// JSON says the frame is in the proto JSON mapping (Connect's json
+	// codec), not Protobuf: set by the codec that read it.
+	JSON bool
 }
 
 // Bytes is the frame as one slice (a copy when it has a header).
 func (f *Frame) Bytes() []byte {
-	if len(f.Header) == 0 {
+	if len(f.Header) == 0 && len(f.Tail) == 0 {
 		return f.Body
 	}
-	return append(append(make([]byte, 0, len(f.Header)+len(f.Body)), f.Header...), f.Body...)
+	return append(append(append(make([]byte, 0, len(f.Header)+len(f.Body)+len(f.Tail)), f.Header...), f.Body...), f.Tail...)
 }
 
 // Family is a service and how its bodies travel: hopbench.v1.Hop wraps
@@ -82,20 +85,26 @@ func FamilyOf(model string) Family {
 // Procedure is the full method name of op, /service/Method.
 func (f Family) Procedure(op transport.Op) string { return "/" + f.Service + "/" + Methods[op] }
 
-// Wrap frames a model's body for f.
-func (f Family) Wrap(model string, body []byte) (*Frame, error) {
-	if f.Model != "" {
-		return &Frame{Body: body}, nil
+// wrap frames a model's body for f, in JSON or Protobuf.
+func (f Family) wrap(json bool, model string, body []byte) (*Frame, error) {
+	switch {
+	case f.Model != "":
+		return &Frame{Body: body, JSON: json}, nil
+	case json:
+		return wrapJSON(model, body)
 	}
 	return wrap(model, body)
 }
 
-// Unwrap reads a frame of f: its model and body.
-func (f Family) Unwrap(b []byte) (string, []byte, error) {
-	if f.Model != "" {
-		return f.Model, b, nil
+// unwrap reads a frame of f: its model and body.
+func (f Family) unwrap(in *Frame) (string, []byte, error) {
+	switch {
+	case f.Model != "":
+		return f.Model, in.Body, nil
+	case in.JSON:
+		return unwrapJSON(in.Body)
 	}
-	return unwrap(b)
+	return unwrap(in.Body)
 }
 
 var (
@@ -112,13 +121,13 @@ func mustCompression(name string) codec.Compression {
 }
 
 // Serve answers a call of op on f, its frame in: the handler decodes,
-// works and encodes; the reply is framed for f.
-func Serve(ctx context.Context, h transport.Handler, f Family, op transport.Op, in []byte) (*Frame, error) {
-	req := &transport.Request{Op: op, Codec: protoCodec, Compression: noCompression}
+// works and encodes; the reply is framed for f in the frame's format.
+func Serve(ctx context.Context, h transport.Handler, f Family, op transport.Op, in *Frame) (*Frame, error) {
+	req := &transport.Request{Op: op, Codec: bodyCodec(in.JSON), Compression: noCompression}
 	if op == transport.OpGet {
 		var gr pb.GetRequest
-		if err := proto.Unmarshal(in, &gr); err != nil {
-			return nil, transport.Errorf(transport.CodeBadRequest, "decoding GetRequest: %w", err)
+		if err := decodeRequest(in, &gr); err != nil {
+			return nil, err
 		}
 		req.Model, req.Count = gr.Model, int(gr.Count)
 		if f.Model != "" && gr.Model != f.Model {
@@ -126,7 +135,7 @@ func Serve(ctx context.Context, h transport.Handler, f Family, op transport.Op, 
 		}
 	} else {
 		var err error
-		if req.Model, req.Body, err = f.Unwrap(in); err != nil {
+		if req.Model, req.Body, err = f.unwrap(in); err != nil {
 			return nil, err
 		}
 	}
@@ -135,36 +144,37 @@ func Serve(ctx context.Context, h transport.Handler, f Family, op transport.Op, 
 		return nil, err
 	}
 	if op == transport.OpPost {
-		return &Frame{Body: reply}, nil // an encoded Ack
+		return &Frame{Body: reply, JSON: in.JSON}, nil // an encoded Ack
 	}
-	return f.Wrap(req.Model, reply)
+	return f.wrap(in.JSON, req.Model, reply)
 }
 
 // Call is a client's call as frames: the family, the procedure and the
-// request's frame.
+// request's frame, in JSON when the request's codec is the proto JSON
+// mapping.
 func Call(req *transport.Request) (Family, *Frame, error) {
-	f := FamilyOf(req.Model)
+	f, json := FamilyOf(req.Model), IsJSON(req.Codec)
 	switch req.Op {
 	case transport.OpGet:
-		b, err := proto.Marshal(&pb.GetRequest{Model: req.Model, Count: int64(req.Count)})
-		return f, &Frame{Body: b}, err
+		in, err := encodeRequest(json, &pb.GetRequest{Model: req.Model, Count: int64(req.Count)})
+		return f, in, err
 	case transport.OpPost, transport.OpEcho:
-		in, err := f.Wrap(req.Model, req.Body)
+		in, err := f.wrap(json, req.Model, req.Body)
 		return f, in, err
 	case transport.OpFeed:
-		b, err := proto.Marshal(&pb.FeedRequest{Model: req.Model, Count: int64(req.Count), Messages: int64(req.Messages)})
-		return f, &Frame{Body: b}, err
+		in, err := encodeRequest(json, &pb.FeedRequest{Model: req.Model, Count: int64(req.Count), Messages: int64(req.Messages)})
+		return f, in, err
 	}
 	return f, nil, transport.Errorf(transport.CodeBadRequest, "unknown operation %q", req.Op)
 }
 
 // Reply is the body of a reply frame to op: an Ack as it came, a model's
 // unwrapped.
-func (f Family) Reply(op transport.Op, out []byte) ([]byte, error) {
+func (f Family) Reply(op transport.Op, out *Frame) ([]byte, error) {
 	if op == transport.OpPost {
-		return out, nil
+		return out.Body, nil
 	}
-	_, body, err := f.Unwrap(out)
+	_, body, err := f.unwrap(out)
 	return body, err
 }
 
