@@ -19,8 +19,8 @@ func (protoJSONCodec) ContentType() string { return "application/json" }
 
 func (protoJSONCodec) Marshal(m proto.Message) ([]byte, error) { return protojson.Marshal(m) }
 
-// Unmarshal reads as connect-go's JSON codec reads by default: unknown
-// fields refused.
+// Unmarshal reads as connect-go's JSON codec reads: unknown fields
+// discarded.
 func (protoJSONCodec) Unmarshal(data []byte, m proto.Message) error {
-	return protojson.Unmarshal(data, m)
+	return protojson.UnmarshalOptions{DiscardUnknown: true}.Unmarshal(data, m)
 }

@@ -136,7 +136,11 @@ func (s *Spec) tooLarge(m payload.Model, count int) string {
 		if err != nil {
 			continue // reported at the stack
 		}
-		c, err := codec.Lookup(st.Codec)
+		tr, err := transport.Lookup(st.Transport)
+		if err != nil {
+			continue
+		}
+		c, _, err := transport.BodyCodec(tr, st) // connect's json is protojson
 		if err != nil {
 			continue
 		}
