@@ -6,7 +6,7 @@
 # server, a coder/websocket loop, quic-go's http3 with net/http's mux),
 # the two taking turns over rounds, echoing text×10:
 #   bench/latency1.sh [DURATION] [ROUNDS] [STACKS...]
-#   (default 5s 3 connect grpcweb connect-grpc grpc-stream ws rest-h3)
+#   (default 5s 3 connect connect+json grpcweb connect-grpc grpc-stream ws rest-h3)
 # Prints a Markdown table: each side's p50 (median over rounds, min–max)
 # and the node's over the bare responder's in the same round.
 set -euo pipefail
@@ -15,7 +15,7 @@ duration="${1:-5s}"
 rounds="${2:-3}"
 shift $(($# > 2 ? 2 : $#))
 stacks=("$@")
-[ ${#stacks[@]} -gt 0 ] || stacks=(connect grpcweb connect-grpc grpc-stream ws rest-h3)
+[ ${#stacks[@]} -gt 0 ] || stacks=(connect connect+json grpcweb connect-grpc grpc-stream ws rest-h3)
 mkdir -p bin
 go build -o bin/hopbench ./cmd/hopbench
 go build -o bin/bareloop ./bench/bareloop

@@ -25,6 +25,7 @@ var caOut = flag.String("ca-out", "", "with -serve rest-h3: write the throwaway 
 // plainest echo of its library, for bench/latency1.sh.
 var serveToday = map[string]func(ctx context.Context, addr string, ready func()) error{
 	"connect": serveConnect, "grpcweb": serveConnect, "connect-grpc": serveConnect,
+	"connect+json": serveConnect, // connect-go's default codecs include its protojson
 	"grpc-stream": serveGRPC, "ws": serveWS, "rest-h3": serveH3,
 }
 
