@@ -1,7 +1,8 @@
 package hopframe
 
 import (
-	"encoding/json"
+	"bytes"
+	"fmt"
 
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
@@ -55,22 +56,34 @@ func wrapJSON(model string, body []byte) (*Frame, error) {
 	return &Frame{Header: []byte(`{"` + model + `":`), Body: body, Tail: []byte("}"), JSON: true}, nil
 }
 
-// unwrapJSON reads a Payload's JSON that sets exactly one field: the
-// model and its JSON.
+// unwrapJSON reads a Payload's JSON, {"<model>": <the model's JSON>}:
+// the model and its JSON, taken off as text without reading the model's
+// JSON, which the node decodes (a full parse here would read every
+// message twice, a cost connect-go's own codec does not have). A second
+// field is left inside the model's JSON, whose decoding then refuses it.
 func unwrapJSON(b []byte) (model string, body []byte, err error) {
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(b, &fields); err != nil {
-		return "", nil, transport.Errorf(transport.CodeBadRequest, "malformed Payload JSON: %v", err)
+	bad := func(why string) (string, []byte, error) {
+		return "", nil, transport.Errorf(transport.CodeBadRequest, "malformed Payload JSON: %s; set one model's field, e.g. {\"user\": {...}}", why)
 	}
-	if len(fields) != 1 {
-		return "", nil, transport.Errorf(transport.CodeBadRequest, "a Payload JSON with %d fields; set exactly one model (user, payment, ...)", len(fields))
+	rest := bytes.TrimSpace(b)
+	if len(rest) < 2 || rest[0] != '{' || rest[len(rest)-1] != '}' {
+		return bad("not an object")
 	}
-	for k, v := range fields {
-		fd := payloadFields.ByJSONName(k)
-		if fd == nil {
-			return "", nil, transport.Errorf(transport.CodeBadRequest, "malformed Payload JSON: %q is not a model", k)
-		}
-		model, body = string(fd.Name()), v
+	rest = bytes.TrimSpace(rest[1 : len(rest)-1])
+	if len(rest) == 0 || rest[0] != '"' {
+		return bad("no field")
 	}
-	return model, body, nil
+	end := bytes.IndexByte(rest[1:], '"')
+	if end < 0 {
+		return bad("a field name without its end")
+	}
+	key, rest := rest[1:1+end], bytes.TrimSpace(rest[2+end:])
+	fd := payloadFields.ByJSONName(string(key))
+	if fd == nil {
+		return bad(fmt.Sprintf("%q is not a model", key))
+	}
+	if len(rest) == 0 || rest[0] != ':' || len(bytes.TrimSpace(rest[1:])) == 0 {
+		return bad(fmt.Sprintf("no value for %s", key))
+	}
+	return string(fd.Name()), bytes.TrimSpace(rest[1:]), nil
 }
