@@ -24,8 +24,8 @@ var caOut = flag.String("ca-out", "", "with -serve rest-h3: write the throwaway 
 // serveToday are the bare responders of the stacks of issue 41: each the
 // plainest echo of its library, for bench/latency1.sh.
 var serveToday = map[string]func(ctx context.Context, addr string, ready func()) error{
-	"connect": serveConnect, "grpcweb": serveConnect, "connect-grpc": serveConnect,
-	"connect+json": serveConnect, // connect-go's default codecs include its protojson
+	// connect+json too: connect-go's default codecs include its protojson.
+	"connect": serveConnect, "grpcweb": serveConnect, "connect-grpc": serveConnect, "connect+json": serveConnect,
 	"grpc-stream": serveGRPC, "ws": serveWS, "rest-h3": serveH3,
 }
 
