@@ -45,14 +45,23 @@ type feeder struct {
 	own  time.Duration // decode, encode and send time: a relay's own
 }
 
-// put encodes msg and sends it.
-func (f *feeder) put(msg proto.Message) error {
+// encode encodes one message, timed as the encode phase.
+func (f *feeder) encode(msg proto.Message) ([]byte, error) {
 	t := time.Now()
 	b, err := f.cc.Marshal(msg)
 	if err != nil {
-		return transport.Errorf(transport.CodeInternal, "encoding the %s message: %v", f.cc.Name(), err)
+		return nil, transport.Errorf(transport.CodeInternal, "encoding the %s message: %v", f.cc.Name(), err)
 	}
 	f.d[PhaseEncode] += time.Since(t)
+	return b, nil
+}
+
+// put encodes msg and sends it.
+func (f *feeder) put(msg proto.Message) error {
+	b, err := f.encode(msg)
+	if err != nil {
+		return err
+	}
 	return f.sendBytes(b)
 }
 
@@ -113,19 +122,13 @@ func (n *Node) leafFeed(req *transport.Request, m payload.Model, f *feeder, keep
 		if err != nil {
 			return &transport.Error{Code: transport.CodeBadRequest, Msg: err.Error()}
 		}
-		if keep == nil {
-			if err := f.put(msg); err != nil {
-				return err
-			}
-			continue
-		}
-		t = time.Now()
-		b, err := f.cc.Marshal(msg)
-		f.d[PhaseEncode] += time.Since(t)
+		b, err := f.encode(msg)
 		if err != nil {
-			return transport.Errorf(transport.CodeInternal, "encoding the %s message: %v", f.cc.Name(), err)
+			return err
 		}
-		*keep = append(*keep, b)
+		if keep != nil {
+			*keep = append(*keep, b)
+		}
 		if err := f.sendBytes(b); err != nil {
 			return err
 		}

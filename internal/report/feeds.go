@@ -68,7 +68,7 @@ func (b *builder) feeds() error {
 			}
 			stacks = append(stacks, c.Stack)
 			first.Values, last.Values = append(first.Values, c.fed(c.FirstP50Us)/1000), append(last.Values, c.P50Us.Median/1000)
-			t.Rows = append(t.Rows, []string{c.Stack, msOrDash(c.fed(c.FirstP50Us)), msOrDash(c.fed(c.FirstP99Us)), ms(c.P50Us.Median), ms(c.P99Us.Median), num(c.MessagesPerS.Median, 0)})
+			t.Rows = append(t.Rows, []string{c.Stack, num(c.fed(c.FirstP50Us)/1000, 3), num(c.fed(c.FirstP99Us)/1000, 3), ms(c.P50Us.Median), ms(c.P99Us.Median), num(c.MessagesPerS.Median, 0)})
 		}
 		add := b.add(s, finding("time to the first message (p50)", false, pts, msWords), "", t)
 		if err := add(stackBarChart(k+": first and last message, p50", "ms", stacks, []bars{first, last})); err != nil {
@@ -84,11 +84,4 @@ func (m *measured) fed(s results.Spread) float64 {
 		return math.NaN()
 	}
 	return s.Median
-}
-
-func msOrDash(us float64) string {
-	if math.IsNaN(us) {
-		return "—"
-	}
-	return ms(us)
 }

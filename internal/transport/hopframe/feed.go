@@ -17,8 +17,8 @@ func ServeFeed(ctx context.Context, h transport.Handler, f Family, in *Frame, se
 	if err := decodeRequest(in, &fr); err != nil {
 		return err
 	}
-	if f.Model != "" && fr.Model != f.Model {
-		return transport.Errorf(transport.CodeBadRequest, "%s serves %s, not %q", f.Service, f.Model, fr.Model)
+	if err := f.serves(fr.Model); err != nil {
+		return err
 	}
 	req := &transport.Request{Op: transport.OpFeed, Model: fr.Model, Count: int(fr.Count), Messages: int(fr.Messages),
 		Codec: bodyCodec(in.JSON), Compression: noCompression}

@@ -85,6 +85,15 @@ func FamilyOf(model string) Family {
 // Procedure is the full method name of op, /service/Method.
 func (f Family) Procedure(op transport.Op) string { return "/" + f.Service + "/" + Methods[op] }
 
+// serves refuses a request for a model f does not carry: a user's
+// message's service carries its own only.
+func (f Family) serves(model string) error {
+	if f.Model != "" && model != f.Model {
+		return transport.Errorf(transport.CodeBadRequest, "%s serves %s, not %q", f.Service, f.Model, model)
+	}
+	return nil
+}
+
 // wrap frames a model's body for f, in JSON or Protobuf.
 func (f Family) wrap(json bool, model string, body []byte) (*Frame, error) {
 	switch {
@@ -130,8 +139,8 @@ func Serve(ctx context.Context, h transport.Handler, f Family, op transport.Op, 
 			return nil, err
 		}
 		req.Model, req.Count = gr.Model, int(gr.Count)
-		if f.Model != "" && gr.Model != f.Model {
-			return nil, transport.Errorf(transport.CodeBadRequest, "%s serves %s, not %q", f.Service, f.Model, gr.Model)
+		if err := f.serves(gr.Model); err != nil {
+			return nil, err
 		}
 	} else {
 		var err error
