@@ -54,8 +54,15 @@ var ownMeasures = map[string]func(r *results.Record) (float64, bool){
 	"requests":       func(r *results.Record) (float64, bool) { return float64(r.Requests), true },
 	"errors":         func(r *results.Record) (float64, bool) { return float64(r.Errors), true },
 	// net_rtt is the emulated network's round trip measured before the
-	// run, ms; net_mbit its throughput, Mbit/s.
-	"net_rtt":  func(r *results.Record) (float64, bool) { return netFigure(r, true) },
+	// run, ms; net_dgram_rtt a datagram's (in process only); net_mbit its
+	// throughput, Mbit/s.
+	"net_rtt": func(r *results.Record) (float64, bool) { return netFigure(r, true) },
+	"net_dgram_rtt": func(r *results.Record) (float64, bool) {
+		if r.Network == nil || r.Network.DatagramRTTUs == 0 {
+			return 0, false
+		}
+		return r.Network.DatagramRTTUs / 1000, true
+	},
 	"net_mbit": func(r *results.Record) (float64, bool) { return netFigure(r, false) },
 	// tcp_rtt and http_rtt are the machine's floor measured before the
 	// experiment, µs; generator_cpu the load engine's CPU per request, µs.
@@ -125,7 +132,7 @@ func figure(r *results.Record, measure string) (float64, bool, error) {
 // that failed does not have; the machine's and network's figures were
 // measured before it.
 func timed(measure string) bool {
-	return !slices.Contains([]string{"reply_body", "requests", "errors", "net_rtt", "net_mbit", "tcp_rtt", "http_rtt", "generator_cpu"}, measure)
+	return !slices.Contains([]string{"reply_body", "requests", "errors", "net_rtt", "net_dgram_rtt", "net_mbit", "tcp_rtt", "http_rtt", "generator_cpu"}, measure)
 }
 
 func phase(r *results.Record, spec string) (float64, bool, error) {

@@ -25,6 +25,10 @@ type Measured struct {
 	// RTTUs is the median of pingCount one-byte round trips on one
 	// connection, its handshake excluded.
 	RTTUs float64 `json:"rtt_us"`
+	// DatagramRTTUs is the same over datagrams, through a UDP socket
+	// shaped as QUIC's are: in process only (kernel emulation shapes
+	// every packet alike).
+	DatagramRTTUs float64 `json:"datagram_rtt_us,omitempty"`
 	// Mbit is the throughput of a bulk transfer one way, its last byte's
 	// acknowledgement less one round trip (Mbit/s).
 	Mbit float64 `json:"throughput_mbit"`
@@ -33,10 +37,15 @@ type Measured struct {
 }
 
 func (m Measured) String() string {
-	return fmt.Sprintf("%s (%s): round trip %.3f ms, %.1f Mbit/s measured", m.Profile, m.Mechanism, m.RTTUs/1000, m.Mbit)
+	s := fmt.Sprintf("%s (%s): round trip %.3f ms", m.Profile, m.Mechanism, m.RTTUs/1000)
+	if m.DatagramRTTUs > 0 {
+		s += fmt.Sprintf(" (%.3f ms over datagrams)", m.DatagramRTTUs/1000)
+	}
+	return s + fmt.Sprintf(", %.1f Mbit/s measured", m.Mbit)
 }
 
-const pingCount = 7
+// pingCount is the round trips whose median is taken.
+const pingCount = 11
 
 // bulkBytes sizes the bulk transfer to about a quarter second at p's
 // bandwidth, between 64 KiB and 16 MiB (16 MiB with no cap).
@@ -60,7 +69,14 @@ func Measure(ctx context.Context, p Profile) (Measured, error) {
 		}
 		return p.Connect(ctx, raw)
 	}
-	return measure(ctx, Measured{Profile: p.String(), Mechanism: InProcess, Bytes: bulkBytes(p)}, listen, dial)
+	m, err := measure(ctx, Measured{Profile: p.String(), Mechanism: InProcess, Bytes: bulkBytes(p)}, listen, dial)
+	if err != nil {
+		return m, err
+	}
+	if m.DatagramRTTUs, err = pingDatagrams(ctx, p); err != nil {
+		return m, fmt.Errorf("network: measuring %s over datagrams: %w", m.Profile, err)
+	}
+	return m, nil
 }
 
 // MeasureKernel times the same between two hosts of a lab shaped by p:
@@ -110,14 +126,13 @@ func probe(ctx context.Context, addr string, dial func(context.Context, string) 
 		}
 		rtts[i] = time.Since(start)
 	}
-	slices.Sort(rtts)
-	m.RTTUs = float64(rtts[len(rtts)/2].Nanoseconds()) / 1e3
+	m.RTTUs = medianUs(rtts)
 	head := binary.BigEndian.AppendUint64([]byte{'b'}, uint64(m.Bytes))
 	start := time.Now()
 	if err := exchange(conn, append(head, make([]byte, m.Bytes)...), one); err != nil {
 		return err
 	}
-	took := time.Since(start) - rtts[len(rtts)/2]
+	took := time.Since(start) - time.Duration(m.RTTUs*1e3)
 	m.Mbit = float64(m.Bytes) * 8 / max(took.Seconds(), 1e-9) / 1e6
 	return nil
 }
@@ -159,4 +174,53 @@ func serveProbe(ln net.Listener) error {
 			return err
 		}
 	}
+}
+
+func medianUs(d []time.Duration) float64 {
+	slices.Sort(d)
+	return float64(d[len(d)/2].Nanoseconds()) / 1e3
+}
+
+// pingDatagrams is the median of pingCount round trips of a one-byte
+// datagram from a socket shaped by p to an echo of its own on loopback.
+func pingDatagrams(ctx context.Context, p Profile) (float64, error) {
+	echo, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer echo.Close()
+	go func() {
+		buf := make([]byte, 1)
+		for {
+			n, addr, err := echo.ReadFrom(buf)
+			if err != nil {
+				return
+			}
+			echo.WriteTo(buf[:n], addr)
+		}
+	}()
+	raw, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	pc := p.Packets(raw)
+	defer pc.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	if dl, ok := ctx.Deadline(); ok {
+		deadline = dl
+	}
+	pc.SetDeadline(deadline)
+	rtts := make([]time.Duration, pingCount)
+	buf := make([]byte, 1)
+	for i := range rtts {
+		start := time.Now()
+		if _, err := pc.WriteTo([]byte{'p'}, echo.LocalAddr()); err != nil {
+			return 0, err
+		}
+		if _, _, err := pc.ReadFrom(buf); err != nil {
+			return 0, err
+		}
+		rtts[i] = time.Since(start)
+	}
+	return medianUs(rtts), nil
 }

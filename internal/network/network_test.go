@@ -220,6 +220,9 @@ func TestMeasureFindsTheProfilesRoundTripAndBandwidth(t *testing.T) {
 	if m.RTTUs < 10_000 || m.RTTUs > 30_000 {
 		t.Errorf("round trip %.0fµs, want 10ms (5ms each way) give or take timer lateness", m.RTTUs)
 	}
+	if m.DatagramRTTUs < 10_000 || m.DatagramRTTUs > 30_000 {
+		t.Errorf("round trip over datagrams %.0fµs, want 10ms as over the connection", m.DatagramRTTUs)
+	}
 	if m.Mbit < 8*0.85 || m.Mbit > 8*1.15 {
 		t.Errorf("throughput %.2f Mbit/s, want within 15%% of 8", m.Mbit)
 	}

@@ -18,6 +18,7 @@ func (p Profile) Packets(pc net.PacketConn) net.PacketConn {
 	if p.IsLoopback() {
 		return pc
 	}
+	learnLeadOnce()
 	s := &shapedPackets{PacketConn: pc, send: p.link(), recv: p.link(),
 		out: make(chan datagram, packetQueue), in: make(chan datagram, packetQueue), done: make(chan struct{}), wake: make(chan struct{})}
 	s.wg.Add(2)

@@ -6,8 +6,6 @@ import (
 	"net"
 	"sync"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // Connect shapes a connection just dialled: it pays one round trip first,
@@ -44,6 +42,7 @@ func (p Profile) Connect(ctx context.Context, conn net.Conn) (net.Conn, error) {
 // closing it sends what is queued (for at most drainLimit), then closes
 // conn.
 func (p Profile) Shape(conn net.Conn) net.Conn {
+	learnLeadOnce()
 	app, inner := net.Pipe()
 	go p.link().pump(conn, inner)
 	go p.link().pump(inner, conn)
@@ -148,27 +147,3 @@ func deliver(dst net.Conn, c chunk) error {
 	_, err := dst.Write(c.buf[:c.n])
 	return err
 }
-
-// sleepUntil waits until t. Go's timers wake up to a millisecond late when
-// the process is idle (the netpoller waits in whole milliseconds), and a
-// chain of five pays ten delays: so a timer takes the wait to within
-// preciseWait of t and the thread sleeps the rest in nanosleep, which the
-// kernel ends within its timer slack (50 µs).
-func sleepUntil(t time.Time) {
-	wait := time.Until(t)
-	if wait > preciseWait {
-		time.Sleep(wait - preciseWait)
-		wait = time.Until(t)
-	}
-	if wait <= 0 {
-		return
-	}
-	// The kernel may end a sleep up to the thread's timer slack late
-	// (50 µs by default): a microsecond is asked for the thread sleeping.
-	unix.Prctl(unix.PR_SET_TIMERSLACK, uintptr(time.Microsecond), 0, 0, 0)
-	ts := unix.NsecToTimespec(wait.Nanoseconds())
-	for unix.Nanosleep(&ts, &ts) == unix.EINTR {
-	}
-}
-
-const preciseWait = 2 * time.Millisecond

@@ -33,7 +33,7 @@ func withoutNetwork(options string) string {
 // measured on.
 func (b *builder) networks(recs []results.Record) error {
 	var names []string
-	rtt, mbit := map[string][]float64{}, map[string][]float64{}
+	rtt, dgram, mbit := map[string][]float64{}, map[string][]float64{}, map[string][]float64{}
 	mechanism := map[string]string{}
 	for _, r := range recs {
 		if r.Network == nil {
@@ -44,17 +44,19 @@ func (b *builder) networks(recs []results.Record) error {
 			names = append(names, n)
 		}
 		rtt[n], mbit[n] = append(rtt[n], r.Network.RTTUs), append(mbit[n], r.Network.Mbit)
+		if r.Network.DatagramRTTUs > 0 {
+			dgram[n] = append(dgram[n], r.Network.DatagramRTTUs)
+		}
 		mechanism[n] = r.Network.Mechanism
 	}
 	if len(names) == 0 {
 		return nil
 	}
 	s := b.section("networks", "Networks: emulated, and what they gave",
-		"Runs named net:… crossed an emulated network: its delay one way on each direction of every hop, its bandwidth on each direction of each connection. Before each run, the round trip and a bulk transfer's throughput were measured on a connection shaped as the run's were; medians (min–max) over the runs. Figures of those runs were made under what was measured, not under what was asked.")
-	t := Table{Header: []string{"network", "mechanism", "runs", "round trip ms", "throughput Mbit/s"}}
+		"Runs named net:… crossed an emulated network: its delay one way on each direction of every hop, its bandwidth on each direction of each connection. Before each run, the round trip and a bulk transfer's throughput were measured on a connection shaped as the run's were (in process, the round trip of a datagram too, shaped as QUIC's are); medians (min–max) over the runs. Figures of those runs were made under what was measured, not under what was asked.")
+	t := networksTable(names, mechanism, rtt, dgram, mbit)
 	trips := bars{Name: "round trip"}
 	for _, n := range names {
-		t.Rows = append(t.Rows, []string{n, mechanism[n], num(float64(len(rtt[n])), 0), spread(rtt[n], 1000, 3), spread(mbit[n], 1, 1)})
 		trips.Values = append(trips.Values, results.SpreadOf(rtt[n]).Median/1000)
 	}
 	lo, hi := 0, 0 // the networks with the shortest and the longest round trip
@@ -71,6 +73,27 @@ func (b *builder) networks(recs []results.Record) error {
 		return err
 	}
 	return b.acrossNetworks(s)
+}
+
+// networksTable has a row a network; a column of datagrams' round trips
+// when any run measured one.
+func networksTable(names []string, mechanism map[string]string, rtt, dgram, mbit map[string][]float64) Table {
+	t := Table{Header: []string{"network", "mechanism", "runs", "round trip ms", "throughput Mbit/s"}}
+	if len(dgram) > 0 {
+		t.Header = slices.Insert(t.Header, 4, "datagram round trip ms")
+	}
+	for _, n := range names {
+		row := []string{n, mechanism[n], num(float64(len(rtt[n])), 0), spread(rtt[n], 1000, 3), spread(mbit[n], 1, 1)}
+		if len(dgram) > 0 {
+			d := "–"
+			if len(dgram[n]) > 0 {
+				d = spread(dgram[n], 1000, 3)
+			}
+			row = slices.Insert(row, 4, d)
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
 }
 
 // acrossNetworks charts, for each scenario measured on more than one
