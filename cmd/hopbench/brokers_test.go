@@ -48,7 +48,10 @@ func TestBrokerStacksByHandWithDefaults(t *testing.T) {
 }
 
 // nodeAndLoadByHand starts a node of stack with no address flags and runs
-// a load against it, with the same extra flags, expecting no errors.
+// a load against it, with the same extra flags, expecting no errors. The
+// warm-up holds the first calls, which wait for Kafka to give the node's
+// consumer its partitions: on a busy machine over a second, past the
+// default SLA.
 func nodeAndLoadByHand(t *testing.T, stack string, extra ...string) {
 	node := exec.Command(bin, append([]string{"node", "--stack", stack, "--admin", ""}, extra...)...)
 	stderr, _ := node.StderrPipe()
@@ -61,7 +64,7 @@ func nodeAndLoadByHand(t *testing.T, stack string, extra ...string) {
 		t.Fatalf("node start-up line %q: want it serving on the broker's default address", line)
 	}
 	out, code := hopbench(t, append([]string{"load", "--stack", stack, "--op", "echo", "--model", "text", "--count", "10",
-		"--clients", "4", "--duration", "1s", "--format", "json"}, extra...)...)
+		"--clients", "4", "--warmup", "2s", "--duration", "1s", "--format", "json"}, extra...)...)
 	if code != 0 {
 		t.Fatalf("load: exit %d: %s", code, out)
 	}
