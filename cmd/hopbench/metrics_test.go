@@ -202,3 +202,39 @@ func TestOTLPReceivesALoadsCounts(t *testing.T) {
 		t.Errorf("the receiver counted %d requests, hopbench %d", n, got.Requests)
 	}
 }
+
+// hopbench run --otlp-endpoint pushes each case's requests as its records
+// count them (repetitions add into one series) and the runs ended of
+// those planned.
+func TestRunExportsEachCaseLive(t *testing.T) {
+	t.Parallel()
+	rcv := metricstest.NewReceiver(t)
+	spec := writeSpec(t, `
+name: live
+stacks: [rest, grpc]
+payloads: [{model: user, counts: [3]}]
+loads: [{closed: {clients: 2}}]
+repetitions: 2
+duration: 500ms
+warmup: 100ms
+`)
+	out := filepath.Join(t.TempDir(), "results")
+	if stdout, code := hopbench(t, "run", spec, "--out", out, "--no-calibrate", "--otlp-endpoint", rcv.Addr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stdout)
+	}
+	recorded := map[string]int64{}
+	for _, r := range readRecords(t, out) {
+		recorded[r["case"].(string)] += int64(r["requests"].(float64))
+	}
+	reqs := rcv.Latest("hopbench.requests")
+	for name, n := range recorded {
+		if got := metricstest.SumOf(reqs, map[string]string{"case": name}); got != n {
+			t.Errorf("case %q: %d requests received, %d recorded", name, got, n)
+		}
+	}
+	runs := metricstest.SumOf(rcv.Latest("hopbench.runs"), nil)
+	planned := rcv.Latest("hopbench.runs.planned").GetGauge().GetDataPoints()
+	if len(recorded) != 2 || runs != 4 || len(planned) != 1 || planned[0].GetAsInt() != 4 {
+		t.Errorf("cases %v; runs %d ended of %v planned, want 4 of 4", recorded, runs, planned)
+	}
+}
