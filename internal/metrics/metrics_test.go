@@ -167,6 +167,26 @@ func TestOTLPPushesTheFinalTotals(t *testing.T) {
 	}
 }
 
+// A receiver gone while measuring is one warning, not an error or a
+// stall: the pushes that fail (the final one at Close, and the last at
+// shutdown) say so once.
+func TestAReceiverGoneIsOneWarning(t *testing.T) {
+	rcv := metricstest.NewReceiver(t)
+	var warnings []string
+	exp, err := metrics.Start(context.Background(), metrics.Config{OTLPEndpoint: rcv.Addr, Warn: func(m string) { warnings = append(warnings, m) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp.Begin(metrics.Case{Stack: "rest", Name: "rest direct echo text×10 rate:100", Duration: time.Second}).Tick(second(0, 100))
+	rcv.Stop()
+	if err := exp.Close(context.Background()); err != nil {
+		t.Errorf("close: %v", err)
+	}
+	if len(warnings) != 1 || !strings.Contains(warnings[0], "pushing metrics to "+rcv.Addr+" failed") {
+		t.Errorf("warnings %q", warnings)
+	}
+}
+
 // An endpoint where nothing listens is said at once, before any run.
 func TestAnUnreachableOTLPEndpointIsRefusedAtStart(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -20,6 +20,8 @@ type Receiver struct {
 	collectormetrics.UnimplementedMetricsServiceServer
 	// Addr is where it listens, HOST:PORT on 127.0.0.1.
 	Addr   string
+	srv    *grpc.Server
+	served chan struct{}
 	mu     sync.Mutex
 	pushes []*collectormetrics.ExportMetricsServiceRequest
 }
@@ -31,13 +33,17 @@ func NewReceiver(t testing.TB) *Receiver {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &Receiver{Addr: ln.Addr().String()}
-	srv := grpc.NewServer()
-	collectormetrics.RegisterMetricsServiceServer(srv, r)
-	served := make(chan struct{})
-	go func() { srv.Serve(ln); close(served) }() //nolint:errcheck // ends with Stop
-	t.Cleanup(func() { srv.Stop(); <-served })
+	r := &Receiver{Addr: ln.Addr().String(), srv: grpc.NewServer(), served: make(chan struct{})}
+	collectormetrics.RegisterMetricsServiceServer(r.srv, r)
+	go func() { r.srv.Serve(ln); close(r.served) }() //nolint:errcheck // ends with Stop
+	t.Cleanup(r.Stop)
 	return r
+}
+
+// Stop stops serving: pushes from now on fail.
+func (r *Receiver) Stop() {
+	r.srv.Stop()
+	<-r.served
 }
 
 // Export takes a push.
