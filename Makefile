@@ -63,7 +63,7 @@ experiments-doc:
 # is off for the generated package only.
 GQL_GENERATED := ./internal/transport/graphql/generated
 test: setup
-	scripts/setup.sh chromium jvm
+	scripts/setup.sh chromium jvm prometheus
 	$(GO) vet $$($(GO) list ./... | grep -v /graphql/generated)
 	$(GO) vet -copylocks=false $(GQL_GENERATED)
 	HOPBENCH_REQUIRE_JVM=1 $(GO) test -race -count=1 -timeout 30m ./...

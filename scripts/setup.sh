@@ -6,6 +6,8 @@
 #   scripts/setup.sh protoc     protoc, for `make generate`
 #   scripts/setup.sh rabbitmq   Debian's rabbitmq-server (not started: hopbench
 #                               runs its own node on loopback)
+#   scripts/setup.sh prometheus Debian's prometheus server (not started: the live
+#                               metrics test runs its own; `make test` sets it up)
 #   scripts/setup.sh kafka      the Apache Kafka broker jars, fetched by Maven
 #                               (deploy/kafka/pom.xml) into .tools/kafka
 #   scripts/setup.sh chromium   Debian's chromium, for the report's browser test
@@ -41,18 +43,31 @@ setup_protoc() {
 	apt_install protobuf-compiler libprotobuf-dev # the latter has the well-known types (timestamp.proto)
 }
 
-# Installing rabbitmq-server would start a system-wide broker where an init
-# system runs; hopbench starts its own, so services are kept from starting
-# for the install (policy-rc.d), unless a policy is already in place.
-setup_rabbitmq() {
-	[ -x /usr/lib/rabbitmq/bin/rabbitmq-server ] && return 0
+# Installing a server package (rabbitmq-server, prometheus) would start a
+# system-wide service where an init system runs; hopbench and its tests
+# start their own, so services are kept from starting for the install
+# (policy-rc.d), unless a policy is already in place.
+apt_install_unstarted() {
 	local policy=/usr/sbin/policy-rc.d added=
 	if [ "$(id -u)" -eq 0 ] && [ ! -e "$policy" ]; then
 		printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod +x "$policy" && added=1
 	fi
-	apt_install rabbitmq-server
+	local ok=0
+	apt_install "$@" || ok=$?
 	[ -n "$added" ] && rm -f "$policy"
-	return 0
+	return "$ok"
+}
+
+setup_rabbitmq() {
+	[ -x /usr/lib/rabbitmq/bin/rabbitmq-server ] && return 0
+	apt_install_unstarted rabbitmq-server
+}
+
+# The live metrics test (cmd/hopbench) starts prometheus itself, with a
+# config and storage of its own in a temporary directory.
+setup_prometheus() {
+	command -v prometheus >/dev/null && return 0
+	apt_install_unstarted prometheus
 }
 
 # The version is deploy/kafka/pom.xml's kafka.version (and internal/broker's
@@ -128,10 +143,11 @@ main() {
 		base) setup_rabbitmq; setup_kafka ;;
 		protoc) setup_protoc ;;
 		rabbitmq) setup_rabbitmq ;;
+		prometheus) setup_prometheus ;;
 		kafka) setup_kafka ;;
 		chromium) setup_chromium ;;
 		jvm) setup_jvm ;;
-		*) log "unknown component '$component' (known: base, protoc, rabbitmq, kafka, chromium, jvm)"; exit 2 ;;
+		*) log "unknown component '$component' (known: base, protoc, rabbitmq, prometheus, kafka, chromium, jvm)"; exit 2 ;;
 		esac
 	done
 }

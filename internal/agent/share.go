@@ -44,7 +44,7 @@ func Split(c load.Config, n int) ([]load.Config, error) {
 	out := make([]load.Config, n)
 	for i := range out {
 		out[i] = c
-		out[i].Progress, out[i].AtStart = nil, nil
+		out[i].Progress, out[i].AtStart, out[i].Live = nil, nil, nil
 		if c.Kind == load.Closed {
 			out[i].Clients = c.Clients / n
 			if i < c.Clients%n {

@@ -23,6 +23,7 @@ import (
 	"github.com/hopbench/hopbench/internal/experiment"
 	"github.com/hopbench/hopbench/internal/lease"
 	"github.com/hopbench/hopbench/internal/load"
+	"github.com/hopbench/hopbench/internal/metrics"
 	"github.com/hopbench/hopbench/internal/network"
 	"github.com/hopbench/hopbench/internal/payload"
 	"github.com/hopbench/hopbench/internal/results"
@@ -39,6 +40,7 @@ type loadFlags struct {
 	cfg                               load.Config
 	mtls, capacity                    bool
 	network                           network.Profile
+	metrics                           metricsFlags
 }
 
 func newLoadCommand(a *app) *cobra.Command {
@@ -63,6 +65,7 @@ the capacity is reported as a lower bound ("≥ N").`,
 		Example: `  hopbench node --stack grpc &
   hopbench load --stack grpc --op echo --model text --count 100 --clients 64 --duration 10s
   hopbench load --stack grpc --rate 1000 --duration 30s --format json
+  hopbench load --stack grpc --rate 1000 --duration 30s --metrics-listen :9464
   hopbench load --stack grpc --capacity --sla 5ms --percentile 99
   hopbench load --stack grpc --op feed:100 --model user --count 5 --clients 8 --duration 10s
   hopbench node --stack rest+proto --listen 127.0.0.1:7071 &
@@ -105,10 +108,11 @@ the capacity is reported as a lower bound ("≥ N").`,
 	fl.Var(&f.network, "network", "emulate a network on the load's connections to the node: loopback, lan, region, wan, or settings such as delay=5ms,jitter=100us,bandwidth=8mbit (measured first, and recorded)")
 	fl.StringVar(&f.format, "format", "table", "output: table or json")
 	fl.StringVar(&f.out, "out", "", "also append the load's record to `DIR`/results.jsonl, for hopbench report and compare")
+	f.metrics.add(fl)
 	return cmd
 }
 
-func runLoad(cmd *cobra.Command, a *app, f *loadFlags) error {
+func runLoad(cmd *cobra.Command, a *app, f *loadFlags) (err error) {
 	if err := f.check(cmd.Flags().Changed); err != nil {
 		return usageError{err}
 	}
@@ -130,25 +134,23 @@ func runLoad(cmd *cobra.Command, a *app, f *loadFlags) error {
 		return fmt.Errorf("the node at %s did not answer a first %s call (%s): %w (is `hopbench node --stack %s` running there, and for a broker stack, consuming?)",
 			f.target.Addr, f.op, load.Classify(err), err, f.stack)
 	}
-	var emulated *network.Measured
-	if !f.network.IsLoopback() {
-		m, err := network.Measure(ctx, f.network)
-		if err != nil {
-			return err
-		}
-		emulated = &m
+	emulated, err := measuredNetwork(ctx, f.network)
+	if err != nil {
+		return err
 	}
+	exp, err := f.metrics.start(ctx, a)
+	if err != nil {
+		return err
+	}
+	defer closeMetrics(ctx, exp, &err)
 	measuring, others, err := lease.Measure()
 	if err != nil {
 		return err
 	}
 	defer measuring.Release()
 	warnShared(a)(others)
-	live := newLiveLine(a.stderr, fmt.Sprintf("%s %s %s×%d %s", f.target.Stack, f.op, f.target.Model, f.target.Count, f.cfg.String()), f.cfg.Duration, f.cfg.Requests)
-	f.cfg.Progress = live.second
 	began := time.Now()
-	m, err := w.Measure(ctx, f.cfg, nil, nil)
-	live.done()
+	m, err := f.measure(ctx, a, w, exp)
 	if err != nil {
 		return err
 	}
@@ -177,6 +179,33 @@ func runLoad(cmd *cobra.Command, a *app, f *loadFlags) error {
 		return fmt.Errorf("no figures: %s", out.NoFigures)
 	}
 	return ctx.Err() // an interrupted load still printed what it measured
+}
+
+// measure drives the load through w, shown on stderr as it goes and
+// exported live as one run when exp is set.
+func (f *loadFlags) measure(ctx context.Context, a *app, w *load.Window, exp *metrics.Exporter) (load.Measured, error) {
+	live := newLiveLine(a.stderr, fmt.Sprintf("%s %s %s×%d %s", f.target.Stack, f.op, f.target.Model, f.target.Count, f.cfg.String()), f.cfg.Duration, f.cfg.Requests)
+	f.cfg.Progress = live.second
+	exp.Plan(1)
+	run := exp.Begin(caseOf(f.run()))
+	f.cfg.Live = run.Feed()
+	m, err := w.Measure(ctx, f.cfg, nil, nil)
+	run.End()
+	live.done()
+	return m, err
+}
+
+// measuredNetwork is an emulated network as measured before a load; nil
+// on loopback.
+func measuredNetwork(ctx context.Context, p network.Profile) (*network.Measured, error) {
+	if p.IsLoopback() {
+		return nil, nil
+	}
+	m, err := network.Measure(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return &m, nil
 }
 
 // firstCallDeadline bounds the call that checks a node answers before a
@@ -232,6 +261,9 @@ func (f *loadFlags) check(changed func(string) bool) error {
 	}
 	if f.format != "table" && f.format != "json" {
 		return fmt.Errorf("--format %q: want table or json", f.format)
+	}
+	if err := f.metrics.check(); err != nil {
+		return err
 	}
 	if err := f.cfg.Validate(); err != nil {
 		return err

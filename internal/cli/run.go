@@ -32,6 +32,7 @@ type runFlags struct {
 	out, scale               string
 	noCalibrate, yes, dryRun bool
 	tlsDir, tokenFile        string
+	metrics                  metricsFlags
 }
 
 func newRunCommand(a *app) *cobra.Command {
@@ -71,6 +72,9 @@ estimated time, and starts nothing.`,
 			if f.dryRun {
 				return dryRun(a.stdout, spec, f)
 			}
+			if err := f.metrics.check(); err != nil {
+				return usageError{err}
+			}
 			_, err = runExperiment(cmd, a, spec, data, f)
 			return err
 		},
@@ -82,6 +86,7 @@ estimated time, and starts nothing.`,
 	cmd.Flags().BoolVar(&f.yes, "yes", false, "run an experiment estimated to take more than an hour (or set max_duration: in the spec)")
 	cmd.Flags().StringVar(&f.tlsDir, "tls-dir", "", "a spec with hosts: the certificate bundle `DIR` its agents take (hopbench hosts certs); default: hopbench hosts up's")
 	cmd.Flags().StringVar(&f.tokenFile, "token-file", "", "a spec with hosts: a `FILE` holding the token its agents take")
+	f.metrics.add(cmd.Flags())
 	return cmd
 }
 
@@ -236,7 +241,13 @@ func runExperiment(cmd *cobra.Command, a *app, spec *experiment.Spec, data []byt
 			c.TCPRoundTripUs, c.HTTPRoundTripUs, c.GeneratorCPUUsPerReq)
 	}
 	a.reportProgress(x)
+	exp, err := f.metrics.start(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	exportRuns(x, exp)
 	recs, err := x.Run(ctx, spec)
+	err = cmp.Or(err, exp.Close(ctx))
 	fmt.Fprintln(a.stderr)
 	if !f.noCalibrate && ctx.Err() == nil && len(recs) > 0 {
 		err = cmp.Or(err, noiseAfter(ctx, a, dir, x.Calibration))

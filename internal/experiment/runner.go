@@ -14,6 +14,7 @@ import (
 	"github.com/hopbench/hopbench/internal/codecbench"
 	"github.com/hopbench/hopbench/internal/environment"
 	"github.com/hopbench/hopbench/internal/lease"
+	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/results"
 	"github.com/hopbench/hopbench/internal/trial"
 )
@@ -37,6 +38,9 @@ type Runner struct {
 	OnRun    func(i, n int, r Run)
 	OnSecond func(r Run, s results.Second)
 	OnRecord func(rec *results.Record)
+	// OnTick, if set, receives each measured second's live figures as it
+	// closes, from a generator in this process (live metrics).
+	OnTick func(r Run, t load.Tick)
 	// OnRound is called before each round beyond the spec's min, with
 	// repetitions until decided, and once more when the rounds stop.
 	OnRound func(r Round)
@@ -163,6 +167,9 @@ func (e *execution) run(ctx context.Context, r Run, c *trial.Case) *results.Reco
 	var hooks trial.Hooks
 	if e.OnSecond != nil {
 		hooks.OnSecond = func(s results.Second) { e.OnSecond(r, s) }
+	}
+	if e.OnTick != nil {
+		hooks.OnTick = func(t load.Tick) { e.OnTick(r, t) }
 	}
 	makeRun := func() error { return e.rig.Make(ctx, c, rec, hooks) }
 	if e.measure != nil {

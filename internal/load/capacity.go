@@ -281,10 +281,7 @@ func (s *searcher) probe(ctx context.Context, rate float64, first bool) (st resu
 	if first {
 		pc.Warmup, pc.AtStart = s.cfg.Warmup, s.cfg.AtStart
 	}
-	if p := s.cfg.Progress; p != nil {
-		off := s.seconds
-		pc.Progress = func(sec results.Second) { sec.T += off; p(sec) }
-	}
+	pc.Progress, pc.Live = s.cfg.shiftedBy(s.seconds)
 	pctx, cancel := context.WithTimeout(ctx, pc.Warmup+sc.Step+s.drain())
 	defer cancel()
 	due := scheduledIn(pctx, pc)

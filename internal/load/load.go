@@ -63,6 +63,11 @@ type Config struct {
 	Seed uint64
 	// Progress, if set, receives each measured second as it completes.
 	Progress func(results.Second)
+	// Live, if set, receives each measured second's figures for live
+	// metrics as it closes (and requests reporting after their second
+	// closed, as late ticks): the engine counts what it needs for them
+	// only when it is set.
+	Live func(Tick)
 	// AtStart, if set, is called when the measured window opens (after
 	// the warm-up): the moment to snapshot counters kept outside the
 	// engine, such as wire bytes.

@@ -23,6 +23,8 @@ type bucket struct {
 	// the whole window's only. first is nil until a feed's first message.
 	first    *hdrhistogram.Histogram
 	messages int64
+	// live is kept for live metrics (Config.Live), by seconds only.
+	live *liveCounts
 }
 
 // A sample is one request as a worker saw it: its latency (from its due
@@ -138,7 +140,9 @@ func (r *recorder) flush() {
 	}
 }
 
-// add files s in b, and its uncorrected latency where b keeps one.
+// add files s in b, its latency where b keeps a histogram (a late
+// batch's count keeps none), its uncorrected latency where b keeps one and
+// its latency's bucket where b keeps live counts.
 func (b *bucket) add(s sample) {
 	b.requests++
 	b.lastEndNs = max(b.lastEndNs, s.endNs)
@@ -150,9 +154,14 @@ func (b *bucket) add(s sample) {
 	if s.class == ClassRefused {
 		return // never reached the service: no latency to speak of
 	}
-	stats.Record(b.hist, s.latency)
+	if b.hist != nil {
+		stats.Record(b.hist, s.latency)
+	}
 	if b.raw != nil {
 		stats.Record(b.raw, s.raw)
+	}
+	if b.live != nil {
+		b.live.add(s.latency)
 	}
 }
 
@@ -195,6 +204,7 @@ type collector struct {
 	closedTo int             // seconds below this are closed
 	steps    map[int]*bucket // a ramp's, by the step its requests were sent in
 	progress func(results.Second)
+	live     *liveFeed // nil unless Config.Live is set
 }
 
 const closeLag = 2
@@ -228,6 +238,9 @@ func (c *collector) add(b *batch) {
 	if !late {
 		if sec = c.seconds[b.sec]; sec == nil {
 			sec = &bucket{hist: stats.NewHistogram()}
+			if c.live != nil {
+				sec.live = &liveCounts{}
+			}
 			c.seconds[b.sec] = sec
 		}
 	}
@@ -268,22 +281,31 @@ func (c *collector) closeBefore(sec int) {
 		if c.progress != nil {
 			c.progress(pt)
 		}
+		if c.live != nil {
+			c.live.second(pt, b)
+		}
 	}
 }
 
+// addLate counts a batch of a closed second into its point of the
+// series, and hands it to live metrics as late.
 func (c *collector) addLate(b *batch) {
-	var errs int64
+	late := &bucket{}
+	if c.live != nil {
+		late.live = &liveCounts{}
+	}
 	for _, s := range b.samples {
-		if s.class >= 0 {
-			errs++
-		}
+		late.add(s)
 	}
 	for i := range c.series {
 		if pt := &c.series[i]; pt.T == b.sec {
-			pt.Requests += int64(len(b.samples))
-			pt.Errors += errs
-			pt.Late += int64(len(b.samples))
+			pt.Requests += late.requests
+			pt.Errors += late.errors()
+			pt.Late += late.requests
 		}
+	}
+	if c.live != nil {
+		c.live.late(b.sec, late)
 	}
 }
 

@@ -35,13 +35,16 @@ func Run(ctx context.Context, cfg Config, newCall func() Call) (*Result, error) 
 	if cfg.Kind == Ramp {
 		e.win.stepAt = cfg.Steps.StepAt
 	}
+	wd := newWatchdog(cfg.Timeout, e.clock)
 	col := newCollector(e.win.open, cfg.Progress)
+	if cfg.Live != nil {
+		col.live = &liveFeed{emit: cfg.Live, inFlight: wd.inFlight, intended: cfg.intendedAt}
+	}
 	collected := make(chan struct{})
 	go func() { col.run(e.batches); close(collected) }()
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	wd := newWatchdog(cfg.Timeout, e.clock)
 	go wd.run(ctx)
 
 	cpu0 := cpuAt(ctx, e.clock, e.win.start, cfg.AtStart)

@@ -60,6 +60,23 @@ func (w *watchdog) run(ctx context.Context) {
 	}
 }
 
+// inFlight counts the calls under way now: sampled once a second for
+// live metrics, it costs the calls nothing.
+func (w *watchdog) inFlight() int {
+	w.mu.Lock()
+	slots := w.slots
+	w.mu.Unlock()
+	n := 0
+	for _, s := range slots {
+		s.mu.Lock()
+		if !s.started.IsZero() {
+			n++
+		}
+		s.mu.Unlock()
+	}
+	return n
+}
+
 func (s *slot) expire(now time.Time, timeout time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

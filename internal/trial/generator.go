@@ -43,6 +43,7 @@ func (h *here) drive(ctx context.Context, m *measurement, opened func()) (load.M
 	if m.hooks.OnSecond != nil {
 		cfg.Progress = m.hooks.OnSecond
 	}
+	cfg.Live = m.hooks.OnTick
 	unpin, err := m.pin.pinGenerator()
 	if err != nil {
 		return load.Measured{}, err

@@ -20,6 +20,9 @@ import (
 type Hooks struct {
 	// OnSecond is called as each measured second completes.
 	OnSecond func(results.Second)
+	// OnTick, if set, receives each measured second's live figures
+	// (load.Config.Live) from a generator in this process.
+	OnTick func(load.Tick)
 }
 
 // errNodeExited ends a run whose node went away; errBrokerExited one whose
