@@ -71,27 +71,27 @@ const (
 func (u Unit) Format(v float64) string {
 	switch u {
 	case Micros:
-		switch a := math.Abs(v); {
-		case a >= 1e6:
-			return trim(v/1e6) + "s"
-		case a >= 1e3:
-			return trim(v/1e3) + "ms"
-		}
-		return trim(v) + "µs"
+		return scaled(v, "µs", "ms", "s")
 	case Percent:
 		return trim(v) + "%"
 	case Bytes:
-		switch a := math.Abs(v); {
-		case a >= 1e6:
-			return trim(v/1e6) + "MB"
-		case a >= 1e3:
-			return trim(v/1e3) + "KB"
-		}
-		return trim(v) + "B"
+		return scaled(v, "B", "KB", "MB")
 	case PerSec:
 		return trim(v) + " req/s"
 	}
 	return trim(v)
+}
+
+// scaled writes v in the largest of three units a thousand apart that it
+// reaches: one, a thousand, a million.
+func scaled(v float64, one, thousand, million string) string {
+	switch a := math.Abs(v); {
+	case a >= 1e6:
+		return trim(v/1e6) + million
+	case a >= 1e3:
+		return trim(v/1e3) + thousand
+	}
+	return trim(v) + one
 }
 
 // trim is v to three significant digits, or whole above 1000.
