@@ -63,10 +63,10 @@ experiments-doc:
 # is off for the generated package only.
 GQL_GENERATED := ./internal/transport/graphql/generated
 test: setup
-	scripts/setup.sh chromium jvm prometheus
+	scripts/setup.sh chromium jvm prometheus xmllint
 	$(GO) vet $$($(GO) list ./... | grep -v /graphql/generated)
 	$(GO) vet -copylocks=false $(GQL_GENERATED)
-	HOPBENCH_REQUIRE_JVM=1 $(GO) test -race -count=1 -timeout 30m ./...
+	HOPBENCH_REQUIRE_JVM=1 HOPBENCH_REQUIRE_XMLLINT=1 $(GO) test -race -count=1 -timeout 30m ./...
 
 test-short:
 	$(GO) test -short ./...

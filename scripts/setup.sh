@@ -12,6 +12,9 @@
 #                               (deploy/kafka/pom.xml) into .tools/kafka
 #   scripts/setup.sh chromium   Debian's chromium, for the report's browser test
 #                               (`make test` sets it up; `make run` does not need it)
+#   scripts/setup.sh xmllint    Debian's libxml2-utils (xmllint), which validates
+#                               --junit's XML against the Jenkins JUnit schema in
+#                               the tests (`make test` sets it up)
 #   scripts/setup.sh jvm        the JVM node (jvm/node, Quarkus), built with Maven
 #                               3.9 from Maven Central into .tools/jvm/node, again
 #                               only when its sources changed (`make test` does it)
@@ -132,6 +135,10 @@ setup_chromium() {
 	apt_install chromium fonts-liberation
 }
 
+setup_xmllint() {
+	apt_install libxml2-utils
+}
+
 main() {
 	cd "$(dirname "$0")/.."
 	need_go
@@ -147,7 +154,8 @@ main() {
 		kafka) setup_kafka ;;
 		chromium) setup_chromium ;;
 		jvm) setup_jvm ;;
-		*) log "unknown component '$component' (known: base, protoc, rabbitmq, prometheus, kafka, chromium, jvm)"; exit 2 ;;
+		xmllint) setup_xmllint ;;
+		*) log "unknown component '$component' (known: base, protoc, rabbitmq, prometheus, kafka, chromium, jvm, xmllint)"; exit 2 ;;
 		esac
 	done
 }

@@ -75,11 +75,12 @@ func TestEveryHelpExampleRuns(t *testing.T) {
 }
 
 // exampleFiles are the files examples name, written into their working
-// directory first: a small spec for run's examples, requirements for
+// directory first: small specs for run's examples (one with thresholds), requirements for
 // advise's, a .proto for codec's and a second version of it for evolve's.
 var exampleFiles = map[string]string{
 	"my-experiment.yaml": exampleSpec,
 	"my.yaml":            exampleSpec,
+	"gated.yaml":         exampleSpec + "thresholds: {p99: \"< 50ms\", errors: \"< 0.1%\"}\n",
 	"needs.yaml":         "model: user\ncount: 3\nschema_evolution: true\nstacks: [rest, grpc]\n",
 	"orders.proto":       "syntax = \"proto3\";\npackage shop;\nmessage Order {\n  string id = 1;\n  repeated int64 items = 2;\n  map<string, string> labels = 3;\n}\n",
 	"orders-v2.proto":    "syntax = \"proto3\";\npackage shop;\nmessage Order {\n  string order_id = 1;\n  repeated int64 items = 2;\n  map<string, string> labels = 3;\n  string note = 4;\n}\n",

@@ -45,9 +45,11 @@ type usageError struct{ error }
 func (e usageError) Unwrap() error { return e.error }
 
 // ExitCode maps an error from Run to a process exit code: 2 for usage
-// errors, 130 for an interrupt, 1 otherwise.
+// errors, 130 for an interrupt, 3 (ExitChecksFailed) when a threshold or
+// a gate failed, 1 otherwise.
 func ExitCode(err error) int {
 	var u usageError
+	var c checksFailed
 	switch {
 	case err == nil:
 		return 0
@@ -55,6 +57,8 @@ func ExitCode(err error) int {
 		return 2
 	case errors.Is(err, context.Canceled):
 		return 130
+	case errors.As(err, &c):
+		return ExitChecksFailed
 	}
 	return 1
 }

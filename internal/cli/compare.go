@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -9,13 +10,8 @@ import (
 	"github.com/hopbench/hopbench/internal/results"
 )
 
-func newCompareCommand(a *app) *cobra.Command {
-	var format string
-	var alpha float64
-	cmd := &cobra.Command{
-		Use:   "compare A B | compare --format benchfmt RESULTS...",
-		Short: "Compare two sets of results: deltas with confidence intervals and significance",
-		Long: `Compare two sets of results (each a results directory or results.jsonl). Runs
+// compareHelp is hopbench compare's long help.
+var compareHelp = `Compare two sets of results (each a results directory or results.jsonl). Runs
 are matched by configuration (stack, topology, op, payload, load, runtime,
 options); a setting with one value in A and another in B, such as the stack
 when A ran rest and B ran grpc, or the runtime when A ran on go and B on the
@@ -36,8 +32,27 @@ msg/s.
 
 Runs whose figures a flag withholds (more than ` + fmt.Sprintf("%g %%", 100*results.MaxFailedShare) + ` of their calls failed
 or went unsent: "partly failed") are left out of both, each named under
-"left out".`,
+"left out".
+
+--fail-on makes compare a regression gate: for each metric it names
+(rps, msgs, p50, p99, first_p50, client_cpu) and each configuration
+compared, a change from A to B that is significant and past its
+tolerance fails, and compare exits 3. +10% fails a rise of more than
+10 %, -5% a fall of more than 5 %. A significant change within the
+tolerance, or none, passes; fewer than 4 runs a side cannot show one and
+read undecided, which does not fail. --junit writes the gate's checks as
+JUnit XML (docs/ci.md).`
+
+func newCompareCommand(a *app) *cobra.Command {
+	var format, failOn string
+	var alpha float64
+	var checks checkFlags
+	cmd := &cobra.Command{
+		Use:   "compare A B | compare --format benchfmt RESULTS...",
+		Short: "Compare two sets of results: deltas with confidence intervals and significance",
+		Long:  compareHelp,
 		Example: `  hopbench compare results/before results/after
+  hopbench compare results/before results/after --fail-on p50:+10%,rps:-5% --junit gate.xml
   hopbench compare --format benchfmt results/before > before.txt
   benchstat -col /stack before.txt`,
 		Args: cobra.MinimumNArgs(1),
@@ -63,18 +78,43 @@ or went unsent: "partly failed") are left out of both, each named under
 			if alpha <= 0 || alpha >= 1 {
 				return usageError{fmt.Errorf("--alpha %v: want a significance level between 0 and 1, such as 0.05", alpha)}
 			}
-			recsA, _, err := readResults(a, args[:1])
-			if err != nil {
-				return err
-			}
-			recsB, _, err := readResults(a, args[1:])
-			if err != nil {
-				return err
-			}
-			return compare.Compare(recsA, recsB, alpha).Write(a.stdout, args[0], args[1])
+			return compareTable(a, args, alpha, failOn, checks.junit)
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "table", "table, or benchfmt (Go benchmark format, for benchstat)")
 	cmd.Flags().Float64Var(&alpha, "alpha", 0.05, "significance level of the test")
+	cmd.Flags().StringVar(&failOn, "fail-on", "", "a regression gate: `METRIC:±N%,...` such as p50:+10%,rps:-5%; a significant change past one exits 3")
+	checks.addJUnit(cmd.Flags(), "the gate's checks")
 	return cmd
+}
+
+// compareTable compares two sets of results, A and B, as a table, and
+// with a gate (failOn) holds each change to its tolerance.
+func compareTable(a *app, args []string, alpha float64, failOn, junit string) error {
+	var tols []compare.Tolerance
+	if failOn != "" {
+		var err error
+		if tols, err = compare.ParseFailOn(failOn); err != nil {
+			return usageError{err}
+		}
+	} else if junit != "" {
+		return usageError{errors.New("--junit writes the gate's checks: give --fail-on")}
+	}
+	recsA, _, err := readResults(a, args[:1])
+	if err != nil {
+		return err
+	}
+	recsB, _, err := readResults(a, args[1:])
+	if err != nil {
+		return err
+	}
+	res := compare.Compare(recsA, recsB, alpha)
+	if err := res.Write(a.stdout, args[0], args[1]); err != nil || len(tols) == 0 {
+		return err
+	}
+	checks, err := res.Gate(tols)
+	if err != nil {
+		return usageError{err}
+	}
+	return a.tell("gate", checks, junit)
 }

@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/hopbench/hopbench/internal/experiment"
 	"github.com/hopbench/hopbench/internal/jvm"
+	"github.com/hopbench/hopbench/internal/threshold"
 )
 
 // dryRun checks spec as hopbench run would before starting anything
@@ -22,6 +24,10 @@ func dryRun(w io.Writer, spec *experiment.Spec, f runFlags) error {
 		return usageError{err}
 	}
 	if _, err := agentAuth(spec, f); err != nil {
+		return err
+	}
+	rules, err := thresholdRules(spec, runs, f.checks)
+	if err != nil {
 		return err
 	}
 	estimate := experiment.Estimate(runs)
@@ -38,6 +44,7 @@ func dryRun(w io.Writer, spec *experiment.Spec, f runFlags) error {
 	if needsJVM(spec, runs) {
 		jvmBuild(w)
 	}
+	printRules(w, rules)
 	if long != nil {
 		fmt.Fprintf(w, "Without --yes hopbench run refuses it: %v.\n", long)
 	}
@@ -104,4 +111,20 @@ func jvmBuild(w io.Writer) {
 		return
 	}
 	fmt.Fprintf(w, "The JVM node is not built, and this hopbench runs outside a hopbench checkout, so hopbench run cannot build it: its sources are %s; build it there, or set HOPBENCH_JVM_NODE to its quarkus-run.jar.\n", jvm.Sources)
+}
+
+// printRules lists the thresholds a run would judge, each with the cases
+// it selects.
+func printRules(w io.Writer, rules threshold.Rules) {
+	for _, r := range rules {
+		var limits []string
+		for _, l := range r.Limits {
+			limits = append(limits, l.String())
+		}
+		on := "every case"
+		if len(r.Stacks) > 0 || len(r.Topologies) > 0 {
+			on = "the cases of " + strings.Join(append(slices.Clone(r.Stacks), r.Topologies...), ", ")
+		}
+		fmt.Fprintf(w, "Thresholds (%s) on %s: %s; one failed exits %d.\n", r.Where, on, strings.Join(limits, ", "), ExitChecksFailed)
+	}
 }

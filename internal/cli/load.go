@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -19,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/hopbench/hopbench/internal/certs"
+	"github.com/hopbench/hopbench/internal/check"
 	"github.com/hopbench/hopbench/internal/environment"
 	"github.com/hopbench/hopbench/internal/experiment"
 	"github.com/hopbench/hopbench/internal/lease"
@@ -28,6 +30,7 @@ import (
 	"github.com/hopbench/hopbench/internal/payload"
 	"github.com/hopbench/hopbench/internal/results"
 	"github.com/hopbench/hopbench/internal/stats"
+	"github.com/hopbench/hopbench/internal/threshold"
 	"github.com/hopbench/hopbench/internal/transport"
 )
 
@@ -41,14 +44,11 @@ type loadFlags struct {
 	mtls, capacity                    bool
 	network                           network.Profile
 	metrics                           metricsFlags
+	checks                            checkFlags
 }
 
-func newLoadCommand(a *app) *cobra.Command {
-	f := loadFlags{}
-	cmd := &cobra.Command{
-		Use:   "load",
-		Short: "Drive a running node with load and report what it measured",
-		Long: `Drive a running node (hopbench node) with load and report latency, throughput
+// loadHelp is hopbench load's long help.
+var loadHelp = `Drive a running node (hopbench node) with load and report latency, throughput
 and errors, like ghz or wrk.
 
 Give --clients for a closed loop (each client sends when its last reply came)
@@ -61,7 +61,18 @@ whose failed calls stay under --max-errors. Rates double from --start-rate
 until one fails, then are bisected to within 5 %; each probe runs --step,
 and the search stops at --duration (its time budget, 40s by default). When
 the generator cannot send a rate while the node is still within its SLA,
-the capacity is reported as a lower bound ("≥ N").`,
+the capacity is reported as a lower bound ("≥ N").
+
+--threshold holds the load's figures to a limit (one run: its figure
+against the limit; docs/thresholds.md), listed after the figures; one
+failed makes hopbench load exit 3, and --junit writes them as JUnit XML.`
+
+func newLoadCommand(a *app) *cobra.Command {
+	f := loadFlags{}
+	cmd := &cobra.Command{
+		Use:   "load",
+		Short: "Drive a running node with load and report what it measured",
+		Long:  loadHelp,
 		Example: `  hopbench node --stack grpc &
   hopbench load --stack grpc --op echo --model text --count 100 --clients 64 --duration 10s
   hopbench load --stack grpc --rate 1000 --duration 30s --format json
@@ -109,12 +120,18 @@ the capacity is reported as a lower bound ("≥ N").`,
 	fl.StringVar(&f.format, "format", "table", "output: table or json")
 	fl.StringVar(&f.out, "out", "", "also append the load's record to `DIR`/results.jsonl, for hopbench report and compare")
 	f.metrics.add(fl)
+	f.checks.addThresholds(fl)
+	f.checks.addJUnit(fl, "the thresholds' checks")
 	return cmd
 }
 
 func runLoad(cmd *cobra.Command, a *app, f *loadFlags) (err error) {
 	if err := f.check(cmd.Flags().Changed); err != nil {
 		return usageError{err}
+	}
+	rules, err := f.rules()
+	if err != nil {
+		return err
 	}
 	ctx := cmd.Context()
 	if m, err := f.proto.use(ctx); err != nil {
@@ -154,6 +171,30 @@ func runLoad(cmd *cobra.Command, a *app, f *loadFlags) (err error) {
 	if err != nil {
 		return err
 	}
+	out := newLoadOutput(f, m, emulated)
+	rec, err := loadRecord(f.run(), &out, m.Result, began, ctx.Err() != nil, append(others, lease.Measuring(measuring)...))
+	if err != nil {
+		return err
+	}
+	return a.finishLoad(ctx, f, &out, rec, rules)
+}
+
+// rules are load's --threshold flags, refused when they hold a figure a
+// load does not record.
+func (f *loadFlags) rules() (threshold.Rules, error) {
+	rules, err := f.checks.rules(nil)
+	if err != nil {
+		return nil, err
+	}
+	subject := threshold.Subject{Stack: f.target.Stack.String(), Topology: "direct", Capacity: f.capacity}
+	if err := rules.Check([]threshold.Subject{subject}); err != nil {
+		return nil, usageError{err}
+	}
+	return rules, nil
+}
+
+// newLoadOutput is what a load measured, as hopbench load prints it.
+func newLoadOutput(f *loadFlags, m load.Measured, emulated *network.Measured) loadOutput {
 	res := m.Result
 	out := loadOutput{Stack: f.target.Stack.String(), Target: f.target.Addr, Op: f.op, Model: f.target.Model, Count: f.target.Count,
 		Load: f.cfg.String(), Figures: res.Figures(m.Wire), Network: emulated}
@@ -166,19 +207,37 @@ func runLoad(cmd *cobra.Command, a *app, f *loadFlags) (err error) {
 	} else if mark, ok := results.PartlyFailed(&out.Figures, out.Steps); ok {
 		out.Flags = results.Marks{mark}
 	}
+	return out
+}
+
+// finishLoad judges the load's thresholds, prints what it measured with
+// them, and appends its record where --out says. A load whose calls
+// failed is an error before a failed threshold, an interruption before
+// both.
+func (a *app) finishLoad(ctx context.Context, f *loadFlags, out *loadOutput, rec *results.Record, rules threshold.Rules) error {
+	if len(rules) > 0 {
+		out.Checks = threshold.Judge(rules, []results.Record{*rec})
+	}
 	if err := out.write(a.stdout, f.format); err != nil {
 		return err
 	}
 	if f.out != "" {
-		if err := appendLoadRecord(f.out, f.run(), &out, res, began, ctx.Err() != nil, append(others, lease.Measuring(measuring)...)); err != nil {
+		if err := os.MkdirAll(f.out, 0o755); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+		if err := results.Append(filepath.Join(f.out, experiment.ResultsFile), rec); err != nil {
 			return err
 		}
 		fmt.Fprintf(a.stderr, "record appended to %s (hopbench report %s draws it)\n", filepath.Join(f.out, experiment.ResultsFile), f.out)
 	}
+	var failed error
+	if len(rules) > 0 {
+		failed = settle("thresholds", out.Checks, f.checks.junit)
+	}
 	if out.NoFigures != "" && ctx.Err() == nil {
 		return fmt.Errorf("no figures: %s", out.NoFigures)
 	}
-	return ctx.Err() // an interrupted load still printed what it measured
+	return cmp.Or(ctx.Err(), failed) // an interrupted load still printed what it measured
 }
 
 // measure drives the load through w, shown on stderr as it goes and
@@ -301,13 +360,10 @@ func clientTLS(dir, caFile string, mutual bool) (*tls.Config, error) {
 	return nil, nil
 }
 
-// appendLoadRecord appends what hopbench load measured to dir's results
-// file as a record, as hopbench run writes them, so that report and
-// compare read it (vegeta's attack | report).
-func appendLoadRecord(dir string, run experiment.Run, out *loadOutput, res *load.Result, began time.Time, interrupted bool, others []lease.Holder) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("--out: %w", err)
-	}
+// loadRecord is what hopbench load measured as a record, as hopbench run
+// writes them, so that report and compare read it (vegeta's attack |
+// report) and thresholds judge it as they judge a run's.
+func loadRecord(run experiment.Run, out *loadOutput, res *load.Result, began time.Time, interrupted bool, others []lease.Holder) (*results.Record, error) {
 	rec := run.Record()
 	rec.Experiment, rec.Environment, rec.Figures = "load", environment.Describe(), out.Figures
 	rec.Started, rec.Ended, rec.Series, rec.Steps = began, time.Now(), res.Series, res.Steps
@@ -332,15 +388,15 @@ func appendLoadRecord(dir string, run experiment.Run, out *loadOutput, res *load
 	if out.NoFigures == "" {
 		var err error
 		if rec.Histogram, err = stats.Encode(res.Latency); err != nil {
-			return fmt.Errorf("encoding the latency histogram: %w", err)
+			return nil, fmt.Errorf("encoding the latency histogram: %w", err)
 		}
 		if res.FirstMessage != nil {
 			if rec.FirstMessageHistogram, err = stats.Encode(res.FirstMessage); err != nil {
-				return fmt.Errorf("encoding the first messages' histogram: %w", err)
+				return nil, fmt.Errorf("encoding the first messages' histogram: %w", err)
 			}
 		}
 	}
-	return results.Append(filepath.Join(dir, experiment.ResultsFile), rec)
+	return rec, nil
 }
 
 // run is the load as an experiment's run would describe it, so that its
@@ -379,14 +435,28 @@ type loadOutput struct {
 	Steps []results.Step `json:"steps,omitempty"`
 	// Network is the emulated network as measured before the load.
 	Network *network.Measured `json:"network,omitempty"`
+	// Checks are its thresholds (--threshold) as judged.
+	Checks []check.Check `json:"checks,omitempty"`
 }
 
+// write prints the load as format says: a table of its figures and then
+// its checks, or all in JSON.
 func (o *loadOutput) write(w io.Writer, format string) error {
 	if format == "json" {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(o)
 	}
+	if err := o.writeTable(w); err != nil || len(o.Checks) == 0 {
+		return err
+	}
+	if _, err := fmt.Fprintln(w); err != nil {
+		return err
+	}
+	return check.Table(w, "thresholds", o.Checks)
+}
+
+func (o *loadOutput) writeTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	row := func(k, v string, args ...any) { fmt.Fprintf(tw, "%s\t"+v+"\n", append([]any{k}, args...)...) }
 	row("stack", "%s at %s", o.Stack, o.Target)

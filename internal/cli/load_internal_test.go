@@ -43,7 +43,11 @@ func TestHopbenchLoadShowsAFeedsFirstMessages(t *testing.T) {
 	f.target = load.TargetConfig{Model: "user", Count: 5, Op: transport.OpFeed, Messages: 4}
 	f.target.Stack, _ = transport.ParseStack("grpc")
 	dir := t.TempDir()
-	if err := appendLoadRecord(dir, f.run(), feed, res, time.Now(), false, nil); err != nil {
+	rec, err := loadRecord(f.run(), feed, res, time.Now(), false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := results.Append(filepath.Join(dir, experiment.ResultsFile), rec); err != nil {
 		t.Fatal(err)
 	}
 	recs, _, err := results.Read(filepath.Join(dir, experiment.ResultsFile))

@@ -25,6 +25,7 @@ import (
 	"github.com/hopbench/hopbench/internal/lease"
 	"github.com/hopbench/hopbench/internal/report"
 	"github.com/hopbench/hopbench/internal/results"
+	"github.com/hopbench/hopbench/internal/threshold"
 	"github.com/hopbench/hopbench/presets"
 )
 
@@ -33,6 +34,7 @@ type runFlags struct {
 	noCalibrate, yes, dryRun bool
 	tlsDir, tokenFile        string
 	metrics                  metricsFlags
+	checks                   checkFlags
 }
 
 func newRunCommand(a *app) *cobra.Command {
@@ -50,6 +52,12 @@ stops them. Each run's record is appended to DIR/results.jsonl as it ends;
 DIR/summary.md, summary.csv and the report (report.html, report.md,
 charts/) are written at the end, also when interrupted.
 
+Thresholds (the spec's thresholds:, and --threshold for every case) are
+judged at the end on each case's median over its runs with its 95%
+interval: each listed with its figure, kept in DIR/thresholds.json, and
+with --junit written as JUnit XML. One failed makes hopbench run exit 3;
+one the interval cannot decide reads undecided and does not fail.
+
 A spec that needs the JVM node (runtimes: [jvm]) builds it on first use in
 a hopbench checkout (scripts/setup.sh jvm), as brokers are started. With
 --dry-run, hopbench run checks the spec and prints its cases, runs and
@@ -58,7 +66,8 @@ estimated time, and starts nothing.`,
   hopbench run presets/quick.yaml --out results/mine
   hopbench run ensor --scale quick
   hopbench run --dry-run thesis
-  hopbench run my-experiment.yaml`,
+  hopbench run my-experiment.yaml
+  hopbench run gated.yaml --junit thresholds.xml`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := "quick"
@@ -87,6 +96,8 @@ estimated time, and starts nothing.`,
 	cmd.Flags().StringVar(&f.tlsDir, "tls-dir", "", "a spec with hosts: the certificate bundle `DIR` its agents take (hopbench hosts certs); default: hopbench hosts up's")
 	cmd.Flags().StringVar(&f.tokenFile, "token-file", "", "a spec with hosts: a `FILE` holding the token its agents take")
 	f.metrics.add(cmd.Flags())
+	f.checks.addThresholds(cmd.Flags())
+	f.checks.addJUnit(cmd.Flags(), "the thresholds' checks")
 	return cmd
 }
 
@@ -204,6 +215,10 @@ func runExperiment(cmd *cobra.Command, a *app, spec *experiment.Spec, data []byt
 	if err := checkLength(spec, estimate, f.yes); err != nil {
 		return nil, usageError{err}
 	}
+	rules, err := thresholdRules(spec, runs, f.checks)
+	if err != nil {
+		return nil, err
+	}
 	auth, err := agentAuth(spec, f)
 	if err != nil {
 		return nil, err
@@ -253,14 +268,38 @@ func runExperiment(cmd *cobra.Command, a *app, spec *experiment.Spec, data []byt
 		err = cmp.Or(err, noiseAfter(ctx, a, dir, x.Calibration))
 	}
 	if len(recs) > 0 {
-		results.Markdown(a.stdout, results.Summarize(recs))
-		fmt.Fprintf(a.stdout, "\n%d runs recorded in %s\n", len(recs), filepath.Join(dir, experiment.ResultsFile))
-		// Summaries and report are written whatever ended the experiment:
-		// what was measured is shown, and one that fails never hides the
-		// experiment's own error.
-		err = cmp.Or(err, a.report(dir, spec.Name, recs))
+		err = cmp.Or(err, a.summarize(dir, spec.Name, recs, rules, f.checks.junit))
 	}
 	return recs, err
+}
+
+// summarize shows what an experiment measured and keeps its summaries,
+// report and judged thresholds in dir, whatever ended the experiment:
+// what was measured is shown, and one that fails never hides the
+// experiment's own error, which the caller keeps before this one's.
+func (a *app) summarize(dir, name string, recs []results.Record, rules threshold.Rules, junit string) error {
+	results.Markdown(a.stdout, results.Summarize(recs))
+	fmt.Fprintf(a.stdout, "\n%d runs recorded in %s\n", len(recs), filepath.Join(dir, experiment.ResultsFile))
+	err := a.report(dir, name, recs)
+	checks, failed := a.judge(rules, recs, junit)
+	if len(checks) > 0 {
+		err = cmp.Or(err, writeChecks(dir, checks))
+	}
+	return cmp.Or(err, failed)
+}
+
+// thresholdRules are the spec's thresholds and --threshold's, refused
+// before anything runs when one selects no case or a figure the cases it
+// selects do not record.
+func thresholdRules(spec *experiment.Spec, runs []experiment.Run, f checkFlags) (threshold.Rules, error) {
+	rules, err := f.rules(spec.Thresholds)
+	if err != nil {
+		return nil, err
+	}
+	if err := rules.Check(runSubjects(runs)); err != nil {
+		return nil, usageError{err}
+	}
+	return rules, nil
 }
 
 // noiseAfter measures the machine's noise again after the runs and keeps

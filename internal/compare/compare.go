@@ -8,6 +8,7 @@ package compare
 import (
 	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"golang.org/x/perf/benchmath"
@@ -18,6 +19,8 @@ import (
 // Metric is one figure compared.
 type Metric struct {
 	Name string // as a heading: "req/s", "p50 ms"
+	// Key names it in --fail-on: rps, p50, ...
+	Key string
 	// HigherIsBetter says which way a change is an improvement.
 	HigherIsBetter bool
 	value          func(*results.Record) float64
@@ -32,12 +35,12 @@ func (m Metric) Applies(r *results.Record) bool { return m.applies == nil || m.a
 // Metrics are the figures compare shows, in order. A feed's (feed:N)
 // req/s, p50 and p99 run to its last message.
 var Metrics = []Metric{
-	{Name: "req/s", HigherIsBetter: true, value: func(r *results.Record) float64 { return r.RPS }},
-	{Name: "msg/s", HigherIsBetter: true, value: func(r *results.Record) float64 { return r.MessagesPerS }, applies: fed},
-	{Name: "p50 ms", value: func(r *results.Record) float64 { return float64(r.P50Us) / 1000 }},
-	{Name: "p99 ms", value: func(r *results.Record) float64 { return float64(r.P99Us) / 1000 }},
-	{Name: "first p50 ms", value: func(r *results.Record) float64 { return float64(r.FirstMessage.P50Us) / 1000 }, applies: fed},
-	{Name: "client CPU µs/req", value: func(r *results.Record) float64 { return r.ClientCPUUsPerReq }},
+	{Name: "req/s", Key: "rps", HigherIsBetter: true, value: func(r *results.Record) float64 { return r.RPS }},
+	{Name: "msg/s", Key: "msgs", HigherIsBetter: true, value: func(r *results.Record) float64 { return r.MessagesPerS }, applies: fed},
+	{Name: "p50 ms", Key: "p50", value: func(r *results.Record) float64 { return float64(r.P50Us) / 1000 }},
+	{Name: "p99 ms", Key: "p99", value: func(r *results.Record) float64 { return float64(r.P99Us) / 1000 }},
+	{Name: "first p50 ms", Key: "first_p50", value: func(r *results.Record) float64 { return float64(r.FirstMessage.P50Us) / 1000 }, applies: fed},
+	{Name: "client CPU µs/req", Key: "client_cpu", value: func(r *results.Record) float64 { return r.ClientCPUUsPerReq }},
 }
 
 // fed says whether r recorded a feed's figures: its time to the first
@@ -72,6 +75,8 @@ type Row struct {
 	Metric Metric
 	A, B   benchmath.Summary
 	Cmp    benchmath.Comparison
+	// RunsA and RunsB are each set's figure, run by run.
+	RunsA, RunsB []float64
 	// Significant is true when the test rejects "same distribution" at the
 	// comparison's alpha.
 	Significant bool
@@ -136,10 +141,11 @@ func Compare(a, b []results.Record, alpha float64) *Result {
 			if len(ra) == 0 || len(rb) == 0 {
 				continue
 			}
-			sa, sb := sample(ra, m, thresholds), sample(rb, m, thresholds)
+			va, vb := figures(ra, m), figures(rb, m)
+			sa, sb := benchmath.NewSample(slices.Clone(va), thresholds), benchmath.NewSample(slices.Clone(vb), thresholds)
 			cmp := benchmath.AssumeNothing.Compare(sa, sb)
 			res.Rows = append(res.Rows, Row{
-				Key: k, Metric: m, Cmp: cmp, Significant: cmp.P <= cmp.Alpha,
+				Key: k, Metric: m, Cmp: cmp, Significant: cmp.P <= cmp.Alpha, RunsA: va, RunsB: vb,
 				A: benchmath.AssumeNothing.Summary(sa, 0.95), B: benchmath.AssumeNothing.Summary(sb, 0.95),
 			})
 		}
@@ -201,10 +207,11 @@ func applying(recs []*results.Record, m Metric) []*results.Record {
 	return out
 }
 
-func sample(recs []*results.Record, m Metric, t *benchmath.Thresholds) *benchmath.Sample {
+// figures are m's figure of each run, in the runs' order.
+func figures(recs []*results.Record, m Metric) []float64 {
 	vs := make([]float64, len(recs))
 	for i, r := range recs {
 		vs[i] = m.value(r)
 	}
-	return benchmath.NewSample(vs, t)
+	return vs
 }

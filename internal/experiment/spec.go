@@ -12,6 +12,7 @@ import (
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/network"
 	"github.com/hopbench/hopbench/internal/payload"
+	"github.com/hopbench/hopbench/internal/threshold"
 	"github.com/hopbench/hopbench/internal/topology"
 	"github.com/hopbench/hopbench/internal/transport"
 	_ "github.com/hopbench/hopbench/internal/transport/all" // specs name every registered stack
@@ -61,6 +62,8 @@ type Spec struct {
 	Study string `yaml:"study" json:"study,omitempty" jsonschema_description:"The published study this experiment reproduces: ensor, five-tech, rest-grpc or thesis. Its report then carries a paper-vs-here table of the study's findings."`
 	// Codecs are also timed in-process on every payload of the runs.
 	Codecs []string `yaml:"codecs" json:"codecs,omitempty" jsonschema_description:"Also time these codecs in-process (marshal, unmarshal, bytes) on every payload the runs use, written to codec.json beside the results: codec or codec+compression, e.g. [json, proto, json+gzip]."`
+	// Thresholds are limits on the runs' figures, judged when they end.
+	Thresholds threshold.Rules `yaml:"thresholds" json:"thresholds,omitempty"`
 	// Scales and Parts are applied as the spec is read (see Parse).
 	Scales map[string]Overrides `yaml:"scales" json:"scales,omitempty" jsonschema_description:"Named scales, each fields written over the spec's (and, under parts, over a named part's), chosen with hopbench run --scale NAME; without it the spec runs as written."`
 	Parts  []Overrides          `yaml:"parts" json:"parts,omitempty" jsonschema_description:"Sub-experiments run one after another, each a name and the fields it writes over the top level's: an experiment whose figures each need their own matrix."`

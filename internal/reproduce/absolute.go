@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hopbench/hopbench/internal/stats"
 	"github.com/hopbench/hopbench/reference"
 )
 
@@ -42,7 +43,7 @@ func (m Measured) absolute(row *Row) {
 			return
 		}
 	}
-	row.Low, row.High = bootstrapOf(sides, stat)
+	row.Low, row.High = stats.Bootstrap(sides, stat)
 	row.Verdict, row.Why = placeInterval(a, row.Low, row.High)
 	if f.Here.Measure == MeasureClientLimit && a.About > 0 {
 		note, undecided := m.limitBound(f.Here.Num, a.About*DegreeBand)

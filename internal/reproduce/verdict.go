@@ -3,14 +3,13 @@ package reproduce
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
 
 	"golang.org/x/perf/benchmath"
 
-	"github.com/hopbench/hopbench/internal/results"
+	"github.com/hopbench/hopbench/internal/stats"
 	"github.com/hopbench/hopbench/reference"
 )
 
@@ -59,16 +58,13 @@ const DegreeBand = 1.25
 // MinRuns is how many completed runs each side of a timing needs before a
 // direction is decided: with four against four a Mann–Whitney U test can
 // reach p < 0.05; with three against three it never can.
-const MinRuns = 4
+const MinRuns = stats.MinRuns
 
 // Alpha is the significance level of that test, benchstat's.
 var Alpha = benchmath.DefaultThresholds.CompareAlpha
 
-// Confidence of the intervals, and the bootstrap that makes them.
-const (
-	Confidence = 0.95
-	resamples  = 4000
-)
+// Confidence of the intervals (stats.Bootstrap makes them).
+const Confidence = stats.Confidence
 
 // IntervalMethod names how a timing's interval is made, once for tables.
 const IntervalMethod = "95 % percentile bootstrap over runs (the ratio of the two sides' medians, runs resampled with replacement, 4000 times)"
@@ -192,7 +188,7 @@ func (m Measured) interaction(row *Row) {
 		return
 	}
 	runs := [][]float64{sides[0].Runs, sides[1].Runs, sides[2].Runs, sides[3].Runs}
-	row.Low, row.High = bootstrapOf(runs, func(m []float64) float64 { return m[0] / m[1] / (m[2] / m[3]) })
+	row.Low, row.High = stats.Bootstrap(runs, func(m []float64) float64 { return m[0] / m[1] / (m[2] / m[3]) })
 	for _, r := range runs {
 		if len(r) < MinRuns {
 			row.Verdict, row.Test = Inconclusive, "none"
@@ -390,40 +386,8 @@ func RatioInterval(num, den []float64) (lo, hi float64) { return bootstrap(num, 
 // resampling each side's runs with replacement; zeros for a side with
 // fewer than two runs. Seeded: one set of runs gives one interval.
 func bootstrap(num, den []float64) (lo, hi float64) {
-	return bootstrapOf([][]float64{num, den}, func(m []float64) float64 { return m[0] / m[1] })
+	return stats.Bootstrap([][]float64{num, den}, func(m []float64) float64 { return m[0] / m[1] })
 }
-
-// bootstrapOf is the Confidence interval of stat over the medians of the
-// sides, each side's runs resampled with replacement; zeros when a side
-// has fewer than two runs.
-func bootstrapOf(sides [][]float64, stat func(medians []float64) float64) (lo, hi float64) {
-	for _, s := range sides {
-		if len(s) < 2 {
-			return 0, 0
-		}
-	}
-	rng := rand.New(rand.NewPCG(1, 2))
-	draw := make([][]float64, len(sides))
-	for i, s := range sides {
-		draw[i] = make([]float64, len(s))
-	}
-	medians := make([]float64, len(sides))
-	stats := make([]float64, resamples)
-	for i := range stats {
-		for k, s := range sides {
-			for j := range draw[k] {
-				draw[k][j] = s[rng.IntN(len(s))]
-			}
-			medians[k] = median(draw[k])
-		}
-		stats[i] = stat(medians)
-	}
-	slices.Sort(stats)
-	tail := (1 - Confidence) / 2
-	return stats[int(tail*resamples)], stats[int((1-tail)*resamples)-1]
-}
-
-func median(v []float64) float64 { return results.SpreadOf(v).Median }
 
 func finite(vs ...float64) bool {
 	for _, v := range vs {

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/hopbench/hopbench/internal/stats"
 )
 
 // Spread is a figure over repetitions: median, min and max.
@@ -20,14 +22,7 @@ func SpreadOf(vs []float64) Spread {
 	if len(vs) == 0 {
 		return Spread{}
 	}
-	s := slices.Clone(vs)
-	slices.Sort(s)
-	mid := len(s) / 2
-	med := s[mid]
-	if len(s)%2 == 0 {
-		med = (s[mid-1] + s[mid]) / 2
-	}
-	return Spread{Median: med, Min: s[0], Max: s[len(s)-1]}
+	return Spread{Median: stats.Median(vs), Min: slices.Min(vs), Max: slices.Max(vs)}
 }
 
 func (s Spread) format(unit float64, prec int, reps int) string {

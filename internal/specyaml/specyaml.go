@@ -50,7 +50,14 @@ func Decode(n *yaml.Node, v reflect.Value, path string) error {
 		v = v.Elem()
 	}
 	if reflect.PointerTo(v.Type()).Implements(unmarshaler) {
-		if err := v.Addr().Interface().(yaml.Unmarshaler).UnmarshalYAML(n); err != nil {
+		err := v.Addr().Interface().(yaml.Unmarshaler).UnmarshalYAML(n)
+		var within *Error
+		if errors.As(err, &within) {
+			// A value that names where in itself it is wrong gives a
+			// path that continues its own: .p99, [1].stacks.
+			return &Error{Path: orRoot(path + within.Path), Line: within.Line, Msg: within.Msg}
+		}
+		if err != nil {
 			return fail("%v", err)
 		}
 		return nil

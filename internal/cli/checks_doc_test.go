@@ -1,0 +1,151 @@
+package cli_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/hopbench/hopbench/internal/check"
+	"github.com/hopbench/hopbench/internal/cli"
+	"github.com/hopbench/hopbench/internal/compare"
+	"github.com/hopbench/hopbench/internal/experiment"
+	"github.com/hopbench/hopbench/internal/results"
+	"github.com/hopbench/hopbench/internal/threshold"
+)
+
+const thresholdsPage = "../../docs/thresholds.md"
+
+// specBlock is the YAML block of docs/thresholds.md whose first line is
+// "# NAME".
+func specBlock(t *testing.T, name string) string {
+	t.Helper()
+	for _, b := range fencedBlocks(t, thresholdsPage) {
+		if len(b.lines) > 0 && b.lines[0] == "# "+name {
+			return strings.Join(b.lines, "\n") + "\n"
+		}
+	}
+	t.Fatalf("docs/thresholds.md has no spec block starting # %s", name)
+	return ""
+}
+
+// The page's spec parses as written, with its two rules.
+func TestTheThresholdsPagesSpecParses(t *testing.T) {
+	s, err := experiment.Parse([]byte(specBlock(t, "gated.yaml")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Thresholds) != 2 || !s.Thresholds[1].Selects("grpc", "direct") || s.Thresholds[1].Selects("rest", "direct") {
+		t.Errorf("thresholds: %+v", s.Thresholds)
+	}
+}
+
+// The page's spec with a typo is refused as the page shows: the key, the
+// text, the column and what is expected, exit 2.
+func TestTheThresholdsPagesTypoIsRefusedAsShown(t *testing.T) {
+	where, args, lines := example(t, "$ hopbench run --dry-run typo.yaml")
+	typo := specBlock(t, "typo.yaml")
+	t.Chdir(t.TempDir())
+	if err := os.WriteFile("typo.yaml", []byte(typo), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := run(t, args...)
+	if err == nil || cli.ExitCode(err) != 2 {
+		t.Fatalf("%v (exit %d), want a usage error", err, cli.ExitCode(err))
+	}
+	follows(t, where, lines, "hopbench: "+err.Error())
+}
+
+// The page's table is what the thresholds it names print on the runs it
+// names.
+func TestTheThresholdsPagesTableIsWhatJudgePrints(t *testing.T) {
+	where, _, _ := example(t, "thresholds: ")
+	recs, _, err := results.Read("../compare/testdata/a.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rules threshold.Rules
+	if err := yaml.Unmarshal([]byte(`{p50: "< 1ms", rps: "> 2200"}`), &rules); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if err := check.Table(&out, "thresholds", threshold.Judge(rules, recs)); err != nil {
+		t.Fatal(err)
+	}
+	follows(t, where, where.lines, out.String())
+}
+
+// Every threshold key and every metric the gate takes is documented.
+func TestEveryKeyIsDocumented(t *testing.T) {
+	for page, keys := range map[string][]string{thresholdsPage: threshold.Keys(), "../../docs/compare.md": gateKeys()} {
+		data, err := os.ReadFile(page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range keys {
+			if !strings.Contains(string(data), "`"+k+"`") {
+				t.Errorf("%s does not document `%s`", docName(page), k)
+			}
+		}
+	}
+}
+
+func gateKeys() []string {
+	var keys []string
+	for _, m := range compare.Metrics {
+		keys = append(keys, m.Key)
+	}
+	return keys
+}
+
+// The GitHub Actions workflow under docs/ and the commands docs/ci.md
+// shows are hopbench commands with flags they have, and their gates
+// parse.
+func TestTheCIWorkflowsCommandsParse(t *testing.T) {
+	data, err := os.ReadFile("../../docs/ci/hopbench-gate.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wf struct {
+		Jobs map[string]struct {
+			Steps []struct {
+				Run string `yaml:"run"`
+			} `yaml:"steps"`
+		} `yaml:"jobs"`
+	}
+	if err := yaml.Unmarshal(data, &wf); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, job := range wf.Jobs {
+		for _, s := range job.Steps {
+			lines = append(lines, strings.Split(strings.TrimSpace(s.Run), "\n")...)
+		}
+	}
+	for _, b := range fencedBlocks(t, "../../docs/ci.md") {
+		lines = append(lines, b.lines...)
+	}
+	commands := map[string]bool{}
+	for _, l := range lines {
+		fields := strings.Fields(l)
+		if len(fields) == 0 || filepath.Base(fields[0]) != "hopbench" {
+			continue
+		}
+		c, rest, err := cli.Commands().Find(fields[1:])
+		if err == nil {
+			err = c.ParseFlags(rest)
+		}
+		if f := c.Flags().Lookup("fail-on"); err == nil && f != nil && f.Changed {
+			_, err = compare.ParseFailOn(f.Value.String())
+		}
+		if err != nil {
+			t.Errorf("%q: %v", l, err)
+		}
+		commands[c.Name()] = true
+	}
+	if !commands["run"] || !commands["compare"] {
+		t.Errorf("the workflow and page run %v; want run and compare", commands)
+	}
+}
