@@ -132,6 +132,7 @@ func TestBadInputIsAUsageErrorNamingTheFix(t *testing.T) {
 		{[]string{"codec", "--count", "many"}, `invalid argument "many"`},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		{[]string{"load", "--capacity"}, "--capacity needs --sla"},
+		{[]string{"compare", "--format", "benchfmt", "--fail-on", "p50:+10%", "results"}, "--fail-on and --junit gate two sets in a table"},
 		{[]string{"load", "--capacity", "--sla", "5ms", "--rate", "100"}, "leave out --clients and --rate"},
 		{[]string{"load", "--capacity", "--sla", "5ms", "--percentile", "100"}, "capacity percentile 100"},
 		{[]string{"node", "--runtime", "dotnet"}, `--runtime: runtime "dotnet": want go or jvm`},

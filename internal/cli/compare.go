@@ -59,6 +59,9 @@ func newCompareCommand(a *app) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch format {
 			case "benchfmt":
+				if failOn != "" || checks.junit != "" {
+					return usageError{errors.New("--fail-on and --junit gate two sets in a table: give --format table (the default), not benchfmt")}
+				}
 				recs, _, err := readResults(a, args)
 				if err != nil {
 					return err

@@ -99,6 +99,10 @@ type Result struct {
 	// LeftOutA and LeftOutB are the runs of each set that measured to
 	// their end but whose figures a flag withholds (Standing).
 	LeftOutA, LeftOutB []string
+	// FallenB are B's runs whose figures do not stand, for any reason
+	// (failed, interrupted, withheld): the worst regression, which the
+	// gate fails on.
+	FallenB []string
 }
 
 // Compare matches a's and b's completed runs by configuration and compares
@@ -108,6 +112,7 @@ func Compare(a, b []results.Record, alpha float64) *Result {
 		alpha = benchmath.DefaultThresholds.CompareAlpha
 	}
 	res := &Result{Alpha: alpha}
+	res.FallenB = fallen(b)
 	a, res.LeftOutA = Standing(a)
 	b, res.LeftOutB = Standing(b)
 	keep := make([]bool, len(dims))
@@ -176,6 +181,21 @@ func Standing(recs []results.Record) (kept []results.Record, leftOut []string) {
 		}
 	}
 	return kept, leftOut
+}
+
+// fallen names each run whose figures do not stand, and its outcome.
+func fallen(recs []results.Record) []string {
+	var out []string
+	for _, r := range recs {
+		if !r.Stands() {
+			why := r.Outcome
+			if r.Completed() {
+				why = r.Flags.String()
+			}
+			out = append(out, fmt.Sprintf("%s, repetition %d: %s", r.Case, r.Repetition, why))
+		}
+	}
+	return out
 }
 
 func values(recs []results.Record, of func(*results.Record) string) []string {

@@ -74,9 +74,22 @@ func metricKeys() []string {
 // alpha) and past its tolerance fails; a significant change within it,
 // or no significant change, passes; too few runs to test (fewer than
 // stats.MinRuns a side) is undecided. A tolerance on a metric no
-// configuration measured in both sets is an error.
+// configuration measured in both sets is an error, unless B's runs fell
+// (below). A run of B whose
+// figures do not stand (its calls failed, it was interrupted, a flag
+// withholds them), and a configuration of A that B has no standing run
+// of, each fails a check of its own: no tolerance can pass what B did
+// not measure.
 func (r *Result) Gate(tols []Tolerance) ([]check.Check, error) {
 	var checks []check.Check
+	for _, f := range r.FallenB {
+		checks = append(checks, check.Check{Name: "B's runs stand", Kind: "gate", Subject: f, Outcome: check.Fail,
+			Why: "B's run has no figure to compare: " + f})
+	}
+	for _, k := range r.OnlyA {
+		checks = append(checks, check.Check{Name: "B measured A's configurations", Kind: "gate", Subject: k, Outcome: check.Fail,
+			Why: "A measured this configuration and B has no run of it whose figures stand"})
+	}
 	for _, t := range tols {
 		n := len(checks)
 		for _, row := range r.Rows {
@@ -84,7 +97,7 @@ func (r *Result) Gate(tols []Tolerance) ([]check.Check, error) {
 				checks = append(checks, row.gate(t))
 			}
 		}
-		if len(checks) == n {
+		if len(checks) == n && len(r.FallenB)+len(r.OnlyA) == 0 {
 			return nil, fmt.Errorf("--fail-on %s: no configuration measured in both sets has %s", t.Text, t.Key)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hopbench/hopbench/internal/check"
+	"github.com/hopbench/hopbench/internal/results"
 )
 
 func TestFailOnReadsSignedTolerances(t *testing.T) {
@@ -114,6 +115,42 @@ func TestTooFewRunsAreUndecided(t *testing.T) {
 	}
 	if _, err := Compare(a, b, 0).Gate([]Tolerance{{Key: "msgs", Change: -0.1, Text: "msgs:-10%"}}); err == nil || !strings.Contains(err.Error(), "no configuration measured in both sets has msgs") {
 		t.Errorf("a gate on a metric no run has: %v", err)
+	}
+}
+
+// B's calls failing is the worst regression: every run of one B
+// configuration failed (its calls, as a run whose node is down), so that
+// configuration is A's only, and one run of the other partly failed. The
+// gate fails each, whatever the tolerances say of the rest.
+func TestAGateFailsWhenBsCallsFailed(t *testing.T) {
+	a, b := read(t, "testdata/a.jsonl"), read(t, "testdata/b.jsonl")
+	gone := b[0].Stack
+	var other string
+	for i := range b {
+		switch {
+		case b[i].Stack == gone:
+			b[i].Outcome, b[i].Errors = results.OutcomeFailed, b[i].Requests
+		case other == "":
+			other = b[i].Case
+			b[i].Outcome, b[i].Errors, b[i].ErrorsByClass = results.OutcomeErrors, b[i].Requests/3, map[string]int64{"timeout": b[i].Requests / 3}
+			b[i].MarkFailures()
+		}
+	}
+	tols, _ := ParseFailOn("p50:+50%")
+	checks, err := Compare(a, b, 0).Gate(tols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fellFor, onlyA bool
+	for _, c := range checks {
+		if c.Outcome != check.Fail {
+			continue
+		}
+		fellFor = fellFor || strings.Contains(c.Subject, other)
+		onlyA = onlyA || (c.Name == "B measured A's configurations" && strings.Contains(c.Subject, gone))
+	}
+	if !fellFor || !onlyA || !check.Failed(checks) {
+		t.Errorf("B's failed runs (all of %s; one of %s) pass the gate:\n%s", gone, other, summaries(checks))
 	}
 }
 

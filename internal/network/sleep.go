@@ -21,7 +21,8 @@ import (
 // this is developed on, and a round trip pays that twice: 100 µs on lan's
 // 200. So the timerfd is set lead early, lead being the median of how
 // late the ones before it fired, and the goroutine yields its thread until
-// t for what remains (a few µs in the median; at most lead): the delays
+// t for what remains (a few µs in the median; at most lead, or half the
+// wait): the delays
 // emulated are the profile's, whatever the machine, at a small cost in
 // CPU.
 func sleepUntil(t time.Time) {
@@ -30,7 +31,11 @@ func sleepUntil(t time.Time) {
 		time.Sleep(wait - preciseWait)
 		wait = time.Until(t)
 	}
-	if ask := wait - time.Duration(lead.Load()); ask > 0 {
+	if wait >= minTimed {
+		// Never more than half the wait early: every timed wait keeps
+		// sampling the lateness, so a lead learnt on a busy moment
+		// comes down again instead of leaving every wait to the yield.
+		ask := max(wait-time.Duration(lead.Load()), wait/2)
 		start := time.Now()
 		if !precise(ask) {
 			time.Sleep(time.Until(t))
@@ -43,7 +48,12 @@ func sleepUntil(t time.Time) {
 	}
 }
 
-const preciseWait = 2 * time.Millisecond
+const (
+	preciseWait = 2 * time.Millisecond
+	// minTimed is the shortest wait a timer is set for: a shorter one is
+	// yielded away.
+	minTimed = 10 * time.Microsecond
+)
 
 // timers are timerfds, non-blocking and so read through the netpoller.
 var timers = sync.Pool{New: func() any {

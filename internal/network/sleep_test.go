@@ -8,8 +8,8 @@ import (
 // sleepUntil never returns before its time, however early its timer is
 // set: the emulated delay is a floor, as a wire's is.
 func TestSleepUntilNeverEndsEarly(t *testing.T) {
+	defer lead.Store(lead.Load())
 	lead.Store(maxLead) // the timer fires as early as it ever may
-	defer lead.Store(0)
 	for _, d := range []time.Duration{0, 20 * time.Microsecond, 150 * time.Microsecond, 300 * time.Microsecond, 3 * time.Millisecond} {
 		due := time.Now().Add(d)
 		sleepUntil(due)
@@ -22,7 +22,7 @@ func TestSleepUntilNeverEndsEarly(t *testing.T) {
 // lead follows the median of the timers' lateness, one step a timer,
 // whatever the outliers, and stays within 0 and maxLead.
 func TestLeadLearnsTheMedianLateness(t *testing.T) {
-	defer lead.Store(0)
+	defer lead.Store(lead.Load())
 	lead.Store(0)
 	// Lateness 40 µs three times in four, and a 5 ms outlier the fourth:
 	// the median is 40 µs.
@@ -60,5 +60,19 @@ func TestTheLeadIsMeasuredBeforeTheFirstShapedConnection(t *testing.T) {
 	}
 	if got := time.Duration(l); got <= 0 || got > time.Duration(maxLead) {
 		t.Errorf("lead %v after measuring the timers, want within (0, %v]: no timer fires early", got, time.Duration(maxLead))
+	}
+}
+
+// A lead learnt at its largest (a busy moment) comes down over lan-sized
+// waits, shorter than it: each still sets a timer, half the wait at most
+// early, and its lateness moves the lead.
+func TestALargeLeadComesDownOverShortWaits(t *testing.T) {
+	defer lead.Store(lead.Load())
+	lead.Store(maxLead)
+	for range 400 {
+		sleepUntil(time.Now().Add(100 * time.Microsecond))
+	}
+	if got := lead.Load(); got > maxLead-int64(50*time.Microsecond) {
+		t.Errorf("lead %v after 400 waits of 100µs from %v: stuck", time.Duration(got), time.Duration(maxLead))
 	}
 }

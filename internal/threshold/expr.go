@@ -68,7 +68,7 @@ func ParseLimit(key, text string) (Limit, error) {
 		}
 	}
 	if op == "" {
-		return fail(i, "want a comparison first: <, <=, > or >=, e.g. %q", "< "+k.example)
+		return fail(i, "want a comparison first: <, <=, > or >=, e.g. %q", k.sample())
 	}
 	i = skipSpace(text, i+len(op))
 	j := i

@@ -13,7 +13,10 @@ type key struct {
 	name    string
 	unit    check.Unit
 	example string // a limit's value, for messages
-	doc     string
+	// floor says the figure is better higher: a limit on it is a floor,
+	// "> 5000", in messages and the schema's examples.
+	floor bool
+	doc   string
 	// needs says why a case of subject does not record the figure; ""
 	// when it does.
 	needs func(Subject) string
@@ -31,17 +34,17 @@ type Subject struct {
 }
 
 var keys = []key{
-	{"p50", check.Micros, "10ms", "latency at p50, from each request's intended send time", nil, latency(func(f *results.Figures) int64 { return f.P50Us })},
-	{"p99", check.Micros, "10ms", "latency at p99", nil, latency(func(f *results.Figures) int64 { return f.P99Us })},
-	{"p99.9", check.Micros, "10ms", "latency at p99.9", nil, latency(func(f *results.Figures) int64 { return f.P999Us })},
-	{"errors", check.Percent, "0.1%", "calls that failed or replied later than the SLA, % of requests (a capacity search's: at its capacity)", nil, errorRate},
-	{"rps", check.PerSec, "5000", "replies a second, late ones included (a capacity search's: at its capacity)", nil, standing(func(r *results.Record) float64 { return r.RPS })},
-	{"good_rps", check.PerSec, "5000", "replies within the SLA a second (goodput)", nil, standing(func(r *results.Record) float64 { return r.GoodRPS })},
-	{"capacity", check.PerSec, "5000", "a capacity search's capacity: the highest rate whose percentile met its SLA", needsCapacity, capacity},
-	{"bytes", check.Bytes, "2KB", "bytes on the client's connections per request, sent and received", nil, wireBytes},
-	{"cpu", check.Micros, "200µs", "the services' CPU per request, summed over the topology's nodes", needsNodes, standing(func(r *results.Record) float64 { c, _, _ := r.Services(); return c })},
-	{"client_cpu", check.Micros, "50µs", "the load generator's own CPU per request", nil, standing(func(r *results.Record) float64 { return r.ClientCPUUsPerReq })},
-	{"memory", check.Bytes, "100MB", "the largest node's peak RSS", needsNodes, standing(peakRSS)},
+	{"p50", check.Micros, "10ms", false, "latency at p50, from each request's intended send time", nil, latency(func(f *results.Figures) int64 { return f.P50Us })},
+	{"p99", check.Micros, "10ms", false, "latency at p99", nil, latency(func(f *results.Figures) int64 { return f.P99Us })},
+	{"p99.9", check.Micros, "10ms", false, "latency at p99.9", nil, latency(func(f *results.Figures) int64 { return f.P999Us })},
+	{"errors", check.Percent, "0.1%", false, "calls that failed or replied later than the SLA, % of requests (a capacity search's: at its capacity)", nil, errorRate},
+	{"rps", check.PerSec, "5000", true, "replies a second, late ones included (a capacity search's: at its capacity)", nil, standing(func(r *results.Record) float64 { return r.RPS })},
+	{"good_rps", check.PerSec, "5000", true, "replies within the SLA a second (goodput)", nil, standing(func(r *results.Record) float64 { return r.GoodRPS })},
+	{"capacity", check.PerSec, "5000", true, "a capacity search's capacity: the highest rate whose percentile met its SLA", needsCapacity, capacity},
+	{"bytes", check.Bytes, "2KB", false, "bytes on the client's connections per request, sent and received", nil, wireBytes},
+	{"cpu", check.Micros, "200µs", false, "the services' CPU per request, summed over the topology's nodes", needsNodes, standing(func(r *results.Record) float64 { c, _, _ := r.Services(); return c })},
+	{"client_cpu", check.Micros, "50µs", false, "the load generator's own CPU per request", nil, standing(func(r *results.Record) float64 { return r.ClientCPUUsPerReq })},
+	{"memory", check.Bytes, "100MB", false, "the largest node's peak RSS", needsNodes, standing(peakRSS)},
 }
 
 // Keys are the threshold keys, in the order documented.
@@ -152,4 +155,12 @@ func peakRSS(r *results.Record) float64 {
 		peak = max(peak, n.PeakRSS)
 	}
 	return float64(peak)
+}
+
+// sample is a limit on k, for messages and the schema: "< 10ms", "> 5000".
+func (k key) sample() string {
+	if k.floor {
+		return "> " + k.example
+	}
+	return "< " + k.example
 }

@@ -102,7 +102,7 @@ func (Rules) JSONSchema() *jsonschema.Schema {
 	rule.Properties.Set("topologies", withDescription(*names, "Only the cases of these topologies."))
 	for _, k := range keys {
 		rule.Properties.Set(k.name, &jsonschema.Schema{Type: "string", Pattern: `^\s*(<|<=|>|>=)\s*[0-9.]+\s*\S*\s*$`,
-			Description: k.doc + ".", Examples: []any{"< " + k.example}})
+			Description: k.doc + ".", Examples: []any{k.sample()}})
 	}
 	return &jsonschema.Schema{
 		OneOf: []*jsonschema.Schema{rule, {Type: "array", Items: rule}},
