@@ -10,7 +10,7 @@ import (
 )
 
 // udpEcho answers every datagram with itself until the test ends.
-func udpEcho(t *testing.T) net.Addr {
+func udpEcho(t testing.TB) net.Addr {
 	t.Helper()
 	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {

@@ -16,8 +16,7 @@ func BenchmarkShapedRoundTrip(b *testing.B) {
 	lan, _ := network.Parse("lan")
 	for _, p := range []network.Profile{{}, lan} {
 		b.Run("udp/"+p.String(), func(b *testing.B) {
-			echo, stop := udpEchoB(b)
-			defer stop()
+			echo := udpEcho(b)
 			raw, _ := net.ListenPacket("udp", "127.0.0.1:0")
 			pc := p.Packets(raw)
 			defer pc.Close()
@@ -50,21 +49,4 @@ func BenchmarkShapedRoundTrip(b *testing.B) {
 			}
 		})
 	}
-}
-
-func udpEchoB(b *testing.B) (net.Addr, func()) {
-	pc, _ := net.ListenPacket("udp", "127.0.0.1:0")
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		buf := make([]byte, 2048)
-		for {
-			n, addr, err := pc.ReadFrom(buf)
-			if err != nil {
-				return
-			}
-			pc.WriteTo(buf[:n], addr)
-		}
-	}()
-	return pc.LocalAddr(), func() { pc.Close(); <-done }
 }

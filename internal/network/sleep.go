@@ -21,10 +21,9 @@ import (
 // this is developed on, and a round trip pays that twice: 100 µs on lan's
 // 200. So the timerfd is set lead early, lead being the median of how
 // late the ones before it fired, and the goroutine yields its thread until
-// t for what remains (a few µs in the median; at most lead, or half the
-// wait): the delays
-// emulated are the profile's, whatever the machine, at a small cost in
-// CPU.
+// t for what remains (a few µs in the median; at most lead, or three
+// quarters of the wait): the delays emulated are the profile's, whatever
+// the machine, at a small cost in CPU.
 func sleepUntil(t time.Time) {
 	wait := time.Until(t)
 	if wait > preciseWait {
@@ -32,10 +31,11 @@ func sleepUntil(t time.Time) {
 		wait = time.Until(t)
 	}
 	if wait >= minTimed {
-		// Never more than half the wait early: every timed wait keeps
-		// sampling the lateness, so a lead learnt on a busy moment
-		// comes down again instead of leaving every wait to the yield.
-		ask := max(wait-time.Duration(lead.Load()), wait/2)
+		// Never more than three quarters of the wait early: every
+		// timed wait keeps sampling the lateness, so a lead learnt on
+		// a busy moment comes down again instead of leaving every wait
+		// to the yield.
+		ask := max(wait-time.Duration(lead.Load()), wait/4)
 		start := time.Now()
 		if !precise(ask) {
 			time.Sleep(time.Until(t))

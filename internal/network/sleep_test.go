@@ -64,8 +64,8 @@ func TestTheLeadIsMeasuredBeforeTheFirstShapedConnection(t *testing.T) {
 }
 
 // A lead learnt at its largest (a busy moment) comes down over lan-sized
-// waits, shorter than it: each still sets a timer, half the wait at most
-// early, and its lateness moves the lead.
+// waits, shorter than it: each still sets a timer, three quarters of the
+// wait at most early, and its lateness moves the lead.
 func TestALargeLeadComesDownOverShortWaits(t *testing.T) {
 	defer lead.Store(lead.Load())
 	lead.Store(maxLead)
