@@ -169,8 +169,7 @@ func checkLoopback(addr string) error {
 	if err != nil {
 		return fmt.Errorf("address %q: want host:port, e.g. 127.0.0.1:5672", addr)
 	}
-	ip := net.ParseIP(host)
-	if host != "localhost" && (ip == nil || !ip.IsLoopback()) && !network.IsLab(ip) {
+	if !network.IsLoopbackHost(host) && !network.IsLab(net.ParseIP(host)) {
 		return fmt.Errorf("address %q is not on loopback: hopbench runs brokers and their clients on this machine only (use 127.0.0.1)", addr)
 	}
 	return nil

@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -172,13 +171,4 @@ func (e *Exporter) Close(ctx context.Context) error {
 	stop, cancel := e.bounded(ctx)
 	defer cancel()
 	return errors.Join(err, e.provider.Shutdown(stop))
-}
-
-// isLoopback says whether host is this machine's loopback.
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

@@ -14,6 +14,8 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/sdk/resource"
 	"google.golang.org/grpc/credentials"
+
+	"github.com/hopbench/hopbench/internal/network"
 )
 
 // OTLPTarget reads --otlp-endpoint s: HOST:PORT, in plain text on
@@ -36,7 +38,7 @@ func OTLPTarget(s string) (hostPort string, plaintext bool, err error) {
 	if err != nil || host == "" || port == "" {
 		return "", false, bad
 	}
-	return s, isLoopback(host), nil
+	return s, network.IsLoopbackHost(host), nil
 }
 
 // newPush is the OTLP push's reader of b: every Interval, and at the end,

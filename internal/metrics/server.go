@@ -14,6 +14,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+
+	"github.com/hopbench/hopbench/internal/network"
 )
 
 // server serves the board to Prometheus on /metrics.
@@ -40,7 +42,7 @@ func ListenAddr(s string) (addr string, loopback bool, err error) {
 	if host == "" {
 		host = "127.0.0.1"
 	}
-	return net.JoinHostPort(host, port), isLoopback(host), nil
+	return net.JoinHostPort(host, port), network.IsLoopbackHost(host), nil
 }
 
 // newServer listens where cfg says, with a Prometheus exporter reading b

@@ -367,6 +367,13 @@ func CleanStale() error {
 
 func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
 
+// IsLoopbackHost says whether host, a name or an address, is this
+// machine's loopback: localhost, 127.0.0.0/8 or ::1.
+func IsLoopbackHost(host string) bool {
+	ip := net.ParseIP(host)
+	return host == "localhost" || ip != nil && ip.IsLoopback()
+}
+
 // IsLab reports whether ip is on a lab of this machine: in 10.231.0.0/16
 // and on a subnet one of this namespace's interfaces is on (the lab's
 // own: a host's, or this machine's attachment).

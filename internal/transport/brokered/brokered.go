@@ -53,7 +53,7 @@ func ParseAddr(s, scheme string, unique bool) (Addr, error) {
 	if err != nil || port == "" {
 		return Addr{}, fmt.Errorf("address %q: want host:port of the broker, e.g. 127.0.0.1:%s", s, defaultPort(scheme))
 	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) && !network.IsLab(ip) {
+	if !network.IsLoopbackHost(host) && !network.IsLab(net.ParseIP(host)) {
 		return Addr{}, fmt.Errorf("address %q: the broker must be on loopback (127.0.0.1): hopbench's traffic stays on this machine", s)
 	}
 	a := Addr{Scheme: scheme, Host: u.Host, Name: strings.Trim(u.Path, "/")}
