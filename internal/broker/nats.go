@@ -17,22 +17,33 @@ import (
 // 64 MiB body limit and room for headers (NATS's default is 1 MiB).
 const NATSMaxPayload = 64<<20 + 1<<20
 
-// NATSTLS is how the embedded server takes TLS: with the certificates of
+// NATSServer is how the embedded server runs: JetStream with its store
+// (StoreDir), and TLS with the certificates of
 // Dir, beside plain clients on the same port (allow_non_tls); or, when
 // Mutual, on a listener of its own at Addr that takes TLS clients with a
 // certificate and nothing else, beside the plain listener (NATS cannot
 // require client certificates on a port that also takes plain clients).
 // The zero value is plain text only.
-type NATSTLS struct {
+type NATSServer struct {
 	Dir    string
 	Mutual bool
 	Addr   string // the mutual TLS listener's address
+	// StoreDir turns JetStream on in the plain listener's server, with
+	// its streams stored there (bounded by NATSJetStreamMemory and
+	// NATSJetStreamStore).
+	StoreDir string
 }
+
+// JetStream's bounds: a lab broker on a shared machine.
+const (
+	NATSJetStreamMemory = 512 << 20
+	NATSJetStreamStore  = 8 << 30
+)
 
 // natsOptions are the embedded server's options for addr: plain, or with
 // t's TLS beside plain clients (tls false) or alone (tls true: mutual, no
 // plain client).
-func natsOptions(addr string, t NATSTLS, tlsOnly bool) (*server.Options, error) {
+func natsOptions(addr string, t NATSServer, tlsOnly bool) (*server.Options, error) {
 	host, portStr, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, err
@@ -58,13 +69,17 @@ func natsOptions(addr string, t NATSTLS, tlsOnly bool) (*server.Options, error) 
 		opts.TLS, opts.TLSConfig, opts.TLSVerify, opts.AllowNonTLS = true, bundle.Server(t.Mutual), t.Mutual, !tlsOnly
 		opts.TLSTimeout = 5
 	}
+	if t.StoreDir != "" && !tlsOnly {
+		opts.JetStream, opts.StoreDir = true, t.StoreDir
+		opts.JetStreamMaxMemory, opts.JetStreamMaxStore = NATSJetStreamMemory, NATSJetStreamStore
+	}
 	return opts, nil
 }
 
 // ServeNATS runs the embedded NATS server at addr (and its mutual TLS
 // listener at t.Addr) until ctx ends; it is what `hopbench broker-process
 // nats` runs. ready is called once it accepts connections.
-func ServeNATS(ctx context.Context, addr string, t NATSTLS, ready func()) error {
+func ServeNATS(ctx context.Context, addr string, t NATSServer, ready func()) error {
 	stop, err := startEmbeddedNATS(addr, t, true)
 	if err != nil {
 		return err
@@ -79,7 +94,7 @@ func ServeNATS(ctx context.Context, addr string, t NATSTLS, ready func()) error 
 
 // startEmbeddedNATS starts the plain server at addr and, with mutual TLS,
 // the TLS-only one at t.Addr; stop shuts down both.
-func startEmbeddedNATS(addr string, t NATSTLS, log bool) (stop func(), err error) {
+func startEmbeddedNATS(addr string, t NATSServer, log bool) (stop func(), err error) {
 	plain, err := startNATSServer(addr, t, false, log)
 	if err != nil || !t.Mutual || t.Dir == "" {
 		return func() { shutdownNATS(plain) }, err
@@ -96,7 +111,7 @@ func startEmbeddedNATS(addr string, t NATSTLS, log bool) (stop func(), err error
 	return func() { shutdownNATS(mutual); shutdownNATS(plain) }, nil
 }
 
-func startNATSServer(addr string, t NATSTLS, tlsOnly, log bool) (*server.Server, error) {
+func startNATSServer(addr string, t NATSServer, tlsOnly, log bool) (*server.Server, error) {
 	opts, err := natsOptions(addr, t, tlsOnly)
 	if err != nil {
 		return nil, err
@@ -128,7 +143,7 @@ func shutdownNATS(srv *server.Server) {
 // broker-process command), so its CPU and memory are measured apart from
 // the load generator's; or in this process when cfg.InProcess.
 func startNATS(_ context.Context, b *Broker, cfg Config) error {
-	t := NATSTLS{Dir: cfg.TLSDir, Mutual: cfg.MTLS, Addr: cfg.TLSAddr}
+	t := NATSServer{Dir: cfg.TLSDir, Mutual: cfg.MTLS, Addr: cfg.TLSAddr, StoreDir: filepath.Join(cfg.Dir, "jetstream")}
 	if cfg.InProcess {
 		stop, err := startEmbeddedNATS(cfg.Addr, t, false)
 		if err != nil {
@@ -146,7 +161,7 @@ func startNATS(_ context.Context, b *Broker, cfg Config) error {
 		}
 	}
 	b.Log = filepath.Join(cfg.Dir, "nats.log")
-	argv := []string{bin, "broker-process", "nats", "--addr", cfg.Addr}
+	argv := []string{bin, "broker-process", "nats", "--addr", cfg.Addr, "--store", t.StoreDir}
 	if t.Dir != "" {
 		argv = append(argv, "--tls-dir", t.Dir)
 	}

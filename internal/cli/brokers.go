@@ -181,9 +181,9 @@ func orDash(s string) string {
 // measured apart from the load generator's.
 func newBrokerProcessCommand(a *app) *cobra.Command {
 	var addr string
-	var t broker.NATSTLS
+	var t broker.NATSServer
 	cmd := &cobra.Command{
-		Use:    "broker-process nats --addr HOST:PORT [--tls-dir DIR [--mtls --tls-addr HOST:PORT]]",
+		Use:    "broker-process nats --addr HOST:PORT [--store DIR] [--tls-dir DIR [--mtls --tls-addr HOST:PORT]]",
 		Short:  "Run the embedded NATS broker (started by hopbench itself)",
 		Hidden: true,
 		Args:   cobra.ExactArgs(1),
@@ -201,5 +201,6 @@ func newBrokerProcessCommand(a *app) *cobra.Command {
 	cmd.Flags().StringVar(&t.Dir, "tls-dir", "", "also take TLS clients, with the certificates in DIR")
 	cmd.Flags().BoolVar(&t.Mutual, "mtls", false, "with --tls-dir: require client certificates, on a listener of their own")
 	cmd.Flags().StringVar(&t.Addr, "tls-addr", "", "with --mtls: the address of the mutual TLS listener")
+	cmd.Flags().StringVar(&t.StoreDir, "store", "", "JetStream's storage directory (JetStream is off without it)")
 	return cmd
 }

@@ -14,6 +14,10 @@ type arrivals struct {
 	clock    clock
 	first    time.Time // zero until a message arrives
 	messages int64
+	// intended and sent are the call's due time (from which its latency
+	// counts) and when it was sent, for calls that stamp them into what
+	// they send (one-way messages).
+	intended, sent time.Time
 }
 
 type arrivalsKey struct{}
@@ -44,7 +48,19 @@ func (a *arrivals) arrived() {
 	a.messages++
 }
 
-func (a *arrivals) reset() { a.first, a.messages = time.Time{}, 0 }
+func (a *arrivals) reset(intended, sent time.Time) {
+	a.first, a.messages, a.intended, a.sent = time.Time{}, 0, intended, sent
+}
+
+// Due is when the call made under ctx was due (its latency counts from
+// then: for an open loop that waited for a free worker, before it was
+// sent) and when it was sent; zero times outside a worker.
+func Due(ctx context.Context) (intended, sent time.Time) {
+	if a := arrivalsOf(ctx); a != nil {
+		return a.intended, a.sent
+	}
+	return time.Time{}, time.Time{}
+}
 
 // into is o with what the call saw of its messages.
 func (a *arrivals) into(o outcome) outcome {

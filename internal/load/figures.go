@@ -16,7 +16,7 @@ func (r *Result) Figures(w wire.Totals) results.Figures {
 	f := results.Figures{
 		Requests: r.Requests, Errors: r.Errors, ErrorsByClass: r.ErrorsByClass, RPS: r.RPS(), ErrorRPS: r.ErrorRPS(), GoodRPS: r.GoodRPS(), ElapsedS: r.Elapsed.Seconds(), NotSent: r.NotSent,
 		MeanUs: s.MeanUs, P50Us: s.P50Us, P90Us: s.P90Us, P99Us: s.P99Us, P999Us: s.P999Us, MaxUs: s.MaxUs,
-		ClientCPUUsPerReq: r.ClientCPUPerRequest(),
+		ClientCPUUsPerReq: r.ClientCPUPerRequest(), OneWay: r.OneWay,
 	}
 	if r.Uncorrected != nil {
 		u := stats.Summarize(r.Uncorrected)

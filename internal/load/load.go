@@ -222,6 +222,8 @@ type Result struct {
 	Capacity *results.SearchResult
 	// ClientCPU is this process's CPU time over the measured window.
 	ClientCPU time.Duration
+	// OneWay is a one-way run's accounting; nil for calls.
+	OneWay *results.OneWay
 	// capacityMessagesPerS is a capacity search's messages per second
 	// at the probe at its capacity.
 	capacityMessagesPerS float64

@@ -129,7 +129,7 @@ func (e *engine) closedWorker(ctx context.Context, s *slot) {
 		if e.done(ctx, sent) {
 			return
 		}
-		arr.reset()
+		arr.reset(sent, sent)
 		halted, err := cutOff(ctx, s.call(actx, call, sent))
 		if halted {
 			return
@@ -298,7 +298,7 @@ func (e *engine) openWorker(ctx context.Context, s *slot, tickets <-chan time.Ti
 		if free.After(due) {
 			from = due // behind: every worker was busy with the service
 		}
-		arr.reset()
+		arr.reset(from, sent)
 		halted, err := cutOff(ctx, s.call(actx, call, sent))
 		if halted {
 			return

@@ -37,6 +37,9 @@ type TargetConfig struct {
 	// handshake) for every call and closes it after, instead of dialling
 	// Connections clients for the run.
 	PerRequest bool
+	// OneWay dials no clients: the body is published as one-way messages
+	// by the oneway package's driver, which opens its own publishers.
+	OneWay bool
 }
 
 // Target is a dialled service with its request encoded once: the
@@ -100,8 +103,8 @@ func DialTarget(ctx context.Context, cfg TargetConfig) (*Target, error) {
 	if err := t.encodeBody(c, z); err != nil {
 		return nil, err
 	}
-	if cfg.PerRequest {
-		return t, nil // each call dials its own
+	if cfg.PerRequest || cfg.OneWay {
+		return t, nil // each call dials its own, or the one-way driver does
 	}
 	if err := t.dial(ctx); err != nil {
 		t.Close()
@@ -254,3 +257,16 @@ func (t *Target) Close() error {
 	}
 	return errors.Join(errs...)
 }
+
+// Body is the encoded (and compressed) request body, sent as is by every
+// call: one-way messages carry it.
+func (t *Target) Body() []byte { return t.req.Body }
+
+// TransportConfig is the transport configuration the target's clients
+// are dialled with: the stack's codec and compression, TLS, limits and
+// the window's counting dialer.
+func (t *Target) TransportConfig() transport.Config { return t.tcfg }
+
+// ReadBody decodes a body as the request's message, as the service that
+// receives it does (a one-way message's consumer).
+func (t *Target) ReadBody(b []byte) error { return t.cc.Unmarshal(b, t.model.New()) }

@@ -114,11 +114,13 @@ func (m Marks) String() string {
 func (r *Record) Stands() bool { return r.Completed() && !r.Flags.Withhold() }
 
 // MarkFailures sets FlagPartlyFailed on a completed run that partly
-// failed (PartlyFailed).
+// failed (PartlyFailed), and FlagLost on a one-way run that lost
+// messages.
 func (r *Record) MarkFailures() {
 	if m, ok := PartlyFailed(&r.Figures, r.Steps); ok && r.Completed() {
 		r.Flags.Set(m.Flag, m.Why)
 	}
+	r.markLost()
 }
 
 // PartlyFailed is the mark of figures whose failed and unsent calls pass

@@ -125,6 +125,9 @@ type Record struct {
 
 // Figures are what the load generator measured at the client.
 type Figures struct {
+	// OneWay is a one-way run's accounting (mode oneway only): in such a
+	// run the latency is end to end and the requests are the publishes.
+	OneWay        *OneWay          `json:"oneway,omitempty"`
 	Requests      int64            `json:"requests"`
 	Errors        int64            `json:"errors"`
 	ErrorsByClass map[string]int64 `json:"errors_by_class,omitempty"`

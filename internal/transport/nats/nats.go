@@ -88,7 +88,9 @@ type server struct {
 	handlers *brokered.Handlers
 }
 
-func (Transport) Options() []transport.Option { return []transport.Option{brokered.ServeOption} }
+func (Transport) Options() []transport.Option {
+	return []transport.Option{brokered.ServeOption, JetStreamOption}
+}
 
 // Listen subscribes to the subject in a queue group of the same name.
 func (t Transport) Listen(ctx context.Context, addr string, cfg transport.Config, h transport.Handler) (transport.Server, error) {
