@@ -53,6 +53,8 @@ func (Transport) Options() []transport.Option {
 		{Name: "prefetch", Default: "128", Help: "unacknowledged requests a service holds at once (basic.qos)", Check: transport.PositiveInt},
 		{Name: "persistent", Default: "false", Help: "durable request queues and persistent messages (written to disk)", Check: transport.Bool},
 		{Name: "confirm", Default: "false", Help: "publisher confirms: a publish waits for the broker's ack", Check: transport.Bool},
+		{Name: "queue", Default: "classic", Help: "one-way messages: the groups' queue type, classic or quorum (replicated, always durable)", Check: transport.OneOf("classic", "quorum")},
+		{Name: "ack", Default: "manual", Help: "one-way messages: consumers acknowledge each message after taking it (manual) or the broker counts it delivered as it sends it (auto)", Check: transport.OneOf("manual", "auto")},
 		brokered.ServeOption,
 	}
 }
@@ -64,6 +66,8 @@ type settings struct {
 	persistent  bool
 	confirm     bool
 	serve       string
+	quorum      bool
+	manualAck   bool
 }
 
 func (t Transport) settings(cfg transport.Config) (settings, error) {
@@ -78,6 +82,7 @@ func (t Transport) settings(cfg transport.Config) (settings, error) {
 	s.prefetch, _ = strconv.Atoi(opts["prefetch"])
 	s.persistent, _ = strconv.ParseBool(opts["persistent"])
 	s.confirm, _ = strconv.ParseBool(opts["confirm"])
+	s.quorum, s.manualAck = opts["queue"] == "quorum", opts["ack"] == "manual"
 	return s, nil
 }
 
@@ -105,12 +110,19 @@ func dial(a brokered.Addr, cfg transport.Config, role string) (*amqp.Connection,
 	return conn, nil
 }
 
-// publish sends msg, waiting for the broker's confirm when on.
+// publish sends msg to the default exchange, waiting for the broker's
+// confirm when on.
 func publish(ctx context.Context, ch *amqp.Channel, confirm bool, key string, mandatory bool, msg amqp.Publishing) error {
+	return publishTo(ctx, ch, confirm, "", key, mandatory, msg)
+}
+
+// publishTo sends msg to exchange, waiting for the broker's confirm when
+// on.
+func publishTo(ctx context.Context, ch *amqp.Channel, confirm bool, exchange, key string, mandatory bool, msg amqp.Publishing) error {
 	if !confirm {
-		return ch.PublishWithContext(ctx, "", key, mandatory, false, msg)
+		return ch.PublishWithContext(ctx, exchange, key, mandatory, false, msg)
 	}
-	dc, err := ch.PublishWithDeferredConfirmWithContext(ctx, "", key, mandatory, false, msg)
+	dc, err := ch.PublishWithDeferredConfirmWithContext(ctx, exchange, key, mandatory, false, msg)
 	if err != nil {
 		return err
 	}
