@@ -24,7 +24,8 @@ type Variant struct {
 	Options map[string]string
 	// AtMostOnce: the settings may lose messages a crashed consumer held,
 	// so the crash test checks the accounting adds up, not that nothing
-	// was lost.
+	// was lost. Otherwise nothing may be lost after a crash, and what the
+	// consumer took without settling may come again (counted duplicated).
 	AtMostOnce bool
 }
 
@@ -58,8 +59,10 @@ func Run(t *testing.T, v Variant) {
 			t.Fatalf("aborted %v: want the first consumer", ow.Aborted)
 		}
 		checkAddsUp(t, ow)
-		if !v.AtMostOnce {
-			CheckNothingLost(t, ow)
+		// At least once: nothing lost; what the crashed consumer took and
+		// had not settled comes again, counted as duplicated.
+		if !v.AtMostOnce && (ow.Lost != 0 || !ow.Drained) {
+			t.Errorf("lost %d, drained %v: want nothing lost after a crash with these settings", ow.Lost, ow.Drained)
 		}
 	})
 }

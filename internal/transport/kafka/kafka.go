@@ -56,7 +56,9 @@ func (Transport) Options() []transport.Option {
 		{Name: "acks", Default: "all", Help: "producer acks: all (every in-sync replica), leader, or none", Check: transport.OneOf("all", "leader", "none")},
 		{Name: "linger", Default: "0s", Help: "producer linger: how long a record waits for others to batch with", Check: transport.Duration},
 		{Name: "fetch_max_wait", Default: "10ms", Help: "how long the broker holds a fetch for data (10ms is franz-go's minimum)", Check: transport.Duration},
-		{Name: "partitions", Default: "4", Help: "partitions of a service's request topic: replicas of a service share them, so at most this many consume", Check: transport.PositiveInt},
+		{Name: "partitions", Default: "4", Help: "partitions of a service's request topic (one-way: of the topic, at least one a consumer of a group): replicas of a service share them, so at most this many consume", Check: transport.PositiveInt},
+		{Name: "idempotent", Default: "true", Help: "idempotent producer (acks all only): the broker drops a retried record it already has", Check: transport.Bool},
+		{Name: "commit", Default: "periodic", Help: "one-way consumers commit the offsets of what they took every second (periodic) or after each record, synchronously (message)", Check: transport.OneOf("periodic", "message")},
 		brokered.ServeOption,
 	}
 }
@@ -80,6 +82,8 @@ type setup struct {
 	opts       []kgo.Opt
 	partitions int32
 	serve      string // the serve option
+	// commitEach: one-way consumers commit each record as they take it.
+	commitEach bool
 }
 
 func (t Transport) setup(addr string, cfg transport.Config, server bool) (*setup, error) {
@@ -118,9 +122,13 @@ func (t Transport) setup(addr string, cfg transport.Config, server bool) (*setup
 		// wait for it forever.
 		kgo.RecordDeliveryTimeout(time.Minute),
 	}}
+	s.commitEach = opts["commit"] == "message"
 	switch opts["acks"] {
 	case "all":
 		s.opts = append(s.opts, kgo.RequiredAcks(kgo.AllISRAcks()))
+		if opts["idempotent"] == "false" {
+			s.opts = append(s.opts, kgo.DisableIdempotentWrite())
+		}
 	case "leader":
 		s.opts = append(s.opts, kgo.RequiredAcks(kgo.LeaderAck()), kgo.DisableIdempotentWrite())
 	case "none":

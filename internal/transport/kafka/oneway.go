@@ -1,0 +1,200 @@
+package kafka
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/hopbench/hopbench/internal/transport"
+	"github.com/hopbench/hopbench/internal/transport/brokered"
+)
+
+// One-way messages are records of one topic, keyed by producer (a
+// producer's records share a partition, in order); each group is a
+// consumer group reading it from the start. Consumers commit the offsets
+// of the records they took, every second or record by record (option
+// commit), and when their partitions are taken from them.
+
+// onewaySetup is setup for a one-way target: records go to the
+// partition of their key.
+func onewaySetup(target string, cfg transport.Config) (*setup, error) {
+	s, err := Transport{}.setup(target, cfg, false)
+	if err != nil {
+		return nil, err
+	}
+	s.opts = append(s.opts, kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)))
+	return s, nil
+}
+
+// admin runs f with an admin client of the target's broker.
+func admin(ctx context.Context, target string, cfg transport.Config, f func(*setup, *kadm.Client) error) error {
+	s, err := onewaySetup(target, cfg)
+	if err != nil {
+		return err
+	}
+	cl, err := kgo.NewClient(s.opts...)
+	if err != nil {
+		return fmt.Errorf("kafka: %w", err)
+	}
+	defer cl.Close()
+	return f(s, kadm.NewClient(cl))
+}
+
+// Prepare creates the topic, with a partition for each consumer of a
+// group at least.
+func (Transport) Prepare(ctx context.Context, target string, cfg transport.Config, plan transport.Plan) error {
+	return admin(ctx, target, cfg, func(s *setup, adm *kadm.Client) error {
+		return s.createTopic(ctx, adm, s.addr.Name, max(s.partitions, int32(plan.Consumers)))
+	})
+}
+
+// Remove deletes the topic, and the groups with it.
+func (Transport) Remove(ctx context.Context, target string, cfg transport.Config, plan transport.Plan) error {
+	return admin(ctx, target, cfg, func(s *setup, adm *kadm.Client) error {
+		if _, err := adm.DeleteTopics(ctx, s.addr.Name); err != nil {
+			return err
+		}
+		_, err := adm.DeleteGroups(ctx, plan.Groups...)
+		return err
+	})
+}
+
+type publisher struct {
+	cl    *kgo.Client
+	topic string
+}
+
+// Publisher produces with the stack's acks, linger and idempotence;
+// Publish waits for the broker's ack.
+func (Transport) Publisher(_ context.Context, target string, cfg transport.Config) (transport.Publisher, error) {
+	s, err := onewaySetup(target, cfg)
+	if err != nil {
+		return nil, err
+	}
+	cl, err := kgo.NewClient(s.opts...)
+	if err != nil {
+		return nil, fmt.Errorf("kafka: %w", err)
+	}
+	return &publisher{cl: cl, topic: s.addr.Name}, nil
+}
+
+func (p *publisher) Publish(ctx context.Context, key string, body []byte) error {
+	r := &kgo.Record{Topic: p.topic, Key: []byte(key), Value: body}
+	if err := p.cl.ProduceSync(ctx, r).FirstErr(); err != nil {
+		return brokered.Unavailable("kafka: producing to %s: %w", p.topic, err)
+	}
+	return nil
+}
+
+func (p *publisher) Close() error {
+	p.cl.Close()
+	return nil
+}
+
+type subscriber struct {
+	cl     *kgo.Client
+	cancel context.CancelFunc
+	done   sync.WaitGroup
+	each   bool
+	// aborted: the consumer crashed, and commits nothing more.
+	aborted atomic.Bool
+	mu      sync.Mutex
+	taken   map[int32]*kgo.Record // the last record taken of each partition, not committed yet
+}
+
+// take notes r as taken, to be committed.
+func (s *subscriber) take(r *kgo.Record) {
+	s.mu.Lock()
+	s.taken[r.Partition] = r
+	s.mu.Unlock()
+}
+
+// commitTaken commits the offsets of the records taken since the last
+// commit, unless the consumer crashed.
+func (s *subscriber) commitTaken(ctx context.Context) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.aborted.Load() || len(s.taken) == 0 {
+		return
+	}
+	rs := make([]*kgo.Record, 0, len(s.taken))
+	for _, r := range s.taken {
+		rs = append(rs, r)
+	}
+	if s.cl.CommitRecords(ctx, rs...) == nil {
+		clear(s.taken)
+	}
+}
+
+// Subscribe joins the group's consumer group, reading from the start of
+// the topic (it is the run's own).
+func (Transport) Subscribe(_ context.Context, target, group string, cfg transport.Config, deliver func([]byte) bool) (transport.Subscriber, error) {
+	s, err := onewaySetup(target, cfg)
+	if err != nil {
+		return nil, err
+	}
+	sub := &subscriber{each: s.commitEach, taken: map[int32]*kgo.Record{}}
+	opts := append(s.opts, kgo.ConsumerGroup(group), kgo.ConsumeTopics(s.addr.Name),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.DisableAutoCommit(),
+		kgo.OnPartitionsRevoked(func(ctx context.Context, _ *kgo.Client, _ map[string][]int32) { sub.commitTaken(ctx) }))
+	cl, err := kgo.NewClient(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("kafka: %w", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	sub.cl, sub.cancel = cl, cancel
+	sub.done.Add(1)
+	go sub.poll(ctx, deliver)
+	return sub, nil
+}
+
+// poll takes records until ctx ends, noting (or committing) each one
+// deliver took, and committing them each second.
+func (s *subscriber) poll(ctx context.Context, deliver func([]byte) bool) {
+	defer s.done.Done()
+	last := time.Now()
+	for ctx.Err() == nil {
+		fs := s.cl.PollFetches(ctx)
+		fs.EachRecord(func(r *kgo.Record) {
+			if !deliver(r.Value) {
+				return
+			}
+			s.take(r)
+			if s.each {
+				s.commitTaken(ctx)
+			}
+		})
+		if time.Since(last) >= time.Second {
+			s.commitTaken(ctx)
+			last = time.Now()
+		}
+	}
+}
+
+// Close stops polling, commits what was taken and leaves the group.
+func (s *subscriber) Close() error {
+	s.cancel()
+	s.done.Wait()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	s.commitTaken(ctx)
+	s.cl.Close()
+	return nil
+}
+
+// Abort stops polling and leaves the group without committing: another
+// member of the group reads again from the last commit, as after a
+// crash (whose session would expire rather than leave).
+func (s *subscriber) Abort() {
+	s.aborted.Store(true)
+	s.cancel()
+	s.done.Wait()
+	s.cl.Close()
+}
+
+var _ transport.Messenger = Transport{}
