@@ -27,6 +27,7 @@ import (
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/metrics"
 	"github.com/hopbench/hopbench/internal/network"
+	"github.com/hopbench/hopbench/internal/oneway"
 	"github.com/hopbench/hopbench/internal/payload"
 	"github.com/hopbench/hopbench/internal/results"
 	"github.com/hopbench/hopbench/internal/stats"
@@ -45,6 +46,9 @@ type loadFlags struct {
 	network                           network.Profile
 	metrics                           metricsFlags
 	checks                            checkFlags
+	oneway                            onewayFlags
+	// oneWay is the one-way shape with --mode oneway, else nil.
+	oneWay *experiment.OneWay
 }
 
 // loadHelp is hopbench load's long help.
@@ -119,6 +123,7 @@ func newLoadCommand(a *app) *cobra.Command {
 	fl.Var(&f.network, "network", "emulate a network on the load's connections to the node: loopback, lan, region, wan, or settings such as delay=5ms,jitter=100us,bandwidth=8mbit (measured first, and recorded)")
 	fl.StringVar(&f.format, "format", "table", "output: table or json")
 	fl.StringVar(&f.out, "out", "", "also append the load's record to `DIR`/results.jsonl, for hopbench report and compare")
+	f.oneway.add(fl)
 	f.metrics.add(fl)
 	f.checks.addThresholds(fl)
 	f.checks.addJUnit(fl, "the thresholds' checks")
@@ -147,9 +152,8 @@ func runLoad(cmd *cobra.Command, a *app, f *loadFlags) (err error) {
 		return err
 	}
 	defer w.Close()
-	if err := probe(ctx, w.Target(), min(f.cfg.Timeout, firstCallDeadline)); err != nil {
-		return fmt.Errorf("the node at %s did not answer a first %s call (%s): %w (is `hopbench node --stack %s` running there, and for a broker stack, consuming?)",
-			f.target.Addr, f.op, load.Classify(err), err, f.stack)
+	if err := f.probe(ctx, w); err != nil {
+		return err
 	}
 	emulated, err := measuredNetwork(ctx, f.network)
 	if err != nil {
@@ -248,7 +252,11 @@ func (f *loadFlags) measure(ctx context.Context, a *app, w *load.Window, exp *me
 	exp.Plan(1)
 	run := exp.Begin(caseOf(f.run()))
 	f.cfg.Live = run.Feed()
-	m, err := w.Measure(ctx, f.cfg, nil, nil)
+	var drive load.Driver
+	if f.oneWay != nil {
+		drive = oneway.Driver(f.oneWay.Config())
+	}
+	m, err := w.Measure(ctx, f.cfg, drive, nil)
 	run.End()
 	live.done()
 	return m, err
@@ -271,6 +279,19 @@ func measuredNetwork(ctx context.Context, p network.Profile) (*network.Measured,
 // load: a broker stack's request with no service consuming would wait for
 // ever.
 const firstCallDeadline = 10 * time.Second
+
+// probe checks the node answers a first call before the load; a
+// one-way load calls no node (its publishers and consumers are its own).
+func (f *loadFlags) probe(ctx context.Context, w *load.Window) error {
+	if f.oneWay != nil {
+		return nil
+	}
+	if err := probe(ctx, w.Target(), min(f.cfg.Timeout, firstCallDeadline)); err != nil {
+		return fmt.Errorf("the node at %s did not answer a first %s call (%s): %w (is `hopbench node --stack %s` running there, and for a broker stack, consuming?)",
+			f.target.Addr, f.op, load.Classify(err), err, f.stack)
+	}
+	return nil
+}
 
 func probe(ctx context.Context, tgt *load.Target, within time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, within)
@@ -320,6 +341,9 @@ func (f *loadFlags) check(changed func(string) bool) error {
 	}
 	if f.format != "table" && f.format != "json" {
 		return fmt.Errorf("--format %q: want table or json", f.format)
+	}
+	if f.oneWay, err = f.oneway.spec(changed, &f.target, f.capacity); err != nil {
+		return err
 	}
 	if err := f.metrics.check(); err != nil {
 		return err
@@ -408,7 +432,7 @@ func (f *loadFlags) run() experiment.Run {
 		Warmup: experiment.Duration(f.cfg.Warmup), SLA: experiment.Duration(f.cfg.SLA), Timeout: experiment.Duration(f.cfg.Timeout),
 		TLS: f.tlsDir != "" || f.caFile != "", MTLS: f.mtls, HTTP2: f.target.Transport.HTTP2,
 		Connections: f.target.Connections, PerRequest: f.target.PerRequest, Seed: f.target.Seed, TransportOptions: f.options,
-		Network: f.network}
+		Network: f.network, OneWay: f.oneWay}
 	if f.cfg.Limits != (load.Limits{}) {
 		r.Limits = &f.cfg.Limits
 	}
@@ -487,7 +511,12 @@ func (o *loadOutput) writeTable(w io.Writer) error {
 			row("", "no ranking uses these figures")
 		}
 	}
-	row("latency", "p50 %s  p90 %s  p99 %s  p99.9 %s  max %s", us(o.P50Us), us(o.P90Us), us(o.P99Us), us(o.P999Us), us(o.MaxUs))
+	if o.OneWay != nil {
+		oneWayRows(row, o.OneWay)
+		row("end to end", "p50 %s  p90 %s  p99 %s  p99.9 %s  max %s  (publish due to consumed)", us(o.P50Us), us(o.P90Us), us(o.P99Us), us(o.P999Us), us(o.MaxUs))
+	} else {
+		row("latency", "p50 %s  p90 %s  p99 %s  p99.9 %s  max %s", us(o.P50Us), us(o.P90Us), us(o.P99Us), us(o.P999Us), us(o.MaxUs))
+	}
 	if u := o.Uncorrected; u != nil {
 		row("uncorrected", "p50 %s  p90 %s  p99 %s  p99.9 %s  max %s  (from actual send; what most tools report)", us(u.P50Us), us(u.P90Us), us(u.P99Us), us(u.P999Us), us(u.MaxUs))
 	}

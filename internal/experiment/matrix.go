@@ -4,13 +4,16 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/hopbench/hopbench/internal/jvm"
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/network"
+	"github.com/hopbench/hopbench/internal/oneway"
 	"github.com/hopbench/hopbench/internal/results"
 	"github.com/hopbench/hopbench/internal/transport"
 	"github.com/hopbench/hopbench/internal/userschema"
@@ -83,9 +86,47 @@ type Run struct {
 	// Placement puts the generator and each node on the spec's hosts;
 	// nil for a run on this machine alone.
 	Placement *Placement `json:"placement,omitempty"`
+	// OneWay, when set, makes the run one-way messaging over its broker
+	// stack: the generator publishes, consumers take the messages later,
+	// and no node runs.
+	OneWay *OneWay `json:"oneway,omitempty"`
 	// brokered says the run's stack talks through a broker (set with its
 	// stack by the matrix).
 	brokered bool
+}
+
+// OneWay is a one-way run's consumers (oneway.Config, as a spec gives it).
+type OneWay struct {
+	// Consumers share each group; Groups each take every message (1: a
+	// work queue; more: a fan-out).
+	Consumers int `json:"consumers" yaml:"consumers"`
+	Groups    int `json:"groups,omitempty" yaml:"groups"`
+	// Drain bounds the wait for the consumers after the last publish
+	// (default: the run's timeout); Crash drops a consumer this long into
+	// the measured window, as a crash would.
+	Drain Duration `json:"drain,omitempty" yaml:"drain"`
+	Crash Duration `json:"crash,omitempty" yaml:"crash"`
+}
+
+// Config is the one-way shape as the oneway package takes it.
+func (o *OneWay) Config() oneway.Config {
+	return oneway.Config{Consumers: o.Consumers, Groups: o.Groups, Drain: time.Duration(o.Drain), Abort: time.Duration(o.Crash)}
+}
+
+// String names the shape in a case: "oneway 2 consumers", "oneway fan-out
+// 3×1", with its stack settings, which a one-way case compares.
+func (o *OneWay) String(options map[string]string) string {
+	s := fmt.Sprintf("oneway %d consumers", max(o.Consumers, 1))
+	if o.Groups > 1 {
+		s = fmt.Sprintf("oneway fan-out %d×%d", o.Groups, max(o.Consumers, 1))
+	}
+	if o.Crash > 0 {
+		s += " crash@" + time.Duration(o.Crash).String()
+	}
+	for _, k := range slices.Sorted(maps.Keys(options)) {
+		s += " " + k + "=" + options[k]
+	}
+	return s
 }
 
 // OnJVM reports whether the run's nodes run on the JVM.
@@ -298,6 +339,9 @@ func (r Run) Options() string {
 	}
 	if r.Generator == GeneratorIndependent {
 		parts = append(parts, "independent")
+	}
+	if r.OneWay != nil {
+		parts = append(parts, r.OneWay.String(r.TransportOptions))
 	}
 	for _, flag := range []struct {
 		on   bool

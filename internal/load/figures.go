@@ -54,6 +54,8 @@ func (r *Result) CallsFailed() string {
 		return fmt.Sprintf("the generator sent none of the %d requests due in the measured window: it was still sending those due before it, that far behind the rate; lower the rate", r.NotSent)
 	case r.Requests == 0:
 		return "no call ended in the measured window"
+	case r.OneWay != nil && r.Latency.TotalCount() == 0:
+		return fmt.Sprintf("no message published in the measured window was consumed (%d published, %d lost)", r.OneWay.Published, r.OneWay.Lost)
 	case 2*failed > r.Requests:
 		return fmt.Sprintf("%d of %d calls failed (%s): no latency or throughput figure stands for the service", failed, r.Requests, classesOf(r.ErrorsByClass))
 	}

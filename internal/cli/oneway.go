@@ -1,0 +1,91 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/hopbench/hopbench/internal/experiment"
+	"github.com/hopbench/hopbench/internal/load"
+	"github.com/hopbench/hopbench/internal/oneway"
+	"github.com/hopbench/hopbench/internal/results"
+	"github.com/hopbench/hopbench/internal/transport"
+)
+
+// The modes a load or a run measures in: calls (request/reply, every
+// stack) or one-way messages (broker stacks).
+const (
+	modeRequest = "request"
+	modeOneWay  = "oneway"
+)
+
+// onewayFlags are hopbench load's one-way settings.
+type onewayFlags struct {
+	mode         string
+	consumers    int
+	groups       int
+	drain, crash time.Duration
+}
+
+func (o *onewayFlags) add(fl *pflag.FlagSet) {
+	fl.StringVar(&o.mode, "mode", modeRequest, "request (calls with replies, every stack) or oneway (broker stacks: publish, and consumers take the messages later; each message accounted for: docs/messaging.md)")
+	fl.IntVar(&o.consumers, "consumers", 1, fmt.Sprintf("with --mode oneway: consumers sharing each group (at most %d)", oneway.MaxConsumers))
+	fl.IntVar(&o.groups, "groups", 1, fmt.Sprintf("with --mode oneway: subscription groups, each taking every message (1: a work queue; more: a fan-out; at most %d)", oneway.MaxGroups))
+	fl.DurationVar(&o.drain, "drain", 0, "with --mode oneway: how long to wait after the last publish for the consumers to take every message (default: --timeout)")
+	fl.DurationVar(&o.crash, "crash", 0, "with --mode oneway: drop the first consumer this long into the measured window without settling its messages, as a crash would")
+}
+
+// spec is the one-way shape, nil for calls; it refuses one-way settings
+// without --mode oneway, and what a one-way load cannot carry.
+func (o *onewayFlags) spec(changed func(string) bool, target *load.TargetConfig, capacity bool) (*experiment.OneWay, error) {
+	switch o.mode {
+	case modeRequest:
+		for _, name := range []string{"consumers", "groups", "drain", "crash"} {
+			if changed(name) {
+				return nil, fmt.Errorf("--%s applies to --mode oneway only", name)
+			}
+		}
+		return nil, nil
+	case modeOneWay:
+	default:
+		return nil, fmt.Errorf("--mode %q: want %s or %s", o.mode, modeRequest, modeOneWay)
+	}
+	if _, err := transport.MessengerOf(target.Stack.Transport); err != nil {
+		return nil, err
+	}
+	switch {
+	case capacity:
+		return nil, errors.New("--capacity searches calls' rates only, not yet one-way messages: give --rate or --clients")
+	case target.Op != transport.OpPost && target.Op != transport.OpEcho:
+		return nil, fmt.Errorf("--op %s: a one-way message carries a body, so give post (or echo, the same body)", target.Op)
+	case target.PerRequest:
+		return nil, errors.New("--per-request: one-way publishers keep their connections")
+	}
+	target.OneWay = true
+	ow := &experiment.OneWay{Consumers: o.consumers, Groups: o.groups, Drain: experiment.Duration(o.drain), Crash: experiment.Duration(o.crash)}
+	return ow, ow.Config().Check()
+}
+
+// oneWayRows are a one-way load's accounting as hopbench load prints it.
+func oneWayRows(row func(k, v string, args ...any), ow *results.OneWay) {
+	row("published", "%d messages taken by the broker, %d failed; publish p50 %s  p99 %s", ow.Published, ow.PublishFailed, us(ow.Publish.P50Us), us(ow.Publish.P99Us))
+	row("accounted", "%d lost, %d duplicated, %d out of order", ow.Lost, ow.Duplicated, ow.OutOfOrder)
+	drained := "every message taken"
+	if !ow.Drained {
+		drained = "NOT every message taken when the wait ended"
+	}
+	row("drain", "%.1f ms after the last publish: %s", ow.DrainMs, drained)
+	for _, g := range ow.Groups {
+		per := make([]string, len(g.PerConsumer))
+		for i, n := range g.PerConsumer {
+			per[i] = fmt.Sprint(n)
+		}
+		row("  group "+g.Name, "%d consumed (%s a consumer), %d lost, %d duplicated, %d out of order", g.Consumed, strings.Join(per, " / "), g.Lost, g.Duplicated, g.OutOfOrder)
+	}
+	for _, a := range ow.Aborted {
+		row("crashed", "%s", a)
+	}
+}
