@@ -20,15 +20,30 @@ const thresholdsPage = "../../docs/thresholds.md"
 
 // specBlock is the YAML block of docs/thresholds.md whose first line is
 // "# NAME".
-func specBlock(t *testing.T, name string) string {
+func specBlock(t *testing.T, name string) string { return pageBlock(t, thresholdsPage, name) }
+
+// pageBlock is the fenced block of page whose first line is "# NAME".
+func pageBlock(t *testing.T, page, name string) string {
 	t.Helper()
-	for _, b := range fencedBlocks(t, thresholdsPage) {
+	for _, b := range fencedBlocks(t, page) {
 		if len(b.lines) > 0 && b.lines[0] == "# "+name {
 			return strings.Join(b.lines, "\n") + "\n"
 		}
 	}
-	t.Fatalf("docs/thresholds.md has no spec block starting # %s", name)
+	t.Fatalf("%s has no block starting # %s", page, name)
 	return ""
+}
+
+// docs/messaging.md's spec parses as written: one-way, three brokers.
+func TestTheMessagingPagesSpecParses(t *testing.T) {
+	s, err := experiment.Parse([]byte(pageBlock(t, "../../docs/messaging.md", "messaging.yaml")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := s.Runs()
+	if len(runs) != 3 || runs[0].OneWay == nil || runs[0].OneWay.Consumers != 2 {
+		t.Fatalf("%d runs, the first one-way %+v: want 3 one-way runs of 2 consumers", len(runs), runs[0].OneWay)
+	}
 }
 
 // The page's spec parses as written, with its two rules.

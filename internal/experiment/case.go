@@ -29,6 +29,10 @@ func (r Run) Trial() (trial.Case, error) {
 	if r.Generator == GeneratorIndependent {
 		c.Generator = trial.Independent
 	}
+	if r.OneWay != nil {
+		oc := r.OneWay.Config()
+		c.OneWay = &oc
+	}
 	if r.OnJVM() {
 		c.JVM = &trial.JVM{Flags: r.JVMFlags}
 	}

@@ -280,6 +280,13 @@ func (s *Spec) run(top, model string, count int, op string, l LoadSpec) Run {
 		}
 	}
 	r.GoMemLimit = s.goMemLimit()
+	if s.Mode == ModeOneWay {
+		ow := OneWay{Consumers: 1}
+		if s.OneWay != nil {
+			ow = *s.OneWay
+		}
+		r.OneWay = &ow
+	}
 	if r.Duration == 0 && r.Requests == 0 {
 		r.Duration = Duration(DefaultDuration)
 		if l.Ramp != nil {

@@ -67,6 +67,9 @@ type Spec struct {
 	// Scales and Parts are applied as the spec is read (see Parse).
 	Scales map[string]Overrides `yaml:"scales" json:"scales,omitempty" jsonschema_description:"Named scales, each fields written over the spec's (and, under parts, over a named part's), chosen with hopbench run --scale NAME; without it the spec runs as written."`
 	Parts  []Overrides          `yaml:"parts" json:"parts,omitempty" jsonschema_description:"Sub-experiments run one after another, each a name and the fields it writes over the top level's: an experiment whose figures each need their own matrix."`
+	// Mode and OneWay make the runs one-way messaging (broker stacks).
+	Mode   string  `yaml:"mode" json:"mode,omitempty" jsonschema:"enum=request,enum=oneway" jsonschema_description:"request (calls with replies, every stack; the default) or oneway (broker stacks: the generator publishes, consumers take the messages later, and every message is accounted for: lost, duplicated, out of order, end-to-end latency; docs/messaging.md). One-way runs are direct, post or echo, closed or rate loads, on this machine."`
+	OneWay *OneWay `yaml:"oneway" json:"oneway,omitempty" jsonschema_description:"With mode oneway: consumers (sharing each group, default 1), groups (each taking every message; default 1, more is a fan-out), drain (how long to wait for the consumers after the last publish; default the timeout) and crash (drop the first consumer this long into the measured window, as a crash would)."`
 	// TransportOptions are stacks' own settings keyed technology.option.
 	TransportOptions TransportOptions `yaml:"transport_options" json:"transport_options,omitempty" jsonschema_description:"Stacks' own settings as technology.option: value, e.g. amqp.reply: queue, amqp.prefetch: 64, amqp.persistent: true, amqp.confirm: true, kafka.acks: leader, kafka.partitions: 8. Unset options take their documented defaults; every record lists the values used."`
 

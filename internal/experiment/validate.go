@@ -102,6 +102,7 @@ func (s *Spec) validateMatrix() error {
 	s.validateOps(bad)
 	s.validateLoads(bad)
 	s.validateScalars(bad)
+	s.validateOneWay(bad)
 	if n := s.runCount(); n > MaxRuns {
 		bad("(top level)", "the matrix is %d runs; at most %d: shorten some lists", n, MaxRuns)
 	}

@@ -6,6 +6,7 @@
 package trial
 
 import (
+	"github.com/hopbench/hopbench/internal/oneway"
 	"time"
 
 	"github.com/hopbench/hopbench/internal/evolution"
@@ -51,6 +52,9 @@ type Case struct {
 	JVM                *JVM
 	Schema             evolution.Path
 	Placement          *Placement
+	// OneWay makes the run one-way messaging over its broker stack: the
+	// generator publishes and consumes; no node runs.
+	OneWay *oneway.Config
 }
 
 // Generator is what drives the entry node.
@@ -81,5 +85,5 @@ func (c *Case) transport() transport.Config {
 // target is the entry node at addr as the generator calls it.
 func (c *Case) target(addr string, tcfg transport.Config) load.TargetConfig {
 	return load.TargetConfig{Stack: c.Stack, Addr: addr, Transport: tcfg, Op: c.Op, Messages: c.Messages, Model: c.Model, Count: c.Count,
-		Seed: c.Seed, Schema: c.Schema.Sender(), Connections: c.Connections, PerRequest: c.PerRequest}
+		Seed: c.Seed, Schema: c.Schema.Sender(), Connections: c.Connections, PerRequest: c.PerRequest, OneWay: c.OneWay != nil}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/hopbench/hopbench/internal/agent"
 	"github.com/hopbench/hopbench/internal/crosscheck"
 	"github.com/hopbench/hopbench/internal/load"
+	"github.com/hopbench/hopbench/internal/oneway"
 )
 
 // generator drives a run's load against its entry node and measures it:
@@ -23,6 +24,9 @@ func engineOf(c *Case) generator {
 	if c.Generator == Independent {
 		return &here{driver: independent}
 	}
+	if c.OneWay != nil {
+		return &here{driver: oneway.Driver(*c.OneWay)}
+	}
 	return &here{driver: load.Engine}
 }
 
@@ -33,7 +37,7 @@ type here struct {
 }
 
 func (h *here) dial(ctx context.Context, m *measurement) (err error) {
-	h.window, err = load.OpenWindow(ctx, load.WindowConfig{Target: m.c.target(m.insts[0].Addr(), m.transportConfig()),
+	h.window, err = load.OpenWindow(ctx, load.WindowConfig{Target: m.c.target(m.entry(), m.transportConfig()),
 		Network: m.net.inProcess(), From: m.net.from()})
 	return err
 }

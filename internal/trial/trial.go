@@ -123,9 +123,13 @@ func (m *measurement) place(ctx context.Context) (err error) {
 	return err
 }
 
-// startNodes starts the topology's nodes where the case puts them.
+// startNodes starts the topology's nodes where the case puts them; a
+// one-way run has none (its generator publishes and consumes).
 func (m *measurement) startNodes(ctx context.Context) error {
 	m.nodes = &nodeSet{limit: m.c.Memory, name: fmt.Sprintf("hopbench-%d-run%d", pid, m.c.Index), reset: m.cfg.ResetNode}
+	if m.c.OneWay != nil {
+		return nil
+	}
 	insts, err := topology.Start(ctx, m.c.Topology, m.home.start(m))
 	if err != nil {
 		return err
@@ -133,6 +137,15 @@ func (m *measurement) startNodes(ctx context.Context) error {
 	m.insts = insts
 	m.nodes.set(insts)
 	return nil
+}
+
+// entry is the address the generator calls: the entry node's, or for a
+// one-way run its broker stack's (where a node would listen).
+func (m *measurement) entry() string {
+	if m.c.OneWay != nil {
+		return m.listen
+	}
+	return m.insts[0].Addr()
 }
 
 func (m *measurement) transportConfig() transport.Config {
