@@ -27,8 +27,10 @@ type rig struct {
 	subs     []transport.Subscriber
 	subOf    []*consumer
 	producer atomic.Uint32
-	mu       sync.Mutex // guards subs (an abort ends one) and aborted
+	mu       sync.Mutex // guards subs (an abort ends one), lost and aborted
+	lost     []bool     // a subscription lost and not yet made again
 	aborted  []string
+	reopened atomic.Int64 // connections made again after one was lost
 	lag      []results.LagPoint
 }
 
@@ -70,15 +72,16 @@ func (r *rig) open(ctx context.Context, publishers int) error {
 			if err != nil {
 				return fmt.Errorf("subscribing %s to %s: %w", c.name, r.target, err)
 			}
-			r.subs, r.subOf = append(r.subs, s), append(r.subOf, c)
+			r.subs, r.subOf, r.lost = append(r.subs, s), append(r.subOf, c), append(r.lost, false)
 		}
 	}
+	open := func(ctx context.Context) (transport.Publisher, error) { return r.m.Publisher(ctx, r.target, r.tcfg) }
 	for range publishers {
-		p, err := r.m.Publisher(ctx, r.target, r.tcfg)
+		p, err := open(ctx)
 		if err != nil {
 			return fmt.Errorf("a publisher to %s: %w", r.target, err)
 		}
-		r.pubs = append(r.pubs, p)
+		r.pubs = append(r.pubs, &redial{open: open, p: p, reopened: &r.reopened})
 	}
 	return nil
 }
@@ -145,19 +148,27 @@ func (r *rig) measure(ctx context.Context, cfg load.Config) (*load.Result, error
 		r.abortLater(ctx)
 	}
 	stop := r.sampleLag(start)
+	watch, unwatch := context.WithCancel(ctx)
+	var watching sync.WaitGroup
+	watching.Add(1)
+	go func() { defer watching.Done(); r.resubscribe(watch) }()
 	res, err := load.Run(ctx, cfg, r.newCall)
+	drain, drained := time.Duration(0), false
+	if err == nil {
+		drain, drained = r.drain(ctx)
+	}
+	unwatch()
+	watching.Wait()
+	stop()
 	if err != nil {
-		stop()
 		return nil, err
 	}
-	drain, drained := r.drain(ctx)
-	stop()
 	r.closeSubs()
 	ow, e2e, raw := r.t.account()
 	ow.Consumers, ow.Fanout = r.oc.Consumers, r.oc.Groups > 1
 	ow.DrainMs, ow.Drained = float64(drain.Microseconds())/1e3, drained
 	r.mu.Lock()
-	ow.Publish, ow.Lag, ow.Aborted = stats.Summarize(res.Latency), r.lag, r.aborted
+	ow.Publish, ow.Lag, ow.Aborted, ow.Reconnects = stats.Summarize(res.Latency), r.lag, r.aborted, r.reopened.Load()
 	r.mu.Unlock()
 	res.Latency, res.Uncorrected, res.OneWay = e2e, raw, &ow
 	return res, nil

@@ -37,6 +37,9 @@ type OneWay struct {
 	// drain, the messages published and not yet consumed by the group
 	// furthest behind.
 	Lag []LagPoint `json:"lag,omitempty"`
+	// Reconnects counts the publishers' and consumers' connections made
+	// again after one was lost (a broker restarted mid-run).
+	Reconnects int64 `json:"reconnects,omitempty"`
 	// Aborted names the consumers the run made crash (dropped without
 	// settling their messages) and when.
 	Aborted []string `json:"aborted,omitempty"`

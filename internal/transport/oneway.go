@@ -58,6 +58,10 @@ type Subscriber interface {
 	// Abort drops the connection without settling anything, as a
 	// consumer that crashed would.
 	Abort()
+	// Err is why the subscriber has stopped taking messages (its
+	// connection to the broker lost), nil while it takes them or while
+	// its client library reconnects by itself.
+	Err() error
 }
 
 // MessengerOf is the named stack's one-way side, or why it has none.

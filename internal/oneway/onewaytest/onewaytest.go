@@ -58,7 +58,7 @@ func Run(t *testing.T, v Variant) {
 		if len(ow.Aborted) != 1 {
 			t.Fatalf("aborted %v: want the first consumer", ow.Aborted)
 		}
-		checkAddsUp(t, ow)
+		CheckAddsUp(t, ow)
 		// At least once: nothing lost; what the crashed consumer took and
 		// had not settled comes again, counted as duplicated.
 		if !v.AtMostOnce && (ow.Lost != 0 || !ow.Drained) {
@@ -107,12 +107,12 @@ func CheckNothingLost(t *testing.T, ow *results.OneWay) {
 	if ow.Lost != 0 || ow.Duplicated != 0 || !ow.Drained {
 		t.Errorf("lost %d, duplicated %d, drained %v: want 0, 0, true", ow.Lost, ow.Duplicated, ow.Drained)
 	}
-	checkAddsUp(t, ow)
+	CheckAddsUp(t, ow)
 }
 
-// checkAddsUp: each group's distinct messages and its lost ones are what
+// CheckAddsUp: each group's distinct messages and its lost ones are what
 // was published, give or take those consumed whose publish failed.
-func checkAddsUp(t *testing.T, ow *results.OneWay) {
+func CheckAddsUp(t *testing.T, ow *results.OneWay) {
 	t.Helper()
 	for _, g := range ow.Groups {
 		if g.Consumed+g.Lost-g.Unconfirmed != ow.Published {

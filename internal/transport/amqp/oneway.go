@@ -186,6 +186,14 @@ func (s *subscriber) Close() error {
 	return err
 }
 
+// Err: amqp091 does not reconnect.
+func (s *subscriber) Err() error {
+	if s.conn.IsClosed() || s.ch.IsClosed() {
+		return brokered.Unavailable("amqp: the consumer's connection or channel is closed")
+	}
+	return nil
+}
+
 // Abort closes the connection at once: the broker requeues what the
 // consumer had not acknowledged.
 func (s *subscriber) Abort() {

@@ -187,6 +187,9 @@ func (s *subscriber) Close() error {
 	return nil
 }
 
+// Err is nil: franz-go reconnects to the broker by itself.
+func (s *subscriber) Err() error { return nil }
+
 // Abort stops polling and leaves the group without committing: another
 // member of the group reads again from the last commit, as after a
 // crash (whose session would expire rather than leave).

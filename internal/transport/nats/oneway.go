@@ -201,6 +201,14 @@ func (s *subscriber) Close() error {
 	return nil
 }
 
+// Err: the connection never reconnects (see connect).
+func (s *subscriber) Err() error {
+	if s.nc.IsConnected() {
+		return nil
+	}
+	return brokered.Unavailable("nats: the consumer's connection is lost: %v", s.nc.LastError())
+}
+
 // Abort closes the connection at once: JetStream gives the unacknowledged
 // messages to the group's other members after its ack wait.
 func (s *subscriber) Abort() { s.nc.Close() }
