@@ -40,7 +40,7 @@ func (o *onewayFlags) add(fl *pflag.FlagSet) {
 
 // spec is the one-way shape, nil for calls; it refuses one-way settings
 // without --mode oneway, and what a one-way load cannot carry.
-func (o *onewayFlags) spec(changed func(string) bool, target *load.TargetConfig, capacity bool) (*experiment.OneWay, error) {
+func (o *onewayFlags) spec(changed func(string) bool, target *load.TargetConfig) (*experiment.OneWay, error) {
 	switch o.mode {
 	case modeRequest:
 		for _, name := range []string{"consumers", "groups", "drain", "crash"} {
@@ -57,8 +57,6 @@ func (o *onewayFlags) spec(changed func(string) bool, target *load.TargetConfig,
 		return nil, err
 	}
 	switch {
-	case capacity:
-		return nil, errors.New("--capacity searches calls' rates only, not yet one-way messages: give --rate or --clients")
 	case target.Op != transport.OpPost && target.Op != transport.OpEcho:
 		return nil, fmt.Errorf("--op %s: a one-way message carries a body, so give post (or echo, the same body)", target.Op)
 	case target.PerRequest:
@@ -71,7 +69,10 @@ func (o *onewayFlags) spec(changed func(string) bool, target *load.TargetConfig,
 
 // oneWayRows are a one-way load's accounting as hopbench load prints it.
 func oneWayRows(row func(k, v string, args ...any), ow *results.OneWay) {
-	row("published", "%d messages taken by the broker, %d failed; publish p50 %s  p99 %s", ow.Published, ow.PublishFailed, us(ow.Publish.P50Us), us(ow.Publish.P99Us))
+	row("published", "%d messages taken by the broker, %d failed", ow.Published, ow.PublishFailed)
+	if p := ow.Publish; p != nil {
+		row("publish", "p50 %s  p99 %s  (due to the broker having it)", us(p.P50Us), us(p.P99Us))
+	}
 	row("accounted", "%d lost, %d duplicated, %d out of order", ow.Lost, ow.Duplicated, ow.OutOfOrder)
 	drained := "every message taken"
 	if !ow.Drained {

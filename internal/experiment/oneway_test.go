@@ -61,7 +61,7 @@ func TestAOneWaySpecRefusesWhatItCannotCarry(t *testing.T) {
 		{"mode: oneway\nstacks: [rest]", "carries no one-way messages"},
 		{"mode: oneway\nstacks: [nats]\ntopologies: [chain:2]", "topologies [direct]"},
 		{"mode: oneway\nstacks: [nats]\nops: [get]", "a one-way message carries a body"},
-		{"mode: oneway\nstacks: [nats]\nloads: [{capacity: {sla: 5ms}}]", "closed and rate loads"},
+		{"mode: oneway\nstacks: [nats]\nloads: [{ramp: {of: clients, from: 1, to: 4, step: 1, every: 1s}}]", "closed, rate and capacity loads"},
 		{"mode: oneway\nstacks: [nats]\noneway: {consumers: 1000}", "consumers 1000: want 1 to 64"},
 		{"stacks: [nats]\noneway: {consumers: 2}", "applies to mode oneway only"},
 		{"mode: sideways\nstacks: [nats]", `"sideways": want request (the default) or oneway`},

@@ -50,8 +50,8 @@ func (s *Spec) validateOneWay(bad func(string, string, ...any)) {
 		}
 	}
 	for i, l := range s.Loads {
-		if l.Closed == nil && l.Rate == nil {
-			bad(fmt.Sprintf("loads[%d]", i), "one-way runs take closed and rate loads (ramps and capacity searches are for calls, for now)")
+		if l.Ramp != nil {
+			bad(fmt.Sprintf("loads[%d]", i), "one-way runs take closed, rate and capacity loads (ramps are for calls, for now)")
 		}
 	}
 	s.refuseWithOneWay(bad)

@@ -103,7 +103,21 @@ func (s Search) knobs(budget time.Duration, poisson bool) string {
 // probe; latency, time to first message and the rates RPS, GoodRPS and
 // MessagesPerS report are the probe at the capacity's.
 func capacitySearch(ctx context.Context, cfg Config, newCall func() Call) (*Result, error) {
-	s := &searcher{cfg: cfg, newCall: newCall, deadline: cfg.clock.Now().Add(cfg.Duration)}
+	return SearchWith(ctx, cfg, func(ctx context.Context, pc Config) (*Result, error) { return Run(ctx, pc, newCall) })
+}
+
+// A Prober measures one probe of a capacity search: an open-loop load of
+// pc (Run, by default; package oneway's one-way messages, whose latency
+// is end to end and whose lost messages are errors).
+type Prober func(ctx context.Context, pc Config) (*Result, error)
+
+// SearchWith runs the capacity search cfg describes (Kind Capacity) with
+// probe measuring each rate.
+func SearchWith(ctx context.Context, cfg Config, probe Prober) (*Result, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	s := &searcher{cfg: cfg, probeRun: probe, deadline: cfg.clock.Now().Add(cfg.Duration)}
 	s.res = &Result{ErrorsByClass: map[string]int64{}, Latency: stats.NewHistogram(), Uncorrected: stats.NewHistogram(),
 		Capacity: &results.SearchResult{Percentile: cfg.Search.Percentile, SLAUs: cfg.SLA.Microseconds(), MaxErrors: cfg.Search.MaxErrors, Step: -1}}
 	s.run(ctx)
@@ -112,7 +126,7 @@ func capacitySearch(ctx context.Context, cfg Config, newCall func() Call) (*Resu
 
 type searcher struct {
 	cfg       Config
-	newCall   func() Call
+	probeRun  Prober
 	deadline  time.Time
 	res       *Result
 	good, bad float64 // highest passing and lowest failing rate so far
@@ -285,7 +299,7 @@ func (s *searcher) probe(ctx context.Context, rate float64, first bool) (st resu
 	pctx, cancel := context.WithTimeout(ctx, pc.Warmup+sc.Step+s.drain())
 	defer cancel()
 	due := scheduledIn(pctx, pc)
-	r, err := Run(pctx, pc, s.newCall)
+	r, err := s.probeRun(pctx, pc)
 	if err != nil {
 		return results.Step{}, nil, err
 	}

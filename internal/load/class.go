@@ -16,10 +16,14 @@ const (
 	ClassProtocol                 // a reply that could not be read, or a broken exchange
 	ClassApplication              // the service replied with an error
 	ClassOverSLA                  // a good reply, but later than the SLA allows
+	// ClassLost is a one-way message the broker took and no consumer
+	// took before the run's wait for them ended (package oneway counts
+	// them; no call is classified so).
+	ClassLost
 	numClasses
 )
 
-var classNames = [numClasses]string{"timeout", "refused", "protocol", "application", "over_sla"}
+var classNames = [numClasses]string{"timeout", "refused", "protocol", "application", "over_sla", "lost"}
 
 func (c Class) String() string { return classNames[c] }
 

@@ -47,20 +47,32 @@ func (m *bitmap) chunk(c uint64) *[chunkBits / 64]atomic.Uint64 {
 }
 
 // missing counts the messages below n marked in want and not in m.
-func (m *bitmap) missing(want *bitmap, n uint64) int64 {
+func (m *bitmap) missing(want *bitmap, n uint64) int64 { return m.missingIn(want, 0, n) }
+
+// missingIn counts the messages from lo to below hi marked in want and
+// not in m.
+func (m *bitmap) missingIn(want *bitmap, lo, hi uint64) int64 {
 	var lost int64
-	for c := uint64(0); c*chunkBits < n; c++ {
-		ww, mw := want.chunks[c].Load(), m.chunks[c].Load()
-		if ww == nil {
-			continue
+	for w := lo / 64; w*64 < hi; w++ {
+		bits := want.word(w) &^ m.word(w)
+		if w == lo/64 {
+			bits &= ^uint64(0) << (lo % 64) // from lo
 		}
-		for i := range ww {
-			got := uint64(0)
-			if mw != nil {
-				got = mw[i].Load()
-			}
-			lost += int64(bits.OnesCount64(ww[i].Load() &^ got))
+		if end := (w + 1) * 64; end > hi {
+			bits &= ^uint64(0) >> (end - hi) // below hi
 		}
+		lost += int64(onesCount(bits))
 	}
 	return lost
 }
+
+// word is the 64 messages from 64×w.
+func (m *bitmap) word(w uint64) uint64 {
+	c := m.chunks[w*64/chunkBits].Load()
+	if c == nil {
+		return 0
+	}
+	return c[w%(chunkBits/64)].Load()
+}
+
+func onesCount(x uint64) int { return bits.OnesCount64(x) }

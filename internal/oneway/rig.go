@@ -168,17 +168,24 @@ func (r *rig) measure(ctx context.Context, cfg load.Config) (*load.Result, error
 	ow.Consumers, ow.Fanout = r.oc.Consumers, r.oc.Groups > 1
 	ow.DrainMs, ow.Drained = float64(drain.Microseconds())/1e3, drained
 	r.mu.Lock()
-	ow.Publish, ow.Lag, ow.Aborted, ow.Reconnects = stats.Summarize(res.Latency), r.lag, r.aborted, r.reopened.Load()
+	publish := stats.Summarize(res.Latency)
+	ow.Publish, ow.Lag, ow.Aborted, ow.Reconnects = &publish, r.lag, r.aborted, r.reopened.Load()
 	r.mu.Unlock()
 	res.Latency, res.Uncorrected, res.OneWay = e2e, raw, &ow
+	if ow.Lost > 0 { // a message the broker took and no consumer did failed
+		res.Errors += ow.Lost
+		res.ErrorsByClass[load.ClassLost.String()] += ow.Lost
+	}
 	return res, nil
 }
 
 // drain waits until every group has taken every published message, for
 // at most the drain bound, and says how long it took.
-func (r *rig) drain(ctx context.Context) (time.Duration, bool) {
+func (r *rig) drain(ctx context.Context) (time.Duration, bool) { return r.drainFor(ctx, r.oc.Drain) }
+
+func (r *rig) drainFor(ctx context.Context, bound time.Duration) (time.Duration, bool) {
 	start := time.Now()
-	deadline := start.Add(r.oc.Drain)
+	deadline := start.Add(bound)
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
 	for {

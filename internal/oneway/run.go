@@ -75,6 +75,9 @@ func Driver(oc Config) load.Driver {
 			return nil, err
 		}
 		defer r.close()
+		if cfg.Kind == load.Capacity {
+			return r.search(ctx, cfg)
+		}
 		return r.measure(ctx, cfg)
 	}
 }

@@ -112,6 +112,35 @@ func (c *consumer) stop() {
 	c.mu.Unlock()
 }
 
+// restart starts the end-to-end latencies afresh, for messages due from
+// at on (a capacity search's next probe).
+func (t *tracker) restart(at time.Time) {
+	t.from.Store(at.UnixNano())
+	for _, g := range t.groups {
+		for _, c := range g.consumers {
+			c.mu.Lock()
+			c.e2e.Reset()
+			c.raw.Reset()
+			c.mu.Unlock()
+		}
+	}
+}
+
+// latencies are the end-to-end latencies recorded since the last
+// restart, from the intended and from the actual send.
+func (t *tracker) latencies() (e2e, raw *hdrhistogram.Histogram) {
+	e2e, raw = stats.NewHistogram(), stats.NewHistogram()
+	for _, g := range t.groups {
+		for _, c := range g.consumers {
+			c.mu.Lock()
+			e2e.Merge(c.e2e)
+			raw.Merge(c.raw)
+			c.mu.Unlock()
+		}
+	}
+	return e2e, raw
+}
+
 // behind is the published messages the furthest-behind group has not
 // consumed, and what it consumed.
 func (t *tracker) behind() (lag, consumed int64) {

@@ -64,7 +64,10 @@ func oneWayCases(recs []results.Record) []*oneWayCase {
 			c.undrained++
 		}
 		c.p50, c.p99 = append(c.p50, float64(r.P50Us)/1000), append(c.p99, float64(r.P99Us)/1000)
-		c.publishP50, c.drains = append(c.publishP50, float64(ow.Publish.P50Us)/1000), append(c.drains, ow.DrainMs)
+		if ow.Publish != nil {
+			c.publishP50 = append(c.publishP50, float64(ow.Publish.P50Us)/1000)
+		}
+		c.drains = append(c.drains, ow.DrainMs)
 	}
 	return out
 }

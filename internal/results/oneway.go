@@ -25,8 +25,9 @@ type OneWay struct {
 	Duplicated int64 `json:"duplicated"`
 	OutOfOrder int64 `json:"out_of_order"`
 	// Publish is the publishes' latency, from intended send to the
-	// broker having the message.
-	Publish stats.Summary `json:"publish"`
+	// broker having the message; nil for a capacity search (its probes'
+	// latency is end to end).
+	Publish *stats.Summary `json:"publish,omitempty"`
 	// DrainMs is how long the consumers took, after the last publish, to
 	// take every published message; Drained is false when they had not
 	// when the wait (the load's timeout) ended.
