@@ -49,6 +49,11 @@ type Requirements struct {
 	// FirstMessageSLA is what a feed's time to its first message, at the
 	// Percentile, must stay within (with Feed only).
 	FirstMessageSLA time.Duration `yaml:"first_message_sla"`
+	// OneWay asks for messages published one way and consumed later
+	// (broker stacks): one-way runs are ranked, by their end-to-end
+	// latency, and calls are not; a run that lost messages stands for
+	// nothing.
+	OneWay bool `yaml:"oneway"`
 	// Stacks limits the stacks considered; empty for all measured.
 	Stacks []string `yaml:"stacks"`
 	// Proto is the user's message Model names, if it is one
@@ -285,7 +290,14 @@ func relevant(req Requirements, r *results.Record) bool {
 	if len(req.Stacks) > 0 && !slices.Contains(req.Stacks, r.Stack) {
 		return false
 	}
-	return r.Model == req.Model && r.Topology == req.Topology && r.Op == req.Op() && r.Count > 0
+	if (r.OneWay != nil) != req.OneWay {
+		return false
+	}
+	op := r.Op == req.Op()
+	if req.OneWay {
+		op = sameKind(req, r.Op)
+	}
+	return r.Model == req.Model && r.Topology == req.Topology && op && r.Count > 0
 }
 
 // leftOut says, stack by stack, which runs at count measured to their end
@@ -460,6 +472,9 @@ func resources(req Requirements, c *candidate, s *Stack) []string {
 	med := func(v []float64) float64 { return results.SpreadOf(v).Median }
 	mem := (med(rss) + med(brokerRSS)) / (1 << 20)
 	ev := []string{fmt.Sprintf("services' CPU %.0f µs per request; largest service %.0f MiB", med(cpu), med(rss)/(1<<20))}
+	if req.OneWay { // no service ran: the generator published and consumed
+		ev[0] = "no service of its own: the generator published and consumed"
+	}
 	if len(brokerRSS) > 0 {
 		ev[0] += fmt.Sprintf(", broker %.0f MiB", med(brokerRSS)/(1<<20))
 	}

@@ -14,6 +14,9 @@ import (
 // Op is the operation whose runs answer r: echo, or feed:N when the
 // service streams its replies (Feed).
 func (r Requirements) Op() string {
+	if r.OneWay {
+		return string(transport.OpPost)
+	}
 	if r.Feed > 0 {
 		return fmt.Sprintf("%s:%d", transport.OpFeed, r.Feed)
 	}
@@ -31,6 +34,9 @@ func (r *Requirements) validateFeed() error {
 	if r.FirstMessageSLA > 0 && r.Feed == 0 {
 		return fmt.Errorf("first_message_sla: the time to a feed's first message; give feed (the messages a reply carries) too")
 	}
+	if r.OneWay && (r.Feed > 0 || r.Topology != "direct") {
+		return fmt.Errorf("oneway: a message goes from publisher to consumers, no reply and no chain: leave out feed, and topology direct")
+	}
 	if t, err := topology.Parse(r.Topology); err == nil && r.Feed > 0 && !t.Linear() {
 		return fmt.Errorf("topology %q fans out: a feed is relayed through one downstream a node, so ask for direct or chain:N", r.Topology)
 	}
@@ -39,6 +45,9 @@ func (r *Requirements) validateFeed() error {
 
 // feedWords says which feeds are asked: "" for one reply a call.
 func (r Requirements) feedWords() string {
+	if r.OneWay {
+		return ", one way (published, consumed later; latency end to end)"
+	}
 	if r.Feed == 0 {
 		return ""
 	}
@@ -46,8 +55,11 @@ func (r Requirements) feedWords() string {
 }
 
 // sameKind says whether op is of the kind of operation req asks: echo,
-// or a feed of any length.
+// a feed of any length, or for one-way messages a post or an echo.
 func sameKind(req Requirements, op string) bool {
+	if req.OneWay { // a one-way message is the body of a post or an echo
+		return op == string(transport.OpPost) || op == string(transport.OpEcho)
+	}
 	if req.Feed > 0 {
 		return strings.HasPrefix(op, string(transport.OpFeed)+":")
 	}

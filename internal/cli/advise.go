@@ -19,6 +19,7 @@ import (
 	"github.com/hopbench/hopbench/internal/payload"
 	"github.com/hopbench/hopbench/internal/report"
 	"github.com/hopbench/hopbench/internal/results"
+	"github.com/hopbench/hopbench/internal/transport"
 	"github.com/hopbench/hopbench/internal/userschema"
 	"github.com/hopbench/hopbench/presets"
 )
@@ -91,6 +92,7 @@ func newAdviseCommand(a *app) *cobra.Command {
 	fl.Float64Var(&req.MemoryMiB, "memory-mib", 0, "memory budget of one service, its broker included (MiB)")
 	fl.IntVar(&req.Feed, "feed", 0, "messages a reply carries, when your service streams its replies (server streaming, feed:N)")
 	fl.DurationVar(&req.FirstMessageSLA, "first-message-sla", 0, "time to a feed's first message the percentile's calls must stay within (with --feed)")
+	fl.BoolVar(&req.OneWay, "oneway", false, "messages are published one way and consumed later (broker stacks): rank one-way runs by end-to-end latency")
 	fl.StringSliceVar(&req.Stacks, "stacks", nil, "consider (and measure) only these stacks, e.g. rest+proto,grpc")
 	fl.BoolVar(&measure, "measure", false, "when the results cannot answer, run a short experiment for exactly these requirements")
 	proto.add(fl)
@@ -196,6 +198,7 @@ func readRequirements(file string, cmd *cobra.Command, req *advise.Requirements)
 	set("feed", func() { req.Feed = flags.Feed })
 	set("first-message-sla", func() { req.FirstMessageSLA = flags.FirstMessageSLA })
 	set("stacks", func() { req.Stacks = flags.Stacks })
+	set("oneway", func() { req.OneWay = flags.OneWay })
 	return nil
 }
 
@@ -330,21 +333,42 @@ func adviseSpec(req advise.Requirements) (*experiment.Spec, []byte, error) {
 			return nil, nil, usageError{fmt.Errorf("advise --measure: none of the stacks asked (%s) carries feeds", strings.Join(asked, ", "))}
 		}
 	}
+	mode := ""
+	if req.OneWay {
+		asked := q.Stacks
+		if q.Stacks = messengers(asked); len(q.Stacks) == 0 {
+			return nil, nil, usageError{fmt.Errorf("advise --measure: none of the stacks asked (%s) carries one-way messages", strings.Join(asked, ", "))}
+		}
+		mode = "mode: oneway\n"
+	}
 	data := []byte(fmt.Sprintf(`# written by hopbench advise --measure
 name: advise
-stacks: [%s]
+%sstacks: [%s]
 payloads:
 %sops: [%q]
 topologies: [%q]
 loads:
 %swarmup: 1s
 duration: 3s
-`, strings.Join(q.Stacks, ", "), pl, req.Op(), req.Topology, adviseLoads(req)))
+`, mode, strings.Join(q.Stacks, ", "), pl, req.Op(), req.Topology, adviseLoads(req)))
 	spec, err := experiment.Parse(data)
 	if err != nil {
 		return nil, nil, fmt.Errorf("the experiment advise would run: %w", err)
 	}
 	return spec, data, nil
+}
+
+// messengers are the stacks of names that carry one-way messages.
+func messengers(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if st, err := transport.ParseStack(n); err == nil {
+			if _, err := transport.MessengerOf(st.Transport); err == nil {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
 }
 
 // advisePayload is the spec's payloads entry for req: its model, or the
