@@ -84,6 +84,9 @@ func Measure(t *testing.T, v Variant, oc oneway.Config, rate float64, d time.Dur
 	}
 	defer w.Close()
 	cfg := load.Config{Kind: load.Rate, Rate: rate, Duration: d, Warmup: 200 * time.Millisecond, Timeout: 5 * time.Second}
+	if oc.Drain == 0 {
+		oc.Drain = 30 * time.Second // a slow consumer on a busy machine catches up; a lost message still fails
+	}
 	m, err := w.Measure(ctx, cfg, oneway.Driver(oc), nil)
 	if err != nil {
 		t.Fatal(err)

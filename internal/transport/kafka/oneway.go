@@ -139,7 +139,9 @@ func (Transport) Subscribe(_ context.Context, target, group string, cfg transpor
 		return nil, err
 	}
 	sub := &subscriber{each: s.commitEach, taken: map[int32]*kgo.Record{}}
+	assigned, once := make(chan struct{}), sync.Once{}
 	opts := append(s.opts, kgo.ConsumerGroup(group), kgo.ConsumeTopics(s.addr.Name),
+		kgo.OnPartitionsAssigned(func(context.Context, *kgo.Client, map[string][]int32) { once.Do(func() { close(assigned) }) }),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.DisableAutoCommit(),
 		kgo.OnPartitionsRevoked(func(ctx context.Context, _ *kgo.Client, _ map[string][]int32) { sub.commitTaken(ctx) }))
 	cl, err := kgo.NewClient(opts...)
@@ -150,8 +152,21 @@ func (Transport) Subscribe(_ context.Context, target, group string, cfg transpor
 	sub.cl, sub.cancel = cl, cancel
 	sub.done.Add(1)
 	go sub.poll(ctx, deliver)
-	return sub, nil
+	// Joined before it returns: a group still assigning partitions when
+	// the first messages are published holds them back, and the run would
+	// time the join.
+	select {
+	case <-assigned:
+		return sub, nil
+	case <-time.After(joinWait):
+		sub.Close()
+		return nil, brokered.Unavailable("kafka: consumer group %s was assigned no partition of %s within %v", group, s.addr.Name, joinWait)
+	}
 }
+
+// joinWait bounds how long a consumer waits for its group to assign it
+// partitions.
+const joinWait = 30 * time.Second
 
 // poll takes records until ctx ends, noting (or committing) each one
 // deliver took, and committing them each second.
