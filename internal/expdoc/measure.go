@@ -52,7 +52,25 @@ var ownMeasures = map[string]func(r *results.Record) (float64, bool){
 	},
 	"messages_per_s": func(r *results.Record) (float64, bool) { return r.MessagesPerS, r.FirstMessage != nil },
 	"requests":       func(r *results.Record) (float64, bool) { return float64(r.Requests), true },
-	"errors":         func(r *results.Record) (float64, bool) { return float64(r.Errors), true },
+	// A one-way run's accounting (docs/messaging.md): messages published,
+	// lost, duplicated and out of order (counts, warm-up included); its
+	// publishes' p50, ms; its drain, ms; and delivered_rps, the messages
+	// published a second from the first publish to the last consumed.
+	"published":    oneWay(func(o *results.OneWay, _ *results.Record) float64 { return float64(o.Published) }),
+	"lost":         oneWay(func(o *results.OneWay, _ *results.Record) float64 { return float64(o.Lost) }),
+	"duplicated":   oneWay(func(o *results.OneWay, _ *results.Record) float64 { return float64(o.Duplicated) }),
+	"out_of_order": oneWay(func(o *results.OneWay, _ *results.Record) float64 { return float64(o.OutOfOrder) }),
+	"drain_ms":     oneWay(func(o *results.OneWay, _ *results.Record) float64 { return o.DrainMs }),
+	"publish_p50": func(r *results.Record) (float64, bool) {
+		if r.OneWay == nil || r.OneWay.Publish == nil {
+			return 0, false
+		}
+		return float64(r.OneWay.Publish.P50Us) / 1000, true
+	},
+	"delivered_rps": oneWay(func(o *results.OneWay, r *results.Record) float64 {
+		return float64(r.Requests) / (r.ElapsedS + o.DrainMs/1000)
+	}),
+	"errors": func(r *results.Record) (float64, bool) { return float64(r.Errors), true },
 	// net_rtt is the emulated network's round trip measured before the
 	// run, ms; net_dgram_rtt a datagram's (in process only); net_mbit its
 	// throughput, Mbit/s.
@@ -132,7 +150,7 @@ func figure(r *results.Record, measure string) (float64, bool, error) {
 // that failed does not have; the machine's and network's figures were
 // measured before it.
 func timed(measure string) bool {
-	return !slices.Contains([]string{"reply_body", "requests", "errors", "net_rtt", "net_dgram_rtt", "net_mbit", "tcp_rtt", "http_rtt", "generator_cpu"}, measure)
+	return !slices.Contains([]string{"reply_body", "requests", "errors", "published", "lost", "duplicated", "out_of_order", "net_rtt", "net_dgram_rtt", "net_mbit", "tcp_rtt", "http_rtt", "generator_cpu"}, measure)
 }
 
 func phase(r *results.Record, spec string) (float64, bool, error) {
@@ -243,4 +261,14 @@ func casesOf(recs []results.Record) []string {
 		}
 	}
 	return cs
+}
+
+// oneWay reads a one-way run's figure; none for calls.
+func oneWay(f func(*results.OneWay, *results.Record) float64) func(*results.Record) (float64, bool) {
+	return func(r *results.Record) (float64, bool) {
+		if r.OneWay == nil || !r.Completed() {
+			return 0, false
+		}
+		return f(r.OneWay, r), true
+	}
 }
