@@ -1,4 +1,4 @@
-// Package brokered is what the broker stacks (amqp, kafka, nats) share:
+// Package brokered is what the broker stacks (amqp, kafka, nats, redis) share:
 // their addresses, the metadata every request and reply carries as message
 // headers, serving a request through a Handler, and matching replies to
 // waiting callers by correlation id. Each stack only moves messages with
