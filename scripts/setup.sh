@@ -6,6 +6,8 @@
 #   scripts/setup.sh protoc     protoc, for `make generate`
 #   scripts/setup.sh rabbitmq   Debian's rabbitmq-server (not started: hopbench
 #                               runs its own node on loopback)
+#   scripts/setup.sh redis      Debian's redis-server (not started: hopbench runs
+#                               its own server on loopback)
 #   scripts/setup.sh prometheus Debian's prometheus server (not started: the live
 #                               metrics test runs its own; `make test` sets it up)
 #   scripts/setup.sh kafka      the Apache Kafka broker jars, fetched by Maven
@@ -46,10 +48,10 @@ setup_protoc() {
 	apt_install protobuf-compiler libprotobuf-dev # the latter has the well-known types (timestamp.proto)
 }
 
-# Installing a server package (rabbitmq-server, prometheus) would start a
-# system-wide service where an init system runs; hopbench and its tests
-# start their own, so services are kept from starting for the install
-# (policy-rc.d), unless a policy is already in place.
+# Installing a server package (rabbitmq-server, redis-server, prometheus)
+# would start a system-wide service where an init system runs; hopbench and
+# its tests start their own, so services are kept from starting for the
+# install (policy-rc.d), unless a policy is already in place.
 apt_install_unstarted() {
 	local policy=/usr/sbin/policy-rc.d added=
 	if [ "$(id -u)" -eq 0 ] && [ ! -e "$policy" ]; then
@@ -64,6 +66,11 @@ apt_install_unstarted() {
 setup_rabbitmq() {
 	[ -x /usr/lib/rabbitmq/bin/rabbitmq-server ] && return 0
 	apt_install_unstarted rabbitmq-server
+}
+
+setup_redis() {
+	[ -x /usr/bin/redis-server ] && return 0
+	apt_install_unstarted redis-server
 }
 
 # The live metrics test (cmd/hopbench) starts prometheus itself, with a
@@ -147,15 +154,16 @@ main() {
 	fi
 	for component in "$@"; do
 		case "$component" in
-		base) setup_rabbitmq; setup_kafka ;;
+		base) setup_rabbitmq; setup_redis; setup_kafka ;;
 		protoc) setup_protoc ;;
 		rabbitmq) setup_rabbitmq ;;
+		redis) setup_redis ;;
 		prometheus) setup_prometheus ;;
 		kafka) setup_kafka ;;
 		chromium) setup_chromium ;;
 		jvm) setup_jvm ;;
 		xmllint) setup_xmllint ;;
-		*) log "unknown component '$component' (known: base, protoc, rabbitmq, prometheus, kafka, chromium, jvm, xmllint)"; exit 2 ;;
+		*) log "unknown component '$component' (known: base, protoc, rabbitmq, redis, prometheus, kafka, chromium, jvm, xmllint)"; exit 2 ;;
 		esac
 	done
 }

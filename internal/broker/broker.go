@@ -1,7 +1,8 @@
 // Package broker starts, checks and stops the message brokers the broker
 // stacks talk through: RabbitMQ (Debian's rabbitmq-server), Kafka in KRaft
-// mode (the Apache broker jars deploy/kafka/pom.xml fetches) and NATS (the
-// embedded nats-server/v2, in a process of its own). Every broker listens on
+// mode (the Apache broker jars deploy/kafka/pom.xml fetches), NATS (the
+// embedded nats-server/v2, in a process of its own) and Redis (Debian's
+// redis-server). Every broker listens on
 // loopback only and keeps its data under a project-local directory.
 //
 // A broker already answering at the configured address is used as is and
@@ -40,12 +41,13 @@ type technology interface {
 }
 
 // technologies are the brokers by name.
-var technologies = map[string]technology{"rabbitmq": rabbitMQ{}, "kafka": kafka{}, "nats": natsBroker{}}
+var technologies = map[string]technology{"rabbitmq": rabbitMQ{}, "kafka": kafka{}, "nats": natsBroker{}, "redis": redisBroker{}}
 
 type (
-	rabbitMQ   struct{}
-	kafka      struct{}
-	natsBroker struct{}
+	rabbitMQ    struct{}
+	kafka       struct{}
+	natsBroker  struct{}
+	redisBroker struct{}
 )
 
 func (rabbitMQ) start(ctx context.Context, b *Broker, cfg Config) error {
@@ -54,6 +56,10 @@ func (rabbitMQ) start(ctx context.Context, b *Broker, cfg Config) error {
 func (kafka) start(ctx context.Context, b *Broker, cfg Config) error { return startKafka(ctx, b, cfg) }
 func (natsBroker) start(ctx context.Context, b *Broker, cfg Config) error {
 	return startNATS(ctx, b, cfg)
+}
+
+func (redisBroker) start(ctx context.Context, b *Broker, cfg Config) error {
+	return startRedis(ctx, b, cfg)
 }
 
 func (rabbitMQ) probe(ctx context.Context, addr string, tc *tls.Config) (string, error) {
@@ -68,6 +74,10 @@ func (natsBroker) probe(ctx context.Context, addr string, tc *tls.Config) (strin
 	return probeNATS(ctx, addr, tc)
 }
 
+func (redisBroker) probe(ctx context.Context, addr string, tc *tls.Config) (string, error) {
+	return probeRedis(ctx, addr, tc)
+}
+
 // Names are the brokers, sorted.
 var Names = slices.Sorted(maps.Keys(technologies))
 
@@ -77,6 +87,7 @@ var DefaultAddr = map[string]string{
 	"rabbitmq": "127.0.0.1:5672",
 	"kafka":    "127.0.0.1:9092",
 	"nats":     "127.0.0.1:4222",
+	"redis":    "127.0.0.1:6379",
 }
 
 // DefaultTLSAddr is where a broker started with TLS takes TLS clients,
@@ -87,6 +98,7 @@ var DefaultTLSAddr = map[string]string{
 	"rabbitmq": "127.0.0.1:5671",
 	"kafka":    "127.0.0.1:9093",
 	"nats":     "127.0.0.1:4223",
+	"redis":    "127.0.0.1:6380",
 }
 
 // Broker is a broker that answers at Addr.

@@ -5,10 +5,13 @@ import (
 	"crypto/tls"
 	"fmt"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	amqp "github.com/rabbitmq/amqp091-go"
+	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -106,4 +109,31 @@ func probeNATS(ctx context.Context, addr string, tc *tls.Config) (string, error)
 	}
 	defer nc.Close()
 	return nc.ConnectedServerVersion(), nil
+}
+
+// probeRedis asks the server for PING, then for its version (INFO
+// server's redis_version): ready means it serves commands, not only that
+// it listens (it refuses them while it loads its append-only file).
+func probeRedis(ctx context.Context, addr string, tc *tls.Config) (string, error) {
+	opts := &redis.Options{Addr: addr, DialTimeout: 5 * time.Second, MaxRetries: -1, DialerRetries: 1,
+		ContextTimeoutEnabled: true, PoolSize: 1, DisableIdentity: true,
+		MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}}
+	if tc != nil {
+		opts.TLSConfig = tc.Clone()
+	}
+	rdb := redis.NewClient(opts)
+	defer rdb.Close()
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		return "", err
+	}
+	info, err := rdb.Info(ctx, "server").Result()
+	if err != nil {
+		return "", err
+	}
+	for _, line := range strings.Split(info, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "redis_version:"); ok {
+			return v, nil
+		}
+	}
+	return "", fmt.Errorf("%s answers Redis's PING but its INFO server names no redis_version", addr)
 }

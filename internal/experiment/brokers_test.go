@@ -57,7 +57,7 @@ func TestBrokerStacksThroughAChainOfFive(t *testing.T) {
 		t.Skip("starts brokers")
 	}
 	spec, err := Parse([]byte(`
-stacks: [amqp, kafka, nats]
+stacks: [amqp, kafka, nats, redis]
 payloads: [{model: payment, counts: [3]}]
 topologies: [chain:5]
 loads: [{closed: {clients: 4}}]
@@ -110,9 +110,9 @@ func TestABrokerDyingMidRunIsRecordedAndTheExperimentGoesOn(t *testing.T) {
 		t.Skip("starts brokers")
 	}
 	x := brokerRunner(t)
-	recs := runSignallingBrokers(t, x, "amqp, kafka", syscall.SIGKILL)
-	checkKilledRuns(t, recs[:2])
-	for _, r := range recs[2:] {
+	recs := runSignallingBrokers(t, x, "amqp, kafka, redis", syscall.SIGKILL)
+	checkKilledRuns(t, recs[:3])
+	for _, r := range recs[3:] {
 		if r.Outcome != results.OutcomeOK || r.Requests == 0 {
 			t.Errorf("%s, after the kill: outcome %q (%s) with %d requests, want ok", r.Stack, r.Outcome, r.Reason, r.Requests)
 		}
@@ -314,7 +314,7 @@ func killBrokerOnce(t *testing.T, x *Runner, sig syscall.Signal) func(Run, resul
 			return
 		}
 		killed[r.Index] = true
-		name := map[string]string{"amqp": "rabbitmq", "kafka": "kafka"}[r.Stack]
+		name := map[string]string{"amqp": "rabbitmq", "kafka": "kafka", "redis": "redis"}[r.Stack]
 		if pid := broker.ListenerPID(x.BrokerAddrs[name]); pid > 0 {
 			syscall.Kill(pid, sig)
 		} else {

@@ -35,6 +35,7 @@ var families = []struct {
 	{"amqp", color.RGBA{0xE6, 0x9F, 0x00, 0xff}},    // orange
 	{"kafka", color.RGBA{0x00, 0x9E, 0x73, 0xff}},   // bluish green
 	{"nats", color.RGBA{0x4D, 0x4D, 0x4D, 0xff}},    // grey
+	{"redis", color.RGBA{0x88, 0x22, 0x55, 0xff}},   // wine (Paul Tol's muted set)
 	// The Connect family: connect-go's three protocols.
 	{"connect", color.RGBA{0x56, 0xB4, 0xE9, 0xff}},      // sky blue
 	{"grpcweb", color.RGBA{0x9E, 0x8A, 0x00, 0xff}},      // dark yellow

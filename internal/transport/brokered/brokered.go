@@ -1,4 +1,4 @@
-// Package brokered is what the broker stacks (amqp, kafka, nats) share:
+// Package brokered is what the broker stacks (amqp, kafka, nats, redis) share:
 // their addresses, the metadata every request and reply carries as message
 // headers, serving a request through a Handler, and matching replies to
 // waiting callers by correlation id. Each stack only moves messages with
@@ -69,7 +69,7 @@ func ParseAddr(s, scheme string, unique bool) (Addr, error) {
 }
 
 func defaultPort(scheme string) string {
-	return map[string]string{"amqp": "5672", "kafka": "9092", "nats": "4222"}[scheme]
+	return map[string]string{"amqp": "5672", "kafka": "9092", "nats": "4222", "redis": "6379"}[scheme]
 }
 
 // RandomID is 12 random hex digits, for names a run or a client makes
