@@ -94,15 +94,15 @@ func (p *publisher) Publish(ctx context.Context, _ string, body []byte) error {
 func (p *publisher) Close() error { return p.rdb.Close() }
 
 type subscriber struct {
-	rdb      *goredis.Client
-	stream   string
-	group    string
-	name     string
-	deliver  func([]byte) bool
-	cancel   context.CancelFunc
-	done     sync.WaitGroup
-	mu       sync.Mutex
-	err      error
+	rdb     *goredis.Client
+	stream  string
+	group   string
+	name    string
+	deliver func([]byte) bool
+	cancel  context.CancelFunc
+	done    sync.WaitGroup
+	mu      sync.Mutex
+	err     error
 }
 
 // Subscribe reads the group's new entries as a consumer of its own name,
