@@ -6,6 +6,8 @@
 #   scripts/setup.sh protoc     protoc, for `make generate`
 #   scripts/setup.sh rabbitmq   Debian's rabbitmq-server (not started: hopbench
 #                               runs its own node on loopback)
+#   scripts/setup.sh mosquitto  Debian's mosquitto MQTT broker (not started:
+#                               hopbench runs its own on loopback)
 #   scripts/setup.sh prometheus Debian's prometheus server (not started: the live
 #                               metrics test runs its own; `make test` sets it up)
 #   scripts/setup.sh kafka      the Apache Kafka broker jars, fetched by Maven
@@ -64,6 +66,13 @@ apt_install_unstarted() {
 setup_rabbitmq() {
 	[ -x /usr/lib/rabbitmq/bin/rabbitmq-server ] && return 0
 	apt_install_unstarted rabbitmq-server
+}
+
+# hopbench runs /usr/sbin/mosquitto itself, with a configuration of its own
+# under its data directory (internal/broker).
+setup_mosquitto() {
+	[ -x /usr/sbin/mosquitto ] && return 0
+	apt_install_unstarted mosquitto
 }
 
 # The live metrics test (cmd/hopbench) starts prometheus itself, with a
@@ -147,15 +156,16 @@ main() {
 	fi
 	for component in "$@"; do
 		case "$component" in
-		base) setup_rabbitmq; setup_kafka ;;
+		base) setup_rabbitmq; setup_mosquitto; setup_kafka ;;
 		protoc) setup_protoc ;;
 		rabbitmq) setup_rabbitmq ;;
+		mosquitto) setup_mosquitto ;;
 		prometheus) setup_prometheus ;;
 		kafka) setup_kafka ;;
 		chromium) setup_chromium ;;
 		jvm) setup_jvm ;;
 		xmllint) setup_xmllint ;;
-		*) log "unknown component '$component' (known: base, protoc, rabbitmq, prometheus, kafka, chromium, jvm, xmllint)"; exit 2 ;;
+		*) log "unknown component '$component' (known: base, protoc, rabbitmq, mosquitto, prometheus, kafka, chromium, jvm, xmllint)"; exit 2 ;;
 		esac
 	done
 }
