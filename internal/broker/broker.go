@@ -1,7 +1,8 @@
 // Package broker starts, checks and stops the message brokers the broker
 // stacks talk through: RabbitMQ (Debian's rabbitmq-server), Kafka in KRaft
-// mode (the Apache broker jars deploy/kafka/pom.xml fetches) and NATS (the
-// embedded nats-server/v2, in a process of its own). Every broker listens on
+// mode (the Apache broker jars deploy/kafka/pom.xml fetches), NATS (the
+// embedded nats-server/v2, in a process of its own) and Mosquitto (Debian's
+// mosquitto, for MQTT). Every broker listens on
 // loopback only and keeps its data under a project-local directory.
 //
 // A broker already answering at the configured address is used as is and
@@ -40,12 +41,13 @@ type technology interface {
 }
 
 // technologies are the brokers by name.
-var technologies = map[string]technology{"rabbitmq": rabbitMQ{}, "kafka": kafka{}, "nats": natsBroker{}}
+var technologies = map[string]technology{"rabbitmq": rabbitMQ{}, "kafka": kafka{}, "nats": natsBroker{}, "mosquitto": mosquitto{}}
 
 type (
 	rabbitMQ   struct{}
 	kafka      struct{}
 	natsBroker struct{}
+	mosquitto  struct{}
 )
 
 func (rabbitMQ) start(ctx context.Context, b *Broker, cfg Config) error {
@@ -54,6 +56,10 @@ func (rabbitMQ) start(ctx context.Context, b *Broker, cfg Config) error {
 func (kafka) start(ctx context.Context, b *Broker, cfg Config) error { return startKafka(ctx, b, cfg) }
 func (natsBroker) start(ctx context.Context, b *Broker, cfg Config) error {
 	return startNATS(ctx, b, cfg)
+}
+
+func (mosquitto) start(ctx context.Context, b *Broker, cfg Config) error {
+	return startMosquitto(ctx, b, cfg)
 }
 
 func (rabbitMQ) probe(ctx context.Context, addr string, tc *tls.Config) (string, error) {
@@ -68,15 +74,20 @@ func (natsBroker) probe(ctx context.Context, addr string, tc *tls.Config) (strin
 	return probeNATS(ctx, addr, tc)
 }
 
+func (mosquitto) probe(ctx context.Context, addr string, tc *tls.Config) (string, error) {
+	return probeMosquitto(ctx, addr, tc)
+}
+
 // Names are the brokers, sorted.
 var Names = slices.Sorted(maps.Keys(technologies))
 
 // DefaultAddr is where each broker listens unless configured otherwise:
 // the brokers' usual ports, on loopback.
 var DefaultAddr = map[string]string{
-	"rabbitmq": "127.0.0.1:5672",
-	"kafka":    "127.0.0.1:9092",
-	"nats":     "127.0.0.1:4222",
+	"rabbitmq":  "127.0.0.1:5672",
+	"kafka":     "127.0.0.1:9092",
+	"nats":      "127.0.0.1:4222",
+	"mosquitto": "127.0.0.1:1883",
 }
 
 // DefaultTLSAddr is where a broker started with TLS takes TLS clients,
@@ -84,9 +95,10 @@ var DefaultAddr = map[string]string{
 // and plain clients on one port (allow_non_tls), so its TLS address is its
 // address, but for mutual TLS, which needs a listener of its own.
 var DefaultTLSAddr = map[string]string{
-	"rabbitmq": "127.0.0.1:5671",
-	"kafka":    "127.0.0.1:9093",
-	"nats":     "127.0.0.1:4223",
+	"rabbitmq":  "127.0.0.1:5671",
+	"kafka":     "127.0.0.1:9093",
+	"nats":      "127.0.0.1:4223",
+	"mosquitto": "127.0.0.1:8883",
 }
 
 // Broker is a broker that answers at Addr.

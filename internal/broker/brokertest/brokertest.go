@@ -64,13 +64,16 @@ var (
 func run(m *testing.M, bin string, names []string) int {
 	flag.Parse()
 	if testing.Short() {
-		// -short runs on a machine with nothing but Go: RabbitMQ is a real
-		// process (Debian's package), so its package's tests wait for make
-		// test; Kafka's run against franz-go's in-process fake, kfake
-		// (never for measuring); NATS runs in process.
-		if slices.Contains(names, "rabbitmq") {
-			fmt.Println("brokertest: -short: skipping this package's tests, which need RabbitMQ (make test runs them)")
-			return 0
+		// -short runs on a machine with nothing but Go: RabbitMQ and
+		// Mosquitto are real processes (Debian's packages), so their
+		// packages' tests wait for make test; Kafka's run against
+		// franz-go's in-process fake, kfake (never for measuring); NATS
+		// runs in process.
+		for name, product := range map[string]string{"rabbitmq": "RabbitMQ", "mosquitto": "Mosquitto"} {
+			if slices.Contains(names, name) {
+				fmt.Printf("brokertest: -short: skipping this package's tests, which need %s (make test runs them)\n", product)
+				return 0
+			}
 		}
 		if slices.Contains(names, "kafka") {
 			// Bodies up to hopbench's 64 MiB limit, as the real broker takes.
