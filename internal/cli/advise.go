@@ -282,9 +282,9 @@ func measuring(req advise.Requirements) string {
 }
 
 // adviseBudget is each stack's capacity search budget under advise
-// --measure: the quick preset's 10 stacks, their boots and brokers in
+// --measure: the quick preset's 11 stacks, their boots and brokers in
 // under 5 minutes.
-const adviseBudget = 25 * time.Second
+const adviseBudget = 22 * time.Second
 
 // adviseLoads is what advise --measure runs: a capacity search from the
 // rate asked for an SLA at a rate, else latency at one client and

@@ -51,6 +51,7 @@ var stackLibraries = []struct{ name, module string }{
 	{"franz-go", "github.com/twmb/franz-go"},
 	{"nats.go", "github.com/nats-io/nats.go"},
 	{"nats-server", "github.com/nats-io/nats-server/v2"},
+	{"paho.golang", "github.com/eclipse/paho.golang"},
 	{"hdrhistogram-go", "github.com/HdrHistogram/hdrhistogram-go"},
 	{"go-json (json-fast)", "github.com/goccy/go-json"},
 	{"msgpack", "github.com/vmihailenco/msgpack/v5"},
