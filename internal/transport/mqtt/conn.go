@@ -66,8 +66,9 @@ func dial(ctx context.Context, a brokered.Addr, cfg transport.Config, role strin
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	c.cl = paho.NewClient(paho.ClientConfig{
 		// paho writes a packet in several writes, from any goroutine that
-		// publishes: the lock keeps packets whole.
-		Conn: packets.NewThreadSafeConn(nc),
+		// publishes: packetConn's lock keeps packets whole, and writes
+		// each at once.
+		Conn: newPacketConn(nc),
 		OnPublishReceived: []func(paho.PublishReceived) (bool, error){func(r paho.PublishReceived) (bool, error) {
 			deliver(r.Packet)
 			return true, nil
