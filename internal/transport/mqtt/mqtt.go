@@ -36,7 +36,7 @@ func (Transport) Traits() transport.Traits {
 		Decoupled: true,
 		Durable:   "QoS 1 or 2 in a persistent session (clean start off, a session expiry): the broker queues a client's messages while it is away, on disk with persistence; hopbench's clients start clean sessions",
 		Browser:   "browsers speak MQTT over WebSockets only (a Mosquitto websockets listener, not enabled here)",
-		Notes:     []string{"a small broker (Mosquitto: one C process of a few MiB, one thread for every client)", "made for devices: small headers, a QoS per message, retained messages and last wills", "request/response is MQTT 5's (response topic, correlation data); MQTT 3.1.1 has none"},
+		Notes:     []string{"a small broker (Mosquitto: one C process of a few MiB, whose one thread serves every client)", "made for devices: small headers, a QoS per message, retained messages and last wills", "request/response is MQTT 5's (response topic, correlation data); MQTT 3.1.1 has none"},
 	}
 }
 
