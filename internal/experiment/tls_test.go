@@ -16,7 +16,7 @@ func TestTLSOnEveryStack(t *testing.T) {
 		t.Skip("starts brokers and nodes")
 	}
 	recs := runSpec(t, brokerRunner(t), `
-stacks: [rest, rest+proto, rest+json+gzip, grpc, graphql, amqp, kafka, nats]
+stacks: [rest, rest+proto, rest+json+gzip, grpc, graphql, amqp, kafka, nats, mqtt]
 payloads: [{model: text, counts: [10]}]
 topologies: [chain:2]
 loads: [{closed: {clients: 2}}]
@@ -26,8 +26,8 @@ duration: 1s
 warmup: 1s
 sla: 2s
 `)
-	if len(recs) != 16 {
-		t.Fatalf("%d records, want 16", len(recs))
+	if len(recs) != 18 {
+		t.Fatalf("%d records, want 18", len(recs))
 	}
 	for _, r := range recs {
 		if r.Outcome != results.OutcomeOK || r.Errors != 0 || r.Requests == 0 {
