@@ -11,6 +11,7 @@ require (
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/coder/websocket v1.8.15
+	github.com/eclipse/paho.golang v0.23.0
 	github.com/fxamacker/cbor/v2 v2.9.6
 	github.com/goccy/go-json v0.12.0
 	github.com/graphql-go/graphql v0.8.1

@@ -8,6 +8,8 @@
 #                               runs its own node on loopback)
 #   scripts/setup.sh redis      Debian's redis-server (not started: hopbench runs
 #                               its own server on loopback)
+#   scripts/setup.sh mosquitto  Debian's mosquitto MQTT broker (not started:
+#                               hopbench runs its own on loopback)
 #   scripts/setup.sh prometheus Debian's prometheus server (not started: the live
 #                               metrics test runs its own; `make test` sets it up)
 #   scripts/setup.sh kafka      the Apache Kafka broker jars, fetched by Maven
@@ -71,6 +73,13 @@ setup_rabbitmq() {
 setup_redis() {
 	[ -x /usr/bin/redis-server ] && return 0
 	apt_install_unstarted redis-server
+}
+
+# hopbench runs /usr/sbin/mosquitto itself, with a configuration of its own
+# under its data directory (internal/broker).
+setup_mosquitto() {
+	[ -x /usr/sbin/mosquitto ] && return 0
+	apt_install_unstarted mosquitto
 }
 
 # The live metrics test (cmd/hopbench) starts prometheus itself, with a
@@ -154,16 +163,17 @@ main() {
 	fi
 	for component in "$@"; do
 		case "$component" in
-		base) setup_rabbitmq; setup_redis; setup_kafka ;;
+		base) setup_rabbitmq; setup_redis; setup_mosquitto; setup_kafka ;;
 		protoc) setup_protoc ;;
 		rabbitmq) setup_rabbitmq ;;
 		redis) setup_redis ;;
+		mosquitto) setup_mosquitto ;;
 		prometheus) setup_prometheus ;;
 		kafka) setup_kafka ;;
 		chromium) setup_chromium ;;
 		jvm) setup_jvm ;;
 		xmllint) setup_xmllint ;;
-		*) log "unknown component '$component' (known: base, protoc, rabbitmq, redis, prometheus, kafka, chromium, jvm, xmllint)"; exit 2 ;;
+		*) log "unknown component '$component' (known: base, protoc, rabbitmq, redis, mosquitto, prometheus, kafka, chromium, jvm, xmllint)"; exit 2 ;;
 		esac
 	done
 }

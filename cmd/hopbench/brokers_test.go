@@ -30,7 +30,7 @@ func TestBrokerStacksByHandWithDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatalf("brokers up: %v: %s", err, upOut)
 	}
-	for _, stack := range []string{"amqp", "kafka", "nats"} {
+	for _, stack := range []string{"amqp", "kafka", "nats", "mqtt"} {
 		t.Run(stack, func(t *testing.T) { nodeAndLoadByHand(t, stack) })
 		t.Run(stack+"/mtls", func(t *testing.T) {
 			nodeAndLoadByHand(t, stack, "--tls-dir", tlsDir, "--mtls")
@@ -94,7 +94,7 @@ func brokersStatusAndDown(t *testing.T, dir string) {
 		Up, Started         bool
 		RSSBytes            int64 `json:"rss_bytes"`
 	}
-	if err := json.Unmarshal([]byte(out), &status); err != nil || code != 0 || len(status) != 3 {
+	if err := json.Unmarshal([]byte(out), &status); err != nil || code != 0 || len(status) != 4 {
 		t.Fatalf("status: exit %d, %v: %s", code, err, out)
 	}
 	for _, s := range status {
@@ -116,7 +116,7 @@ func brokersStatusAndDown(t *testing.T, dir string) {
 	if !strings.Contains(table, "MiB") || !strings.Contains(table, "rabbitmq") {
 		t.Errorf("status table:\n%s", table)
 	}
-	if out, code := hopbench(t, "brokers", "down", "--dir", dir); code != 0 || strings.Count(out, "stopped") != 3 {
+	if out, code := hopbench(t, "brokers", "down", "--dir", dir); code != 0 || strings.Count(out, "stopped") != 4 {
 		t.Fatalf("down: exit %d: %s", code, out)
 	}
 	for _, s := range status {
@@ -128,7 +128,7 @@ func brokersStatusAndDown(t *testing.T, dir string) {
 
 func TestBrokersRefusesAnUnknownBroker(t *testing.T) {
 	out, code := hopbenchStderr(t, "brokers", "up", "mqtt")
-	if code != 2 || !strings.Contains(out, "known: kafka, nats, rabbitmq") {
+	if code != 2 || !strings.Contains(out, "known: kafka, mosquitto, nats, rabbitmq") {
 		t.Fatalf("exit %d: %s", code, out)
 	}
 }

@@ -279,6 +279,10 @@ func brokersNeeded(l *exampleLine) []string {
 // rabbitmq-server, which scripts/setup.sh installs).
 const rabbitmqServer = "/usr/lib/rabbitmq/bin/rabbitmq-server"
 
+// mosquittoServer is where broker.Start looks for Mosquitto (Debian's
+// mosquitto, which scripts/setup.sh installs).
+const mosquittoServer = "/usr/sbin/mosquitto"
+
 func brokerInstalled(name string) bool {
 	switch name {
 	case "rabbitmq":
@@ -288,6 +292,9 @@ func brokerInstalled(name string) bool {
 		_, errLibs := broker.FindKafkaLibs()
 		_, errJava := exec.LookPath("java")
 		return errLibs == nil && errJava == nil
+	case "mosquitto":
+		_, err := os.Stat(mosquittoServer)
+		return err == nil
 	}
 	return true // NATS is embedded in hopbench
 }

@@ -1,8 +1,8 @@
 // Package broker starts, checks and stops the message brokers the broker
 // stacks talk through: RabbitMQ (Debian's rabbitmq-server), Kafka in KRaft
 // mode (the Apache broker jars deploy/kafka/pom.xml fetches), NATS (the
-// embedded nats-server/v2, in a process of its own) and Redis (Debian's
-// redis-server). Every broker listens on
+// embedded nats-server/v2, in a process of its own), Redis (Debian's
+// redis-server) and Mosquitto (Debian's mosquitto, for MQTT). Every broker listens on
 // loopback only and keeps its data under a project-local directory.
 //
 // A broker already answering at the configured address is used as is and
@@ -41,13 +41,14 @@ type technology interface {
 }
 
 // technologies are the brokers by name.
-var technologies = map[string]technology{"rabbitmq": rabbitMQ{}, "kafka": kafka{}, "nats": natsBroker{}, "redis": redisBroker{}}
+var technologies = map[string]technology{"rabbitmq": rabbitMQ{}, "kafka": kafka{}, "nats": natsBroker{}, "redis": redisBroker{}, "mosquitto": mosquitto{}}
 
 type (
 	rabbitMQ    struct{}
 	kafka       struct{}
 	natsBroker  struct{}
 	redisBroker struct{}
+	mosquitto   struct{}
 )
 
 func (rabbitMQ) start(ctx context.Context, b *Broker, cfg Config) error {
@@ -60,6 +61,10 @@ func (natsBroker) start(ctx context.Context, b *Broker, cfg Config) error {
 
 func (redisBroker) start(ctx context.Context, b *Broker, cfg Config) error {
 	return startRedis(ctx, b, cfg)
+}
+
+func (mosquitto) start(ctx context.Context, b *Broker, cfg Config) error {
+	return startMosquitto(ctx, b, cfg)
 }
 
 func (rabbitMQ) probe(ctx context.Context, addr string, tc *tls.Config) (string, error) {
@@ -78,16 +83,21 @@ func (redisBroker) probe(ctx context.Context, addr string, tc *tls.Config) (stri
 	return probeRedis(ctx, addr, tc)
 }
 
+func (mosquitto) probe(ctx context.Context, addr string, tc *tls.Config) (string, error) {
+	return probeMosquitto(ctx, addr, tc)
+}
+
 // Names are the brokers, sorted.
 var Names = slices.Sorted(maps.Keys(technologies))
 
 // DefaultAddr is where each broker listens unless configured otherwise:
 // the brokers' usual ports, on loopback.
 var DefaultAddr = map[string]string{
-	"rabbitmq": "127.0.0.1:5672",
-	"kafka":    "127.0.0.1:9092",
-	"nats":     "127.0.0.1:4222",
-	"redis":    "127.0.0.1:6379",
+	"rabbitmq":  "127.0.0.1:5672",
+	"kafka":     "127.0.0.1:9092",
+	"nats":      "127.0.0.1:4222",
+	"redis":     "127.0.0.1:6379",
+	"mosquitto": "127.0.0.1:1883",
 }
 
 // DefaultTLSAddr is where a broker started with TLS takes TLS clients,
@@ -95,10 +105,11 @@ var DefaultAddr = map[string]string{
 // and plain clients on one port (allow_non_tls), so its TLS address is its
 // address, but for mutual TLS, which needs a listener of its own.
 var DefaultTLSAddr = map[string]string{
-	"rabbitmq": "127.0.0.1:5671",
-	"kafka":    "127.0.0.1:9093",
-	"nats":     "127.0.0.1:4223",
-	"redis":    "127.0.0.1:6380",
+	"rabbitmq":  "127.0.0.1:5671",
+	"kafka":     "127.0.0.1:9093",
+	"nats":      "127.0.0.1:4223",
+	"redis":     "127.0.0.1:6380",
+	"mosquitto": "127.0.0.1:8883",
 }
 
 // Broker is a broker that answers at Addr.

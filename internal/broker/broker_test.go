@@ -168,7 +168,7 @@ func TestRefusesAddressesOffLoopback(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "not on loopback") {
 		t.Fatalf("got %v, want a refusal naming loopback", err)
 	}
-	if _, err := broker.Start(context.Background(), "mqtt", broker.Config{Dir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "known: kafka, nats, rabbitmq, redis") {
+	if _, err := broker.Start(context.Background(), "mqtt", broker.Config{Dir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "known: kafka, mosquitto, nats, rabbitmq, redis") {
 		t.Fatalf("got %v, want unknown broker listing the known ones", err)
 	}
 }

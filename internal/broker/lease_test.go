@@ -210,3 +210,36 @@ func alive(pid int) bool {
 	_, err := os.Stat("/proc/" + strconv.Itoa(pid))
 	return err == nil && !zombie(pid)
 }
+
+// Mosquitto, a process of its own like RabbitMQ, is leased as every
+// broker is: its status lists the runs using it, and down refuses to stop
+// it under another run, then stops it, leaving nothing behind.
+func TestMosquittoIsLeased(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a real broker")
+	}
+	isolatedLeases(t)
+	cfg := brokertest.Config(t)
+	b, err := broker.Start(context.Background(), "mosquitto", cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	b.Leave() // as hopbench brokers up does
+	other := anotherRun(t, "mosquitto", b.Addr)
+	st, err := broker.GetStatus(context.Background(), "mosquitto", cfg)
+	if err != nil || !st.Up || len(st.Users) != 1 || !strings.Contains(st.Users[0], "pid "+strconv.Itoa(other.Process.Pid)) {
+		t.Fatalf("status %+v, %v: want up, used by the other run", st, err)
+	}
+	if _, err := broker.Down(context.Background(), "mosquitto", cfg); err == nil || !strings.Contains(err.Error(), "in use by pid "+strconv.Itoa(other.Process.Pid)) {
+		t.Fatalf("down under another run: %v", err)
+	}
+	other.Process.Kill()
+	other.Wait()
+	if msg, err := broker.Down(context.Background(), "mosquitto", cfg); err != nil || !strings.Contains(msg, "stopped") {
+		t.Fatalf("down: %q, %v", msg, err)
+	}
+	if alive(b.PID) {
+		t.Fatalf("mosquitto pid %d still running after down", b.PID)
+	}
+}

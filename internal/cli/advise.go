@@ -286,8 +286,8 @@ func measuring(req advise.Requirements) string {
 
 // adviseBudget is each stack's capacity search budget under advise
 // --measure: the quick preset's 11 stacks, their boots and brokers in
-// under 5 minutes (25 s until redis made them 11).
-const adviseBudget = 23 * time.Second
+// under 5 minutes (25 s until redis and mqtt made them 12).
+const adviseBudget = 21 * time.Second
 
 // adviseLoads is what advise --measure runs: a capacity search from the
 // rate asked for an SLA at a rate, else latency at one client and

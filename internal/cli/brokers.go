@@ -44,12 +44,12 @@ type brokersFlags struct {
 func newBrokersCommand(a *app) *cobra.Command {
 	f := &brokersFlags{}
 	cmd := &cobra.Command{
-		Use:   "brokers up|down|status [rabbitmq|kafka|nats|redis]...",
+		Use:   "brokers up|down|status [rabbitmq|kafka|nats|redis|mosquitto]...",
 		Short: "Start, stop or show the message brokers the broker stacks use",
-		Long: `Start, stop or show the brokers of the amqp, kafka, nats and redis stacks,
-on loopback at their usual ports (RabbitMQ ` + broker.DefaultAddr["rabbitmq"] + `, Kafka ` + broker.DefaultAddr["kafka"] + `,
-NATS ` + broker.DefaultAddr["nats"] + `, Redis ` + broker.DefaultAddr["redis"] + `), with their data under --dir. With no
-broker named, all.
+		Long: `Start, stop or show the brokers of the amqp, kafka, nats, redis and mqtt
+stacks, on loopback at their usual ports (RabbitMQ ` + broker.DefaultAddr["rabbitmq"] + `, Kafka ` + broker.DefaultAddr["kafka"] + `,
+NATS ` + broker.DefaultAddr["nats"] + `, Redis ` + broker.DefaultAddr["redis"] + `, Mosquitto ` + broker.DefaultAddr["mosquitto"] + `), with their
+data under --dir. With no broker named, all.
 
 up starts those not already answering and leaves them running; down stops
 those hopbench started (a broker hopbench did not start is left alone, and
@@ -68,7 +68,7 @@ ones it started; brokers up is for hopbench node and hopbench load by hand.`,
 	}
 	cmd.Flags().StringVar(&f.dir, "dir", broker.DefaultDir(), "data directory of the brokers hopbench starts")
 	cmd.Flags().StringVar(&f.format, "format", "table", "status output: table or json")
-	cmd.Flags().StringVar(&f.tlsDir, "tls-dir", "", "up: also take TLS clients (RabbitMQ on 127.0.0.1:5671, Kafka on 127.0.0.1:9093, NATS on its own port, Redis on 127.0.0.1:6380), with the certificates in `DIR` (made there if missing; give nodes and loads the same --tls-dir)")
+	cmd.Flags().StringVar(&f.tlsDir, "tls-dir", "", "up: also take TLS clients (RabbitMQ on 127.0.0.1:5671, Kafka on 127.0.0.1:9093, NATS on its own port, Redis on 127.0.0.1:6380, Mosquitto on 127.0.0.1:8883), with the certificates in `DIR` (made there if missing; give nodes and loads the same --tls-dir)")
 	cmd.Flags().BoolVar(&f.mtls, "mtls", false, "up, with --tls-dir: require client certificates on the TLS listeners")
 	cmd.Flags().BoolVar(&f.force, "force", false, "down: stop a broker even while another hopbench run is using it")
 	return cmd

@@ -55,7 +55,7 @@ func newNodeCommand(a *app) *cobra.Command {
 
 Stacks: ` + strings.Join(transport.Names(), ", ") + `, with a codec and compression
 appended, e.g. rest+proto+gzip, grpc+gzip. The API is the same on every
-stack (docs/node.md). The broker stacks (amqp, kafka, nats) serve through
+stack (docs/node.md). The broker stacks (amqp, kafka, nats, mqtt) serve through
 a broker: start it first with hopbench brokers up.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runNode(cmd, a, f) },
@@ -63,7 +63,7 @@ a broker: start it first with hopbench brokers up.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.stack, "stack", "rest", "stack: technology[+codec][+compression]")
 	fl.StringVar(&f.cfg.Listen, "listen", "", "address to serve on (default 127.0.0.1:7070; for broker stacks the broker's URL and queue, topic or subject, e.g. amqp://127.0.0.1:5672/hopbench)")
-	fl.StringToStringVar(&f.options, "option", nil, "a stack's own setting, `NAME=VALUE` (repeatable): amqp reply=direct|queue, prefetch, persistent, confirm; kafka acks=all|leader|none, linger, fetch_max_wait, partitions; graphql introspection=true|false")
+	fl.StringToStringVar(&f.options, "option", nil, "a stack's own setting, `NAME=VALUE` (repeatable): amqp reply=direct|queue, prefetch, persistent, confirm; kafka acks=all|leader|none, linger, fetch_max_wait, partitions; mqtt qos=0|1|2; graphql introspection=true|false")
 	fl.StringSliceVar(&f.downstream, "downstream", nil, "addresses of the nodes this one calls, in parallel, for every request")
 	fl.BoolVar(&f.h2, "http2", false, "HTTP/2 for HTTP-based stacks (h2c without TLS)")
 	fl.BoolVar(&f.tls, "tls", false, "serve TLS with a throwaway CA made at start-up")

@@ -52,6 +52,7 @@ var stackLibraries = []struct{ name, module string }{
 	{"nats.go", "github.com/nats-io/nats.go"},
 	{"nats-server", "github.com/nats-io/nats-server/v2"},
 	{"go-redis", "github.com/redis/go-redis/v9"},
+	{"paho.golang", "github.com/eclipse/paho.golang"},
 	{"hdrhistogram-go", "github.com/HdrHistogram/hdrhistogram-go"},
 	{"go-json (json-fast)", "github.com/goccy/go-json"},
 	{"msgpack", "github.com/vmihailenco/msgpack/v5"},

@@ -55,7 +55,7 @@ func ms(v float64) string {
 
 // stackNames are the stacks as prose names them.
 var stackNames = map[string]string{"rest": "REST", "amqp": "RabbitMQ", "kafka": "Kafka", "grpc": "gRPC", "graphql": "GraphQL", "nats": "NATS", "redis": "Redis",
-	"connect": "Connect", "grpcweb": "gRPC-Web", "connect-grpc": "gRPC on connect-go", "ws": "WebSocket", "grpc-stream": "gRPC over one stream", "rest-h3": "REST over HTTP/3"}
+	"connect": "Connect", "grpcweb": "gRPC-Web", "connect-grpc": "gRPC on connect-go", "ws": "WebSocket", "grpc-stream": "gRPC over one stream", "rest-h3": "REST over HTTP/3", "mqtt": "MQTT"}
 
 // stackName is a stack as prose names it: kafka is Kafka; a stack
 // without a prose name stays as it is (rest+proto).

@@ -57,7 +57,7 @@ func TestBrokerStacksThroughAChainOfFive(t *testing.T) {
 		t.Skip("starts brokers")
 	}
 	spec, err := Parse([]byte(`
-stacks: [amqp, kafka, nats, redis]
+stacks: [amqp, kafka, nats, redis, mqtt]
 payloads: [{model: payment, counts: [3]}]
 topologies: [chain:5]
 loads: [{closed: {clients: 4}}]
@@ -92,6 +92,9 @@ transport_options: {amqp.reply: queue}
 		}
 		if r.Stack == "kafka" && (r.TransportOptions["acks"] != "all" || r.TransportOptions["linger"] != "0s") {
 			t.Errorf("kafka: transport options %v, want the defaults recorded", r.TransportOptions)
+		}
+		if r.Stack == "mqtt" && r.TransportOptions["qos"] != "1" {
+			t.Errorf("mqtt: transport options %v, want the default qos recorded", r.TransportOptions)
 		}
 	}
 	for _, r := range recs {
@@ -258,18 +261,20 @@ func (p *cuttingProxy) cut() {
 	}
 }
 
-// RabbitMQ stopped politely (SIGTERM) mid-run closes its connections
-// before its process ends: the run is judged once it has ended, broker
-// died, not node unavailable with the broker living on, and the next run
-// starts it again and measures.
+// RabbitMQ and Mosquitto stopped politely (SIGTERM) mid-run close their
+// connections before their processes end: the run is judged once it has
+// ended, broker died, not node unavailable with the broker living on, and
+// the next run starts it again and measures.
 func TestABrokerStoppedPolitelyMidRunIsRecordedAndRestarted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts brokers")
 	}
-	recs := runSignallingBrokers(t, brokerRunner(t), "amqp", syscall.SIGTERM)
-	checkKilledRuns(t, recs[:1])
-	if r := recs[1]; r.Outcome != results.OutcomeOK || r.Requests == 0 {
-		t.Errorf("after the stop: outcome %q (%s) with %d requests, want ok", r.Outcome, r.Reason, r.Requests)
+	recs := runSignallingBrokers(t, brokerRunner(t), "amqp, mqtt", syscall.SIGTERM)
+	checkKilledRuns(t, recs[:2])
+	for _, r := range recs[2:] {
+		if r.Outcome != results.OutcomeOK || r.Requests == 0 {
+			t.Errorf("%s, after the stop: outcome %q (%s) with %d requests, want ok", r.Stack, r.Outcome, r.Reason, r.Requests)
+		}
 	}
 }
 
@@ -314,7 +319,7 @@ func killBrokerOnce(t *testing.T, x *Runner, sig syscall.Signal) func(Run, resul
 			return
 		}
 		killed[r.Index] = true
-		name := map[string]string{"amqp": "rabbitmq", "kafka": "kafka", "redis": "redis"}[r.Stack]
+		name := map[string]string{"amqp": "rabbitmq", "kafka": "kafka", "redis": "redis", "mqtt": "mosquitto"}[r.Stack]
 		if pid := broker.ListenerPID(x.BrokerAddrs[name]); pid > 0 {
 			syscall.Kill(pid, sig)
 		} else {

@@ -101,7 +101,7 @@ var invalidSpecs = []struct {
 	{"bad seed", with("seed: -1"), "seed", "not a whole number"},
 	{"options not a mapping", with("transport_options: [amqp.reply]"), "transport_options", "technology.option: value"},
 	{"option without technology", with("stacks: [amqp]\ntransport_options: {reply: queue}"), "transport_options.reply", "want technology.option"},
-	{"option of unknown technology", with("transport_options: {mqtt.qos: 1}"), "transport_options.mqtt.qos", "unknown stack technology"},
+	{"option of unknown technology", with("transport_options: {soap.version: 1.2}"), "transport_options.soap.version", "unknown stack technology"},
 	{"option of an unlisted stack", with("transport_options: {kafka.acks: all}"), "transport_options.kafka.acks", "no kafka stack"},
 	{"unknown option", with("stacks: [amqp]\ntransport_options: {amqp.acks: all}"), "transport_options.amqp.acks", "known: reply, prefetch"},
 	{"bad option value", with("stacks: [kafka]\ntransport_options: {kafka.acks: some}"), "transport_options.kafka.acks", "all leader none"},

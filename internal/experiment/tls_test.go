@@ -16,7 +16,7 @@ func TestTLSOnEveryStack(t *testing.T) {
 		t.Skip("starts brokers and nodes")
 	}
 	recs := runSpec(t, brokerRunner(t), `
-stacks: [rest, rest+proto, rest+json+gzip, grpc, graphql, amqp, kafka, nats, redis]
+stacks: [rest, rest+proto, rest+json+gzip, grpc, graphql, amqp, kafka, nats, redis, mqtt]
 payloads: [{model: text, counts: [10]}]
 topologies: [chain:2]
 loads: [{closed: {clients: 2}}]

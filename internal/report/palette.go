@@ -43,6 +43,7 @@ var families = []struct {
 	{"ws", color.RGBA{0x33, 0x22, 0x88, 0xff}},           // indigo
 	{"grpc-stream", color.RGBA{0xF0, 0x8A, 0x4B, 0xff}},  // light vermillion, beside grpc's
 	{"rest-h3", color.RGBA{0x00, 0x3F, 0x6B, 0xff}},      // dark blue, beside rest's
+	{"mqtt", color.RGBA{0x66, 0x0E, 0x7A, 0xff}},         // purple
 }
 
 // unknownHue is a technology hopbench's report does not know yet.

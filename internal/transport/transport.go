@@ -393,7 +393,7 @@ func TraitsOf(t Transport) Traits {
 // subject, e.g. amqp://127.0.0.1:5672/hopbench; a server given no name
 // makes a unique one, as a port of 0 picks a free port.
 type Brokered interface {
-	// Broker names the broker: rabbitmq, kafka, nats or redis.
+	// Broker names the broker: rabbitmq, kafka, nats, redis or mosquitto.
 	Broker() string
 	// Scheme is the URL scheme of the stack's addresses.
 	Scheme() string

@@ -64,13 +64,14 @@ var (
 func run(m *testing.M, bin string, names []string) int {
 	flag.Parse()
 	if testing.Short() {
-		// -short runs on a machine with nothing but Go: RabbitMQ and Redis
-		// are real processes (Debian's packages), so their packages' tests
-		// wait for make test; Kafka's run against franz-go's in-process
-		// fake, kfake (never for measuring); NATS runs in process.
-		for _, real := range []string{"rabbitmq", "redis"} {
-			if slices.Contains(names, real) {
-				fmt.Printf("brokertest: -short: skipping this package's tests, which need %s (make test runs them)\n", real)
+		// -short runs on a machine with nothing but Go: RabbitMQ, Redis and
+		// Mosquitto are real processes (Debian's packages), so their
+		// packages' tests wait for make test; Kafka's run against
+		// franz-go's in-process fake, kfake (never for measuring); NATS
+		// runs in process.
+		for name, product := range map[string]string{"rabbitmq": "RabbitMQ", "redis": "Redis", "mosquitto": "Mosquitto"} {
+			if slices.Contains(names, name) {
+				fmt.Printf("brokertest: -short: skipping this package's tests, which need %s (make test runs them)\n", product)
 				return 0
 			}
 		}

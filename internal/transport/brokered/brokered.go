@@ -69,7 +69,7 @@ func ParseAddr(s, scheme string, unique bool) (Addr, error) {
 }
 
 func defaultPort(scheme string) string {
-	return map[string]string{"amqp": "5672", "kafka": "9092", "nats": "4222", "redis": "6379"}[scheme]
+	return map[string]string{"amqp": "5672", "kafka": "9092", "nats": "4222", "redis": "6379", "mqtt": "1883"}[scheme]
 }
 
 // RandomID is 12 random hex digits, for names a run or a client makes

@@ -1,0 +1,5 @@
+//go:build !hopbench_only || hopbench_mqtt
+
+package all
+
+import _ "github.com/hopbench/hopbench/internal/transport/mqtt" // registers mqtt
