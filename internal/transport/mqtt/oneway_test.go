@@ -1,0 +1,20 @@
+package mqtt_test
+
+import (
+	"testing"
+
+	"github.com/hopbench/hopbench/internal/broker/brokertest"
+	"github.com/hopbench/hopbench/internal/oneway/onewaytest"
+)
+
+func TestOneWay(t *testing.T) {
+	addr := "mqtt://" + brokertest.Addrs["mosquitto"] + "/"
+	for _, v := range []onewaytest.Variant{
+		{Name: "qos=1", AtMostOnce: true},
+		{Name: "qos=2", Options: map[string]string{"qos": "2"}, AtMostOnce: true},
+		{Name: "qos=0", Options: map[string]string{"qos": "0"}, AtMostOnce: true},
+	} {
+		v.Stack, v.Addr = "mqtt+proto", addr
+		onewaytest.Run(t, v)
+	}
+}
