@@ -18,7 +18,7 @@ func TestAdviseMeasuresAnSLAAtARateWithACapacitySearch(t *testing.T) {
 		t.Fatal(err)
 	}
 	runs := spec.Runs()
-	if len(runs) != 11 {
+	if len(runs) != 12 {
 		t.Fatalf("%d runs, want one per stack of the quick preset", len(runs))
 	}
 	var total time.Duration
@@ -30,7 +30,12 @@ func TestAdviseMeasuresAnSLAAtARateWithACapacitySearch(t *testing.T) {
 		total += time.Duration(r.Warmup + r.Duration)
 	}
 	if total > 5*time.Minute-30*time.Second {
-		t.Errorf("11 searches take up to %v; advise --measure promises under 5 minutes with boots and brokers", total)
+		t.Errorf("12 searches take up to %v; advise --measure promises under 5 minutes with boots and brokers", total)
+	}
+	oneway := req
+	oneway.OneWay = true
+	if spec, data, err := adviseSpec(oneway); err != nil || len(spec.Runs()) != 5 || !strings.Contains(string(data), "mode: oneway") {
+		t.Errorf("one way: %v, want the five broker stacks measured one way:\n%s", err, data)
 	}
 	closed := advise.Requirements{Model: "text", Count: 100, Rate: 1000}
 	closed.Defaults()
