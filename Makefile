@@ -34,7 +34,7 @@ run: setup build
 # only when the run ends well; its report is then written where it lies.
 # An entry PRESET@SCALE runs that scale into experiments/PRESET-SCALE
 # (five-tech@ramp: the throughput part on every payload, about 40 min).
-STUDIES ?= thesis rest-grpc five-tech five-tech@ramp ensor network runtimes evolution transports
+STUDIES ?= thesis rest-grpc five-tech five-tech@ramp ensor network runtimes evolution transports messaging
 experiments: setup build
 	scripts/setup.sh jvm
 	@for e in $(STUDIES); do \
