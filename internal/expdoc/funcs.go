@@ -43,7 +43,7 @@ func (d *Doc) funcs() template.FuncMap {
 			return len(ts), err
 		},
 		"finding": d.finding, "tally": d.tally, "verdicts": d.verdicts, "value": d.value, "floor": d.floor,
-		"median": d.median, "spread": d.spread, "span": d.span, "compare": d.compare, "twins": d.twins,
+		"median": d.median, "total": d.total, "spread": d.spread, "span": d.span, "compare": d.compare, "twins": d.twins,
 		"corruption": d.corruption, "outcomeTally": d.outcomeTally, "delivered": d.delivered, "replies": d.replies,
 		"parity": d.parity, "ranking": d.ranking, "leaders": d.leaders,
 		"env": d.env, "duration": d.duration, "date": d.date, "codec": d.codec,

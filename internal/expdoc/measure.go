@@ -224,6 +224,17 @@ func (d *Doc) spread(name, measure string, where ...string) (results.Spread, err
 	return results.SpreadOf(vs), err
 }
 
+// total is the sum of measure over the runs where picks: a one-way
+// experiment's messages lost, over all its runs.
+func (d *Doc) total(name, measure string, where ...string) (float64, error) {
+	vs, err := d.figures(name, measure, where)
+	var sum float64
+	for _, v := range vs {
+		sum += v
+	}
+	return sum, err
+}
+
 // median is the median of measure over the runs where picks.
 func (d *Doc) median(name, measure string, where ...string) (float64, error) {
 	s, err := d.spread(name, measure, where...)
