@@ -94,7 +94,7 @@ func (v Value) String() string {
 
 // Measures are what a finding's here may name, each with its unit.
 var Measures = map[string]string{
-	"p50": "ms", "mean": "ms", "rps": "req/s", "good_rps": "req/s", "last_step_rps": "req/s", "server_ms": "ms", "decode_ms": "ms", "boot_ms": "ms", "floor": "ms",
+	"p50": "ms", "mean": "ms", "rps": "req/s", "delivered_rps": "msg/s", "good_rps": "req/s", "last_step_rps": "req/s", "server_ms": "ms", "decode_ms": "ms", "boot_ms": "ms", "floor": "ms",
 	"request_wire_bytes": "B", "response_wire_bytes": "B", "wire_bytes": "B", "response_body_bytes": "B", "request_body_bytes": "B",
 	"rss": "MiB", "anon_rss": "MiB", "completed": "runs",
 	MeasureHeapUsed: "MiB", MeasureHeapCommitted: "MiB",
@@ -210,6 +210,8 @@ func recordValue(r *results.Record, measure string) (float64, error) {
 		return r.MeanUs / 1000, nil
 	case "rps":
 		return r.RPS, nil
+	case "delivered_rps":
+		return deliveredRPS(r)
 	case "floor":
 		if r.Calibration == nil {
 			return 0, fmt.Errorf("run without calibration (run without --no-calibrate)")
@@ -466,4 +468,18 @@ func selText(sel map[string]string) string {
 		}
 	}
 	return strings.Join(parts, " ")
+}
+
+// deliveredRPS is a one-way run's messages published a second from its
+// window's first publish to the last message consumed (its drain
+// included): a batch's messages over its completion time.
+func deliveredRPS(r *results.Record) (float64, error) {
+	o := r.OneWay
+	if o == nil {
+		return 0, fmt.Errorf("not a one-way run (mode oneway)")
+	}
+	if !o.Drained {
+		return 0, fmt.Errorf("its consumers had not taken every message when the wait ended")
+	}
+	return float64(r.Requests) / (r.ElapsedS + o.DrainMs/1000), nil
 }
