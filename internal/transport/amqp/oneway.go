@@ -43,8 +43,8 @@ func channel(a brokered.Addr, cfg transport.Config, role string) (*amqp.Connecti
 	return conn, ch, nil
 }
 
-// Prepare declares the exchange and a queue a group, bound to it.
-func (Transport) Prepare(_ context.Context, target string, cfg transport.Config, plan transport.Plan) error {
+// admin runs f on a channel of its own to the target's broker.
+func admin(target string, cfg transport.Config, f func(a brokered.Addr, s settings, ch *amqp.Channel) error) error {
 	a, s, err := onewayOf(target, cfg)
 	if err != nil {
 		return err
@@ -54,43 +54,43 @@ func (Transport) Prepare(_ context.Context, target string, cfg transport.Config,
 		return err
 	}
 	defer conn.Close()
-	durable := s.persistent || s.quorum
-	if err := ch.ExchangeDeclare(a.Name, amqp.ExchangeFanout, durable, false, false, false, nil); err != nil {
-		return fmt.Errorf("amqp: declaring exchange %s: %w", a.Name, err)
-	}
-	args := amqp.Table{amqp.QueueTypeArg: amqp.QueueTypeClassic}
-	if s.quorum {
-		args[amqp.QueueTypeArg] = amqp.QueueTypeQuorum
-	}
-	for _, g := range plan.Groups {
-		q := groupQueue(a, g)
-		if _, err := ch.QueueDeclare(q, durable, false, false, false, args); err != nil {
-			return fmt.Errorf("amqp: declaring queue %s: %w", q, err)
+	return f(a, s, ch)
+}
+
+// Prepare declares the exchange and a queue a group, bound to it.
+func (Transport) Prepare(_ context.Context, target string, cfg transport.Config, plan transport.Plan) error {
+	return admin(target, cfg, func(a brokered.Addr, s settings, ch *amqp.Channel) error {
+		durable := s.persistent || s.quorum
+		if err := ch.ExchangeDeclare(a.Name, amqp.ExchangeFanout, durable, false, false, false, nil); err != nil {
+			return fmt.Errorf("amqp: declaring exchange %s: %w", a.Name, err)
 		}
-		if err := ch.QueueBind(q, "", a.Name, false, nil); err != nil {
-			return fmt.Errorf("amqp: binding queue %s: %w", q, err)
+		args := amqp.Table{amqp.QueueTypeArg: amqp.QueueTypeClassic}
+		if s.quorum {
+			args[amqp.QueueTypeArg] = amqp.QueueTypeQuorum
 		}
-	}
-	return nil
+		for _, g := range plan.Groups {
+			q := groupQueue(a, g)
+			if _, err := ch.QueueDeclare(q, durable, false, false, false, args); err != nil {
+				return fmt.Errorf("amqp: declaring queue %s: %w", q, err)
+			}
+			if err := ch.QueueBind(q, "", a.Name, false, nil); err != nil {
+				return fmt.Errorf("amqp: binding queue %s: %w", q, err)
+			}
+		}
+		return nil
+	})
 }
 
 // Remove deletes the groups' queues and the exchange.
 func (Transport) Remove(_ context.Context, target string, cfg transport.Config, plan transport.Plan) error {
-	a, _, err := onewayOf(target, cfg)
-	if err != nil {
-		return err
-	}
-	conn, ch, err := channel(a, cfg, "admin")
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	for _, g := range plan.Groups {
-		if _, err := ch.QueueDelete(groupQueue(a, g), false, false, false); err != nil {
-			return err
+	return admin(target, cfg, func(a brokered.Addr, _ settings, ch *amqp.Channel) error {
+		for _, g := range plan.Groups {
+			if _, err := ch.QueueDelete(groupQueue(a, g), false, false, false); err != nil {
+				return err
+			}
 		}
-	}
-	return ch.ExchangeDelete(a.Name, false, false)
+		return ch.ExchangeDelete(a.Name, false, false)
+	})
 }
 
 type publisher struct {

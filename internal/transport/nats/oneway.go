@@ -62,9 +62,9 @@ func (o oneway) stream(cfg transport.Config, role string) (*nats.Conn, jetstream
 	return nc, js, nil
 }
 
-// Prepare creates the stream and a durable consumer a group (JetStream);
-// core NATS needs nothing.
-func (Transport) Prepare(ctx context.Context, target string, cfg transport.Config, plan transport.Plan) error {
+// admin runs f with a JetStream context on a connection of its own;
+// core NATS has nothing to administer.
+func admin(target string, cfg transport.Config, f func(o oneway, js jetstream.JetStream) error) error {
 	o, err := onewayOf(target, cfg)
 	if err != nil || o.jetStream == jetStreamOff {
 		return err
@@ -74,34 +74,32 @@ func (Transport) Prepare(ctx context.Context, target string, cfg transport.Confi
 		return err
 	}
 	defer nc.Close()
-	storage := jetstream.FileStorage
-	if o.jetStream == jetStreamMemory {
-		storage = jetstream.MemoryStorage
-	}
-	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: o.a.Name, Subjects: []string{o.a.Name}, Storage: storage}); err != nil {
-		return fmt.Errorf("nats: creating stream %s (is JetStream on? hopbench's NATS has it): %w", o.a.Name, err)
-	}
-	for _, g := range plan.Groups {
-		cc := jetstream.ConsumerConfig{Durable: g, AckPolicy: jetstream.AckExplicitPolicy, AckWait: ackWait}
-		if _, err := js.CreateOrUpdateConsumer(ctx, o.a.Name, cc); err != nil {
-			return fmt.Errorf("nats: creating consumer %s on %s: %w", g, o.a.Name, err)
+	return f(o, js)
+}
+
+// Prepare creates the stream and a durable consumer a group (JetStream).
+func (Transport) Prepare(ctx context.Context, target string, cfg transport.Config, plan transport.Plan) error {
+	return admin(target, cfg, func(o oneway, js jetstream.JetStream) error {
+		storage := jetstream.FileStorage
+		if o.jetStream == jetStreamMemory {
+			storage = jetstream.MemoryStorage
 		}
-	}
-	return nil
+		if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: o.a.Name, Subjects: []string{o.a.Name}, Storage: storage}); err != nil {
+			return fmt.Errorf("nats: creating stream %s (is JetStream on? hopbench's NATS has it): %w", o.a.Name, err)
+		}
+		for _, g := range plan.Groups {
+			cc := jetstream.ConsumerConfig{Durable: g, AckPolicy: jetstream.AckExplicitPolicy, AckWait: ackWait}
+			if _, err := js.CreateOrUpdateConsumer(ctx, o.a.Name, cc); err != nil {
+				return fmt.Errorf("nats: creating consumer %s on %s: %w", g, o.a.Name, err)
+			}
+		}
+		return nil
+	})
 }
 
 // Remove deletes the stream (JetStream).
 func (Transport) Remove(ctx context.Context, target string, cfg transport.Config, _ transport.Plan) error {
-	o, err := onewayOf(target, cfg)
-	if err != nil || o.jetStream == jetStreamOff {
-		return err
-	}
-	nc, js, err := o.stream(cfg, "admin")
-	if err != nil {
-		return err
-	}
-	defer nc.Close()
-	return js.DeleteStream(ctx, o.a.Name)
+	return admin(target, cfg, func(o oneway, js jetstream.JetStream) error { return js.DeleteStream(ctx, o.a.Name) })
 }
 
 type publisher struct {
