@@ -135,7 +135,7 @@ func TestAdviseMeasuresAnSLAAtARate(t *testing.T) {
 		if !regexp.MustCompile(`\d\. ` + regexp.QuoteMeta(s) + `: fits`).MatchString(out) {
 			t.Errorf("%s does not fit", s)
 		}
-		if n := strings.Count(out, "(capacity:p99<=20ms/budget:25s, 1 repetition), headroom ×"); n != 3 && i == 0 {
+		if n := strings.Count(out, "(capacity:p99<=20ms/budget:21s, 1 repetition), headroom ×"); n != 3 && i == 0 {
 			t.Errorf("%d stacks cite a capacity run, want 3", n)
 		}
 	}

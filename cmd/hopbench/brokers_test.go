@@ -94,7 +94,7 @@ func brokersStatusAndDown(t *testing.T, dir string) {
 		Up, Started         bool
 		RSSBytes            int64 `json:"rss_bytes"`
 	}
-	if err := json.Unmarshal([]byte(out), &status); err != nil || code != 0 || len(status) != 4 {
+	if err := json.Unmarshal([]byte(out), &status); err != nil || code != 0 || len(status) != 5 {
 		t.Fatalf("status: exit %d, %v: %s", code, err, out)
 	}
 	for _, s := range status {
@@ -116,7 +116,7 @@ func brokersStatusAndDown(t *testing.T, dir string) {
 	if !strings.Contains(table, "MiB") || !strings.Contains(table, "rabbitmq") {
 		t.Errorf("status table:\n%s", table)
 	}
-	if out, code := hopbench(t, "brokers", "down", "--dir", dir); code != 0 || strings.Count(out, "stopped") != 4 {
+	if out, code := hopbench(t, "brokers", "down", "--dir", dir); code != 0 || strings.Count(out, "stopped") != 5 {
 		t.Fatalf("down: exit %d: %s", code, out)
 	}
 	for _, s := range status {

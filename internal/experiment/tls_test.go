@@ -26,8 +26,8 @@ duration: 1s
 warmup: 1s
 sla: 2s
 `)
-	if len(recs) != 18 {
-		t.Fatalf("%d records, want 18", len(recs))
+	if len(recs) != 20 {
+		t.Fatalf("%d records, want 20", len(recs))
 	}
 	for _, r := range recs {
 		if r.Outcome != results.OutcomeOK || r.Errors != 0 || r.Requests == 0 {

@@ -35,7 +35,7 @@ func TestRefusals(t *testing.T) {
 	transporttest.CheckRefusals(t, "amqp", []transporttest.Refusal{
 		{Config: transport.Config{HTTP2: true}, Want: "HTTP/2"},
 		{Config: transport.Config{Options: map[string]string{"reply": "mailbox"}}, Want: "want one of [direct queue]"},
-		{Config: transport.Config{Options: map[string]string{"acks": "all"}}, Want: `unknown option "acks" (known: reply, prefetch, persistent, confirm, serve)`},
+		{Config: transport.Config{Options: map[string]string{"acks": "all"}}, Want: `unknown option "acks" (known: reply, prefetch, persistent, confirm, queue, ack, serve)`},
 	})
 }
 

@@ -14,6 +14,10 @@ func TestOneWay(t *testing.T) {
 		{Name: "qos=2", Options: map[string]string{"qos": "2"}, AtMostOnce: true},
 		{Name: "qos=0", Options: map[string]string{"qos": "0"}, AtMostOnce: true},
 	} {
+		if raceDetector && v.Name == "qos=2" {
+			t.Logf("%s: not under the race detector (paho.golang#343, race_on_test.go)", v.Name)
+			continue
+		}
 		v.Stack, v.Addr = "mqtt+proto", addr
 		onewaytest.Run(t, v)
 	}
