@@ -342,7 +342,7 @@ func (f *loadFlags) check(changed func(string) bool) error {
 	if f.format != "table" && f.format != "json" {
 		return fmt.Errorf("--format %q: want table or json", f.format)
 	}
-	if f.oneWay, err = f.oneway.spec(changed, &f.target); err != nil {
+	if f.oneWay, err = f.oneway.spec(changed, &f.target, f.cfg); err != nil {
 		return err
 	}
 	if err := f.metrics.check(); err != nil {

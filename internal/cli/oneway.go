@@ -40,7 +40,7 @@ func (o *onewayFlags) add(fl *pflag.FlagSet) {
 
 // spec is the one-way shape, nil for calls; it refuses one-way settings
 // without --mode oneway, and what a one-way load cannot carry.
-func (o *onewayFlags) spec(changed func(string) bool, target *load.TargetConfig) (*experiment.OneWay, error) {
+func (o *onewayFlags) spec(changed func(string) bool, target *load.TargetConfig, cfg load.Config) (*experiment.OneWay, error) {
 	switch o.mode {
 	case modeRequest:
 		for _, name := range []string{"consumers", "groups", "drain", "crash"} {
@@ -61,6 +61,8 @@ func (o *onewayFlags) spec(changed func(string) bool, target *load.TargetConfig)
 		return nil, fmt.Errorf("--op %s: a one-way message carries a body, so give post (or echo, the same body)", target.Op)
 	case target.PerRequest:
 		return nil, errors.New("--per-request: one-way publishers keep their connections")
+	case cfg.Kind == load.Closed && cfg.Warmup > 0:
+		return nil, errors.New("--warmup with --clients: a closed loop's warm-up publishes as fast as the broker takes messages and leaves a backlog the measured window would consume; leave the warm-up out, or give --rate")
 	}
 	target.OneWay = true
 	ow := &experiment.OneWay{Consumers: o.consumers, Groups: o.groups, Drain: experiment.Duration(o.drain), Crash: experiment.Duration(o.crash)}

@@ -286,6 +286,11 @@ func (s *Spec) run(top, model string, count int, op string, l LoadSpec) Run {
 			ow = *s.OneWay
 		}
 		r.OneWay = &ow
+		if l.Closed != nil {
+			// A closed loop's warm-up publishes as fast as the broker takes
+			// them and leaves a backlog its window would then consume.
+			r.Warmup = 0
+		}
 	}
 	if r.Duration == 0 && r.Requests == 0 {
 		r.Duration = Duration(DefaultDuration)
