@@ -49,7 +49,8 @@ var handTyped = []struct {
 		"JSON), 1 client", "(3 repetitions, 5 s warm-up and 5 s measured", "(once, 0.5 s warm-up, 1 s measured)", "at 1 and at 3 items",
 		"1 client).", "at 1 s, so", "(3 runs of 5 s, about 20 minutes)", "at 1 client and at 16, 5 repetitions of 5 s after 1 s of warm-up",
 		"one 2-core", "**The ramp to 200 clients**", "clients +20 every second from 20 to 200", "and up to 200 clients", "goes to 200 by +20 every second", "at 1 client |", "at 16 clients |", "at 16 clients, one-host", "2-core machine's",
-		"at 1 000 messages/s for 10 s after 1 s of warm-up", "MQTT 5 at QoS 1", "at 1 000\nmessages/s the guarantees")},
+		"at 1 000 messages/s for 10 s after 1 s of warm-up", "MQTT 5 at QoS 1", "at 1 000\nmessages/s the guarantees",
+		"with up to 250 in flight on one connection", "with up to 150 in flight", "prefetch 100")},
 	{"a study's own figure, in its words", phrases(
 		"the study's jump from 4 to 22 ms", "(the study: 4 → 22 ms)", "REST at 3-4 ms against gRPC's 7-8 ms",
 		"the study's 3-4 against 7-8 ms", "not 3 to 8 ms", "(REST 4 → 22 ms)", "the study's \"6 of 8\"",
