@@ -54,22 +54,18 @@ var ownMeasures = map[string]func(r *results.Record) (float64, bool){
 	"requests":       func(r *results.Record) (float64, bool) { return float64(r.Requests), true },
 	// A one-way run's accounting (docs/messaging.md): messages published,
 	// lost, duplicated and out of order (counts, warm-up included); its
-	// publishes' p50, ms; its drain, ms; and delivered_rps, the messages
-	// published a second from the first publish to the last consumed.
-	"published":    oneWay(func(o *results.OneWay, _ *results.Record) float64 { return float64(o.Published) }),
-	"lost":         oneWay(func(o *results.OneWay, _ *results.Record) float64 { return float64(o.Lost) }),
-	"duplicated":   oneWay(func(o *results.OneWay, _ *results.Record) float64 { return float64(o.Duplicated) }),
-	"out_of_order": oneWay(func(o *results.OneWay, _ *results.Record) float64 { return float64(o.OutOfOrder) }),
-	"drain_ms":     oneWay(func(o *results.OneWay, _ *results.Record) float64 { return o.DrainMs }),
+	// publishes' p50, ms; its drain, ms. (delivered_rps is the verdicts'.)
+	"published":    oneWay(func(o *results.OneWay) float64 { return float64(o.Published) }),
+	"lost":         oneWay(func(o *results.OneWay) float64 { return float64(o.Lost) }),
+	"duplicated":   oneWay(func(o *results.OneWay) float64 { return float64(o.Duplicated) }),
+	"out_of_order": oneWay(func(o *results.OneWay) float64 { return float64(o.OutOfOrder) }),
+	"drain_ms":     oneWay(func(o *results.OneWay) float64 { return o.DrainMs }),
 	"publish_p50": func(r *results.Record) (float64, bool) {
 		if r.OneWay == nil || r.OneWay.Publish == nil {
 			return 0, false
 		}
 		return float64(r.OneWay.Publish.P50Us) / 1000, true
 	},
-	"delivered_rps": oneWay(func(o *results.OneWay, r *results.Record) float64 {
-		return float64(r.Requests) / (r.ElapsedS + o.DrainMs/1000)
-	}),
 	"errors": func(r *results.Record) (float64, bool) { return float64(r.Errors), true },
 	// net_rtt is the emulated network's round trip measured before the
 	// run, ms; net_dgram_rtt a datagram's (in process only); net_mbit its
@@ -275,11 +271,11 @@ func casesOf(recs []results.Record) []string {
 }
 
 // oneWay reads a one-way run's figure; none for calls.
-func oneWay(f func(*results.OneWay, *results.Record) float64) func(*results.Record) (float64, bool) {
+func oneWay(f func(*results.OneWay) float64) func(*results.Record) (float64, bool) {
 	return func(r *results.Record) (float64, bool) {
 		if r.OneWay == nil || !r.Completed() {
 			return 0, false
 		}
-		return f(r.OneWay, r), true
+		return f(r.OneWay), true
 	}
 }

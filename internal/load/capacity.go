@@ -281,7 +281,11 @@ func (s *searcher) settle() time.Duration {
 // drain is how long after its window a probe waits for calls in flight;
 // calls still out then never complete in it, and count against the rate
 // the probe achieved.
-func (s *searcher) drain() time.Duration { return max(4*s.cfg.SLA, 500*time.Millisecond) }
+func (s *searcher) drain() time.Duration { return ProbeDrain(s.cfg.SLA) }
+
+// ProbeDrain is how long after its window a capacity probe at sla waits
+// for what it sent: calls in flight, or one-way messages not yet consumed.
+func ProbeDrain(sla time.Duration) time.Duration { return max(4*sla, 500*time.Millisecond) }
 
 // probe runs one open-loop rate for a step and judges it; r is what the
 // probe measured.

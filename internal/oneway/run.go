@@ -1,6 +1,7 @@
 package oneway
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/binary"
@@ -53,10 +54,7 @@ func (c Config) Check() error {
 func (c Config) withDefaults(cfg load.Config) Config {
 	c.Consumers, c.Groups = max(c.Consumers, 1), max(c.Groups, 1)
 	if c.Drain == 0 {
-		c.Drain = cfg.Timeout
-	}
-	if c.Drain == 0 {
-		c.Drain = 30 * time.Second
+		c.Drain = cmp.Or(cfg.Timeout, load.DefaultTimeout)
 	}
 	return c
 }

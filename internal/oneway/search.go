@@ -19,8 +19,7 @@ func (r *rig) probe(ctx context.Context, pc load.Config) (*load.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	drainFor := min(r.oc.Drain, max(4*pc.SLA, 500*time.Millisecond))
-	r.drainFor(ctx, drainFor)
+	r.drainFor(ctx, min(r.oc.Drain, load.ProbeDrain(pc.SLA)))
 	to := r.t.seq.Load()
 	var lost int64
 	for _, g := range r.t.groups {

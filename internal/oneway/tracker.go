@@ -154,7 +154,6 @@ func (t *tracker) behind() (lag, consumed int64) {
 
 // account is the run's accounting once every subscriber has stopped.
 func (t *tracker) account() (ow results.OneWay, e2e, raw *hdrhistogram.Histogram) {
-	e2e, raw = stats.NewHistogram(), stats.NewHistogram()
 	n := t.seq.Load()
 	ow.Published, ow.PublishFailed = t.taken.Load(), t.failed.Load()
 	for _, g := range t.groups {
@@ -164,8 +163,6 @@ func (t *tracker) account() (ow results.OneWay, e2e, raw *hdrhistogram.Histogram
 			c.mu.Lock()
 			gf.PerConsumer = append(gf.PerConsumer, c.deliveries.Load())
 			gf.OutOfOrder += c.outOfOrder
-			e2e.Merge(c.e2e)
-			raw.Merge(c.raw)
 			c.mu.Unlock()
 		}
 		ow.Lost += gf.Lost
@@ -173,5 +170,6 @@ func (t *tracker) account() (ow results.OneWay, e2e, raw *hdrhistogram.Histogram
 		ow.OutOfOrder += gf.OutOfOrder
 		ow.Groups = append(ow.Groups, gf)
 	}
+	e2e, raw = t.latencies()
 	return ow, e2e, raw
 }

@@ -61,7 +61,7 @@ const (
 
 // withholds says which flags take a run's figures out of every ranking;
 // the others mark figures that are shown with their mark.
-var withholds = map[Flag]bool{FlagPartlyFailed: true, FlagContradicted: true}
+var withholds = map[Flag]bool{FlagPartlyFailed: true, FlagContradicted: true, FlagLost: true}
 
 // MaxFailedShare is the share of a run's calls that may fail (lateness
 // aside) or go unsent while its figures still stand for the service: the

@@ -82,8 +82,6 @@ type LagPoint struct {
 // finding and are shown.
 const FlagLost Flag = "messages lost"
 
-func init() { withholds[FlagLost] = true }
-
 // markLost sets FlagLost on a one-way run that lost or duplicated past
 // MaxFailedShare of what it published.
 func (r *Record) markLost() {
