@@ -28,6 +28,7 @@ type onewayFlags struct {
 	consumers    int
 	groups       int
 	drain, crash time.Duration
+	encode       string
 }
 
 func (o *onewayFlags) add(fl *pflag.FlagSet) {
@@ -35,6 +36,7 @@ func (o *onewayFlags) add(fl *pflag.FlagSet) {
 	fl.IntVar(&o.consumers, "consumers", 1, fmt.Sprintf("with --mode oneway: consumers sharing each group (at most %d)", oneway.MaxConsumers))
 	fl.IntVar(&o.groups, "groups", 1, fmt.Sprintf("with --mode oneway: subscription groups, each taking every message (1: a work queue; more: a fan-out; at most %d)", oneway.MaxGroups))
 	fl.DurationVar(&o.drain, "drain", 0, "with --mode oneway: how long to wait after the last publish for the consumers to take every message (default: --timeout)")
+	fl.StringVar(&o.encode, "encode", experiment.EncodeOnce, "with --mode oneway: once (the body encoded once, sent every time) or each (every message encoded anew, as a producer serializing each record does)")
 	fl.DurationVar(&o.crash, "crash", 0, "with --mode oneway: drop the first consumer this long into the measured window without settling its messages, as a crash would")
 }
 
@@ -43,7 +45,7 @@ func (o *onewayFlags) add(fl *pflag.FlagSet) {
 func (o *onewayFlags) spec(changed func(string) bool, target *load.TargetConfig, cfg load.Config) (*experiment.OneWay, error) {
 	switch o.mode {
 	case modeRequest:
-		for _, name := range []string{"consumers", "groups", "drain", "crash"} {
+		for _, name := range []string{"consumers", "groups", "drain", "crash", "encode"} {
 			if changed(name) {
 				return nil, fmt.Errorf("--%s applies to --mode oneway only", name)
 			}
@@ -65,7 +67,10 @@ func (o *onewayFlags) spec(changed func(string) bool, target *load.TargetConfig,
 		return nil, errors.New("--warmup with --clients: a closed loop's warm-up publishes as fast as the broker takes messages and leaves a backlog the measured window would consume; leave the warm-up out, or give --rate")
 	}
 	target.OneWay = true
-	ow := &experiment.OneWay{Consumers: o.consumers, Groups: o.groups, Drain: experiment.Duration(o.drain), Crash: experiment.Duration(o.crash)}
+	if o.encode != experiment.EncodeOnce && o.encode != experiment.EncodeEach {
+		return nil, fmt.Errorf("--encode %q: want %s or %s", o.encode, experiment.EncodeOnce, experiment.EncodeEach)
+	}
+	ow := &experiment.OneWay{Consumers: o.consumers, Groups: o.groups, Drain: experiment.Duration(o.drain), Crash: experiment.Duration(o.crash), Encode: o.encode}
 	return ow, ow.Config().Check()
 }
 

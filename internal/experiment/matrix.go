@@ -106,11 +106,22 @@ type OneWay struct {
 	// the measured window, as a crash would.
 	Drain Duration `json:"drain,omitempty" yaml:"drain"`
 	Crash Duration `json:"crash,omitempty" yaml:"crash"`
+	// Encode is once (the default: the body encoded once and sent every
+	// time) or each (every publish encodes the message anew, as a
+	// producer serializing each record does).
+	Encode string `json:"encode,omitempty" yaml:"encode"`
 }
+
+// The one-way encodings: the body encoded once, or every message.
+const (
+	EncodeOnce = "once"
+	EncodeEach = "each"
+)
 
 // Config is the one-way shape as the oneway package takes it.
 func (o *OneWay) Config() oneway.Config {
-	return oneway.Config{Consumers: o.Consumers, Groups: o.Groups, Drain: time.Duration(o.Drain), Abort: time.Duration(o.Crash)}
+	return oneway.Config{Consumers: o.Consumers, Groups: o.Groups, Drain: time.Duration(o.Drain), Abort: time.Duration(o.Crash),
+		EncodeEach: o.Encode == EncodeEach}
 }
 
 // String names the shape in a case: "oneway 2 consumers", "oneway fan-out
@@ -122,6 +133,9 @@ func (o *OneWay) String(options map[string]string) string {
 	}
 	if o.Crash > 0 {
 		s += " crash@" + time.Duration(o.Crash).String()
+	}
+	if o.Encode == EncodeEach {
+		s += " encode each"
 	}
 	for _, k := range slices.Sorted(maps.Keys(options)) {
 		s += " " + k + "=" + options[k]

@@ -64,6 +64,7 @@ func TestAOneWaySpecRefusesWhatItCannotCarry(t *testing.T) {
 		{"mode: oneway\nstacks: [nats]\nloads: [{ramp: {of: clients, from: 1, to: 4, step: 1, every: 1s}}]", "closed, rate and capacity loads"},
 		{"mode: oneway\nstacks: [nats]\noneway: {consumers: 1000}", "consumers 1000: want 1 to 64"},
 		{"stacks: [nats]\noneway: {consumers: 2}", "applies to mode oneway only"},
+		{"mode: oneway\nstacks: [nats]\noneway: {encode: twice}", `oneway.encode: "twice": want once`},
 		{"mode: sideways\nstacks: [nats]", `"sideways": want request (the default) or oneway`},
 	} {
 		base := "\npayloads: [{model: user, counts: [2]}]\n"

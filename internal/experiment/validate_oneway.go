@@ -33,6 +33,9 @@ func (s *Spec) validateOneWay(bad func(string, string, ...any)) {
 		if err := s.OneWay.Config().Check(); err != nil {
 			bad("oneway", "%v", err)
 		}
+		if e := s.OneWay.Encode; e != "" && e != EncodeOnce && e != EncodeEach {
+			bad("oneway.encode", "%q: want %s (the body encoded once, the default) or %s (every message encoded anew)", e, EncodeOnce, EncodeEach)
+		}
 	}
 	for i, st := range s.Stacks {
 		if p, err := transport.ParseStack(st); err == nil {

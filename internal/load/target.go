@@ -11,6 +11,7 @@ import (
 	"github.com/hopbench/hopbench/internal/payload"
 	"github.com/hopbench/hopbench/internal/transport"
 	pb "github.com/hopbench/hopbench/schema/hopbench/v1"
+	"google.golang.org/protobuf/proto"
 )
 
 // TargetConfig is the service a load calls and the request it sends.
@@ -52,8 +53,9 @@ type Target struct {
 	clients []transport.Client
 	next    atomic.Uint64
 	req     transport.Request
-	rawSize int         // the request body before compression
-	cc      codec.Codec // codec with the stack's compression, for replies
+	rawSize int           // the request body before compression
+	cc      codec.Codec   // codec with the stack's compression, for replies
+	msg     proto.Message // the request's message, for Encode
 	model   payload.Model
 	// replyOp is the operation whose reply a reply (a feed's, each
 	// message) is read as; stack names the stack in a feed's refusal.
@@ -131,7 +133,7 @@ func (t *Target) encodeBody(c codec.Codec, z codec.Compression) error {
 	if err != nil {
 		return fmt.Errorf("encoding the request: %w", err)
 	}
-	t.rawSize = len(raw)
+	t.msg, t.rawSize = msg, len(raw)
 	if t.req.Body, err = z.Compress(raw); err != nil {
 		return fmt.Errorf("compressing the request: %w", err)
 	}
@@ -261,6 +263,16 @@ func (t *Target) Close() error {
 // Body is the encoded (and compressed) request body, sent as is by every
 // call: one-way messages carry it.
 func (t *Target) Body() []byte { return t.req.Body }
+
+// Encode encodes (and compresses) the request's message again, as a
+// sender that serializes every message it sends does: a one-way
+// publisher with encode each. It returns what Body returns, made anew.
+func (t *Target) Encode() ([]byte, error) {
+	if t.msg == nil {
+		return nil, fmt.Errorf("a %s carries no body to encode", t.req.Op)
+	}
+	return t.cc.Marshal(t.msg)
+}
 
 // TransportConfig is the transport configuration the target's clients
 // are dialled with: the stack's codec and compression, TLS, limits and

@@ -23,6 +23,7 @@ type rig struct {
 	plan     transport.Plan
 	t        *tracker
 	body     []byte
+	encode   func() ([]byte, error) // with EncodeEach: the body made anew
 	pubs     []transport.Publisher
 	subs     []transport.Subscriber
 	subOf    []*consumer
@@ -46,6 +47,9 @@ func newRig(ctx context.Context, oc Config, tgt *load.Target) (*rig, error) {
 		return nil, fmt.Errorf("one-way messages carry a body: use the post or echo operation, not %s", tc.Op)
 	}
 	r := &rig{oc: oc, m: m, tcfg: tgt.TransportConfig(), body: tgt.Body(), plan: transport.Plan{Consumers: oc.Consumers}}
+	if oc.EncodeEach {
+		r.encode = tgt.Encode
+	}
 	run := runID()
 	if r.target, err = runTarget(tc.Addr, tc.Stack.Transport, run); err != nil {
 		return nil, err
@@ -122,6 +126,13 @@ func (r *rig) newCall() load.Call {
 		seq := r.t.seq.Add(1) - 1
 		if seq >= maxMessages {
 			return transport.Errorf(transport.CodeTooLarge, "a run publishes at most %d messages: shorten it or lower the rate", maxMessages)
+		}
+		if r.encode != nil {
+			body, err := r.encode()
+			if err != nil {
+				return fmt.Errorf("encoding the message: %w", err)
+			}
+			msg = append(msg[:stampSize], body...)
 		}
 		Stamp{Run: r.t.run, Seq: seq, Producer: id, PSeq: pseq, Intended: intended.UnixNano(), Sent: sent.UnixNano()}.put(msg)
 		pseq++

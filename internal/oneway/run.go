@@ -30,6 +30,10 @@ type Config struct {
 	// into the measured window without settling anything, as a crash
 	// would; the others go on.
 	Abort time.Duration
+	// EncodeEach has every publish encode the message anew (and compress
+	// it, when the stack does), as a producer serializing each record
+	// does; otherwise the body encoded once is sent every time.
+	EncodeEach bool
 }
 
 // Bounds on a one-way load's shape.

@@ -2,8 +2,10 @@ package kafka_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/hopbench/hopbench/internal/broker/brokertest"
+	"github.com/hopbench/hopbench/internal/oneway"
 	"github.com/hopbench/hopbench/internal/oneway/onewaytest"
 )
 
@@ -18,4 +20,11 @@ func TestOneWay(t *testing.T) {
 		v.Stack, v.Addr = "kafka+proto", addr
 		onewaytest.Run(t, v)
 	}
+}
+
+// A producer that serializes every record (encode each) publishes JSON
+// the consumers read back, each message accounted for.
+func TestOneWayEncodingEveryMessage(t *testing.T) {
+	v := onewaytest.Variant{Name: "json encode each", Stack: "kafka+json", Addr: "kafka://" + brokertest.Addrs["kafka"] + "/"}
+	onewaytest.CheckNothingLost(t, onewaytest.Measure(t, v, oneway.Config{Consumers: 1, EncodeEach: true}, 500, time.Second))
 }
