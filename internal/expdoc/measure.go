@@ -42,6 +42,9 @@ var ownMeasures = map[string]func(r *results.Record) (float64, bool){
 	// reply_body is the body of the run's last good reply, B, of any run
 	// that had one: a run its node's limit killed after a reply included.
 	"reply_body": func(r *results.Record) (float64, bool) { return float64(r.ResponseBodyBytes), r.ResponseBodyBytes > 0 },
+	// request_body is the request's body as the stack sends it (a
+	// one-way message's, its stamp aside), B.
+	"request_body": func(r *results.Record) (float64, bool) { return float64(r.RequestBodyBytes), r.RequestBodyBytes > 0 },
 	// first_p50 is a feed's time to its first message at p50, ms;
 	// messages_per_s its messages received a second.
 	"first_p50": func(r *results.Record) (float64, bool) {
@@ -146,7 +149,7 @@ func figure(r *results.Record, measure string) (float64, bool, error) {
 // that failed does not have; the machine's and network's figures were
 // measured before it.
 func timed(measure string) bool {
-	return !slices.Contains([]string{"reply_body", "requests", "errors", "published", "lost", "duplicated", "out_of_order", "net_rtt", "net_dgram_rtt", "net_mbit", "tcp_rtt", "http_rtt", "generator_cpu"}, measure)
+	return !slices.Contains([]string{"reply_body", "request_body", "requests", "errors", "published", "lost", "duplicated", "out_of_order", "net_rtt", "net_dgram_rtt", "net_mbit", "tcp_rtt", "http_rtt", "generator_cpu"}, measure)
 }
 
 func phase(r *results.Record, spec string) (float64, bool, error) {
