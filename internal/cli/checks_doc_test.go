@@ -46,6 +46,19 @@ func TestTheMessagingPagesSpecParses(t *testing.T) {
 	}
 }
 
+// docs/messaging.md's spec of brokers at rest parses as written: every
+// run starts its broker anew.
+func TestTheMessagingPagesIdleSpecParses(t *testing.T) {
+	s, err := experiment.Parse([]byte(pageBlock(t, "../../docs/messaging.md", "idle.yaml")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := s.Runs()
+	if len(runs) != 3 || !runs[0].FreshBroker || !runs[2].FreshBroker {
+		t.Fatalf("%d runs, %+v: want 3 one-way runs, each starting its broker anew", len(runs), runs)
+	}
+}
+
 // The page's spec parses as written, with its two rules.
 func TestTheThresholdsPagesSpecParses(t *testing.T) {
 	s, err := experiment.Parse([]byte(specBlock(t, "gated.yaml")))

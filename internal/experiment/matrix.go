@@ -90,6 +90,8 @@ type Run struct {
 	// stack: the generator publishes, consumers take the messages later,
 	// and no node runs.
 	OneWay *OneWay `json:"oneway,omitempty"`
+	// FreshBroker starts the run's broker anew before it.
+	FreshBroker bool `json:"fresh_broker,omitempty"`
 	// brokered says the run's stack talks through a broker (set with its
 	// stack by the matrix).
 	brokered bool
@@ -249,6 +251,7 @@ func (s *Spec) variants(rep int, top, model string, count int, op string, l Load
 	return expand(runs, s.Stacks, func(r *Run, stack string) {
 		st := s.stacks[stack]
 		r.brokered = transport.StackBroker(st) != ""
+		r.FreshBroker = s.FreshBrokers && r.brokered
 		r.Stack, r.TransportOptions = st.String(), s.TransportOptions.For(st.Transport)
 	})
 }

@@ -80,3 +80,44 @@ func TestAOneWaySpecRefusesWhatItCannotCarry(t *testing.T) {
 		}
 	}
 }
+
+// fresh_brokers starts the broker anew before every run: each run's
+// record names another process, whose memory at rest it carries; with
+// hosts it is refused.
+func TestFreshBrokersStartTheBrokerAnewForEveryRun(t *testing.T) {
+	if _, err := Parse([]byte("stacks: [nats]\nfresh_brokers: true\nhosts: [{name: h1}]\n")); err == nil || !strings.Contains(err.Error(), "fresh_brokers") {
+		t.Errorf("fresh_brokers with hosts: %v, want it refused by name", err)
+	}
+	if testing.Short() {
+		t.Skip("starts a broker process")
+	}
+	x := brokerRunner(t)
+	spec, err := Parse([]byte(`
+mode: oneway
+fresh_brokers: true
+stacks: [nats]
+payloads: [{model: user, counts: [2]}]
+ops: [post]
+loads: [{rate: {rate: 10}}]
+duration: 1s
+warmup: 0s
+repetitions: 2
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := x.Run(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 || recs[0].Outcome != results.OutcomeOK || recs[1].Outcome != results.OutcomeOK {
+		t.Fatalf("records %+v: want two, ok", recs)
+	}
+	a, b := recs[0].Brokers, recs[1].Brokers
+	if len(a) != 1 || len(b) != 1 || a[0].PID == b[0].PID || !a[0].Started || !b[0].Started {
+		t.Fatalf("brokers %+v and %+v: want one each, started by the run, two processes", a, b)
+	}
+	if b[0].AnonRSS == 0 || alive(a[0].PID) {
+		t.Errorf("the second broker's anonymous RSS %d, the first alive %v: want it recorded, and the first stopped", b[0].AnonRSS, alive(a[0].PID))
+	}
+}

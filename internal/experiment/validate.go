@@ -92,6 +92,9 @@ func (s *Spec) validateMatrix() error {
 	s.validatePayloads(bad)
 	s.validateTransportOptions(bad)
 	s.validateHosts(bad)
+	if s.FreshBrokers && len(s.Hosts) > 0 {
+		bad("fresh_brokers", "brokers on hosts are their agents': leave fresh_brokers out, or the hosts")
+	}
 	for i, top := range s.Topologies {
 		if t, err := topology.Parse(top); err != nil {
 			bad(fmt.Sprintf("topologies[%d]", i), "%v", err)

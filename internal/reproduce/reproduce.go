@@ -96,7 +96,7 @@ func (v Value) String() string {
 var Measures = map[string]string{
 	"p50": "ms", "mean": "ms", "rps": "req/s", "delivered_rps": "msg/s", "good_rps": "req/s", "last_step_rps": "req/s", "server_ms": "ms", "decode_ms": "ms", "boot_ms": "ms", "floor": "ms",
 	"request_wire_bytes": "B", "response_wire_bytes": "B", "wire_bytes": "B", "response_body_bytes": "B", "request_body_bytes": "B",
-	"rss": "MiB", "anon_rss": "MiB", "completed": "runs",
+	"rss": "MiB", "anon_rss": "MiB", "broker_anon_rss": "MiB", "completed": "runs",
 	MeasureHeapUsed: "MiB", MeasureHeapCommitted: "MiB",
 	"marshal_ns": "ns", "unmarshal_ns": "ns", "encoded_bytes": "B",
 	"binary_added_bytes": "B",
@@ -221,6 +221,8 @@ func recordValue(r *results.Record, measure string) (float64, error) {
 		return peakRSSMiB(r), nil
 	case "anon_rss":
 		return anonRSSMiB(r)
+	case "broker_anon_rss":
+		return brokerAnonRSSMiB(r)
 	case "boot_ms":
 		return meanBootMs(r)
 	case MeasureHeapUsed, MeasureHeapCommitted:
@@ -261,6 +263,17 @@ func anonRSSMiB(r *results.Record) (float64, error) {
 		return 0, fmt.Errorf("no anonymous RSS recorded (a record from before hopbench kept it: run again)")
 	}
 	return float64(largest) / (1 << 20), nil
+}
+
+// brokerAnonRSSMiB is the anonymous RSS of the run's broker at the end of
+// its window, in MiB: the memory it allocated, its mapped binary and
+// libraries left out (nats' broker is a hopbench process embedding
+// nats-server, whose binary is most of its RSS).
+func brokerAnonRSSMiB(r *results.Record) (float64, error) {
+	if len(r.Brokers) == 0 || r.Brokers[0].AnonRSS == 0 {
+		return 0, fmt.Errorf("no broker's anonymous RSS recorded (a broker hopbench found running elsewhere, or a stack without one)")
+	}
+	return float64(r.Brokers[0].AnonRSS) / (1 << 20), nil
 }
 
 // meanBootMs is the run's nodes' mean boot time.

@@ -50,6 +50,18 @@ func (bs *brokerSet) ensure(ctx context.Context, name string) (*broker.Broker, e
 	return b, nil
 }
 
+// restart stops the named broker, if this experiment started it, so the
+// next ensure starts it anew (fresh_brokers). One it found running stays
+// (ensure's caller refuses it).
+func (bs *brokerSet) restart(ctx context.Context, name string) error {
+	b := bs.live[name]
+	if b == nil || !b.Started {
+		return nil
+	}
+	delete(bs.live, name)
+	return b.Stop(ctx)
+}
+
 // close stops the brokers the experiment started, each once no other
 // hopbench process uses it or ctx ends, and gives up its leases on the
 // others.

@@ -55,6 +55,9 @@ type Case struct {
 	// OneWay makes the run one-way messaging over its broker stack: the
 	// generator publishes and consumes; no node runs.
 	OneWay *oneway.Config
+	// FreshBroker stops the run's broker, if this experiment started it,
+	// and starts it anew before the run (fresh_brokers).
+	FreshBroker bool
 }
 
 // Generator is what drives the entry node.

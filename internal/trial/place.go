@@ -30,9 +30,17 @@ func (m *measurement) placement(ctx context.Context) (string, *broker.Broker, er
 	if name == "" {
 		return "127.0.0.1:0", nil, nil
 	}
+	if m.c.FreshBroker {
+		if err := m.Rig.brokers.restart(ctx, name); err != nil {
+			return "", nil, err
+		}
+	}
 	brk, err := m.where.ensure(ctx, name)
 	if err != nil {
 		return "", nil, err
+	}
+	if m.c.FreshBroker && !brk.Started {
+		return "", nil, fmt.Errorf("fresh_brokers: the %s broker at %s was already running (hopbench brokers up, or another run's), so it cannot be started anew: stop it (hopbench brokers down), or leave fresh_brokers out", name, brk.Addr)
 	}
 	addr := brk.Addr
 	if m.c.TLS {
