@@ -330,4 +330,6 @@ func (c *client) Feed(ctx context.Context, req *transport.Request, each func([]b
 
 // HTTPVersion: the family's calls are HTTP requests; connect-grpc's take
 // HTTP/2 always, the others when the run asks.
-func (t Transport) HTTPVersion(http2 bool) string { return transport.HTTPEither(http2 || t.p.http2Only) }
+func (t Transport) HTTPVersion(http2 bool) string {
+	return transport.HTTPEither(http2 || t.p.http2Only)
+}

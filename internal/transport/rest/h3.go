@@ -159,4 +159,6 @@ func (c *h3Client) Close() error {
 }
 
 // Unproxied: HTTP/3 is QUIC over UDP, which no TCP proxy carries.
-func (H3) Unproxied() string { return "HTTP/3 is QUIC over UDP, which a TCP proxy (L4 or L7) does not carry" }
+func (H3) Unproxied() string {
+	return "HTTP/3 is QUIC over UDP, which a TCP proxy (L4 or L7) does not carry"
+}
