@@ -316,9 +316,14 @@ type Broker struct {
 	Wire *WirePerRequest `json:"wire_bytes_per_req,omitempty"`
 }
 
+// ProxyOption starts the word a case's options carry for the proxies on
+// its hops: proxy:haproxy/l7/x2/mtls (proxy.Settings.String).
+const ProxyOption = "proxy:"
+
 // Proxy is one proxy on a run's hop, measured like a node: its CPU and
-// memory over the window, and the bytes it read and wrote (on both its
-// legs, per request: its read and write calls, sockets and all).
+// memory over the window. (The bytes on its legs are not counted: the
+// caller's leg is in the calling node's wire figures, the leg between
+// sidecars in none.)
 type Proxy struct {
 	// Role names it: "hop 0→1 outbound", "hop client→0", "hop →broker".
 	Role     string `json:"role"`
@@ -331,7 +336,6 @@ type Proxy struct {
 	// sidecar's listener) or "originate" (an outbound's upstream).
 	TLS string `json:"tls,omitempty"`
 	Usage
-	Wire *WirePerRequest `json:"io_bytes_per_req,omitempty"`
 	// Exit is how it ended, when it exited during the run.
 	Exit string `json:"exit,omitempty"`
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/proxy"
 	"github.com/hopbench/hopbench/internal/results"
-	"github.com/hopbench/hopbench/internal/stats"
 	"github.com/hopbench/hopbench/internal/topology"
 	"github.com/hopbench/hopbench/internal/transport"
 )
@@ -116,27 +115,18 @@ func (m *measurement) recordProxies() {
 	}
 }
 
-// proxyMeter reads the proxies' CPU, memory and bytes over the window.
+// proxyMeter reads the proxies' CPU and memory over the window.
 func proxyMeter(m *measurement) meter {
 	if m.mesh == nil {
 		return nil
 	}
-	procs := m.mesh.Processes()
-	pids := make([]int, len(procs))
-	io0 := make([][2]int64, len(procs))
-	for i, p := range procs {
-		pids[i] = p.PID()
-		io0[i][0], io0[i][1], _ = stats.ReadIO(p.PID())
+	var pids []int
+	for _, p := range m.mesh.Processes() {
+		pids = append(pids, p.PID())
 	}
 	return processUsage{startUsage(pids), func(m *measurement, each []results.Usage) {
-		requests := m.rec.Requests
 		for i := range m.rec.Proxies {
 			m.rec.Proxies[i].Usage = each[i]
-			read, written, err := stats.ReadIO(pids[i])
-			if err == nil && requests > 0 {
-				n := float64(requests)
-				m.rec.Proxies[i].Wire = &results.WirePerRequest{Sent: float64(written-io0[i][1]) / n, Received: float64(read-io0[i][0]) / n}
-			}
 		}
 	}}
 }
