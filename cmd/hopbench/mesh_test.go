@@ -1,0 +1,124 @@
+package main_test
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// needProxies skips a test that runs real proxies under -short, or where
+// Debian's haproxy or nginx (with its stream module) is not installed
+// (scripts/setup.sh proxies; make test installs them).
+func needProxies(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs real HAProxy and nginx: make test runs it")
+	}
+	for _, f := range []string{"/usr/sbin/haproxy", "/usr/sbin/nginx", "/usr/lib/nginx/modules/ngx_stream_module.so"} {
+		if _, err := os.Stat(f); err != nil {
+			t.Skipf("%s is missing: scripts/setup.sh proxies", f)
+		}
+	}
+}
+
+// A chain:3 of rest through HAProxy at L7 with two sidecars a hop and
+// mutual TLS between them, and of grpc through nginx at L7 and HAProxy at
+// L4 so: every call answered, and each record lists its four proxies,
+// each with its CPU and memory.
+func TestAChainThroughSidecarsWithMutualTLSLosesNoCall(t *testing.T) {
+	needProxies(t)
+	spec := writeSpec(t, `
+stacks: [rest, grpc]
+topologies: ["chain:3"]
+payloads: [{model: payment, counts: [5]}]
+loads: [{closed: {clients: 2}}]
+duration: 1s
+warmup: 200ms
+proxy:
+  - {kind: haproxy, mode: l7, sidecars: 2, mtls: true}
+  - {kind: nginx, mode: l7, sidecars: 2, mtls: true}
+  - {kind: haproxy, mode: l4, sidecars: 2, mtls: true}
+`)
+	out := t.TempDir()
+	if stdout, code := hopbench(t, "run", spec, "--out", out, "--no-calibrate"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stdout)
+	}
+	recs := readRecords(t, out)
+	if len(recs) != 6 {
+		t.Fatalf("%d records, want 6", len(recs))
+	}
+	for _, r := range recs {
+		if r["outcome"] != "ok" || r["errors"].(float64) != 0 {
+			t.Errorf("%s: %v, %v errors (%v)", r["case"], r["outcome"], r["errors"], r["reason"])
+		}
+		proxies, _ := r["proxies"].([]any)
+		if len(proxies) != 4 {
+			t.Errorf("%s: %d proxies in the record, want 4 (2 hops × 2 sidecars)", r["case"], len(proxies))
+		}
+		for _, p := range proxies {
+			p := p.(map[string]any)
+			if p["cpu_seconds"].(float64) <= 0 || p["rss_bytes"].(float64) <= 0 || p["pid"].(float64) <= 0 {
+				t.Errorf("%s: proxy %v has no CPU, RSS or pid: %v", r["case"], p["role"], p)
+			}
+		}
+	}
+}
+
+// hopbench run killed with SIGKILL mid-run leaves none of its proxies
+// behind: each is one process (nginx without a master, HAProxy -db) that
+// the kernel kills with its parent.
+func TestAKilledRunLeavesNoProxy(t *testing.T) {
+	needProxies(t)
+	for _, kind := range []string{"haproxy", "nginx"} {
+		t.Run(kind, func(t *testing.T) {
+			spec := writeSpec(t, `
+stacks: [rest]
+topologies: ["chain:3"]
+payloads: [{model: text, counts: [10]}]
+loads: [{closed: {clients: 1}}]
+duration: 30s
+warmup: 0s
+proxy: {kind: `+kind+`, mode: l7, sidecars: 2, mtls: true, client: true}
+`)
+			out := filepath.Join(t.TempDir(), "results")
+			cmd := startLoading(t, spec, out)
+			deadline := time.Now().Add(20 * time.Second)
+			for len(proxiesUnder(out)) < 6 && time.Now().Before(deadline) {
+				time.Sleep(50 * time.Millisecond)
+			}
+			if n := len(proxiesUnder(out)); n != 6 {
+				t.Fatalf("%d proxies of the run found, want 6 (3 hops × 2 sidecars)", n)
+			}
+			cmd.Process.Signal(syscall.SIGKILL)
+			cmd.Wait()
+			deadline = time.Now().Add(5 * time.Second)
+			for len(proxiesUnder(out)) > 0 && time.Now().Before(deadline) {
+				time.Sleep(50 * time.Millisecond)
+			}
+			if left := proxiesUnder(out); len(left) > 0 {
+				t.Fatalf("proxies outlived the killed run: %v", left)
+			}
+		})
+	}
+}
+
+// proxiesUnder are the haproxy and nginx processes whose command line
+// names a file under dir.
+func proxiesUnder(dir string) []string {
+	var found []string
+	procs, _ := os.ReadDir("/proc")
+	for _, d := range procs {
+		cmdline, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		args := strings.Split(string(cmdline), "\x00")
+		if (strings.HasSuffix(args[0], "haproxy") || strings.HasSuffix(args[0], "nginx")) && strings.Contains(string(cmdline), dir+"/") {
+			found = append(found, d.Name()+": "+strings.Join(args, " "))
+		}
+	}
+	return found
+}
