@@ -1,0 +1,142 @@
+package report
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/hopbench/hopbench/internal/results"
+)
+
+// proxyOf is the proxies a case's options name (haproxy/l7/x2/mtls); ""
+// for none.
+func proxyOf(options string) string {
+	for _, w := range strings.Fields(options) {
+		if p, ok := strings.CutPrefix(w, results.ProxyOption); ok {
+			return p
+		}
+	}
+	return ""
+}
+
+func withoutProxy(options string) string {
+	words := slices.DeleteFunc(strings.Fields(options), func(w string) bool { return strings.HasPrefix(w, results.ProxyOption) })
+	return strings.Join(words, " ")
+}
+
+// proxyFigures are a case's proxies over its runs that ended ok: how many
+// hops they stood on, each proxy's CPU per request and RSS (medians over
+// runs of the proxies' mean).
+type proxyFigures struct {
+	hops     int
+	cpu, rss []float64
+}
+
+func proxiesByCase(recs []results.Record) map[string]*proxyFigures {
+	out := map[string]*proxyFigures{}
+	for _, r := range recs {
+		p := proxyOf(r.Options)
+		if p == "" || r.Outcome != results.OutcomeOK || len(r.Proxies) == 0 {
+			continue
+		}
+		f := out[r.Case]
+		if f == nil {
+			f = &proxyFigures{hops: len(r.Proxies) / sidecarsOf(p)}
+			out[r.Case] = f
+		}
+		var cpu, rss float64
+		for _, x := range r.Proxies {
+			cpu, rss = cpu+x.CPUUsPerReq, rss+float64(x.RSSBytes)
+		}
+		n := float64(len(r.Proxies))
+		f.cpu, f.rss = append(f.cpu, cpu/n), append(f.rss, rss/n)
+	}
+	return out
+}
+
+// sidecarsOf reads xN from a proxy's name (haproxy/l7/x2): its proxies a
+// hop.
+func sidecarsOf(p string) int {
+	for _, part := range strings.Split(p, "/") {
+		if n, err := strconv.Atoi(strings.TrimPrefix(part, "x")); err == nil && strings.HasPrefix(part, "x") && n > 0 {
+			return n
+		}
+	}
+	return 1
+}
+
+// mesh sets each case run through proxies beside the same case without
+// them: the ratio of p50s with its interval and runs, the latency each
+// proxied hop adds, and each proxy's CPU per 1 000 req/s and RSS.
+func (b *builder) mesh(recs []results.Record) error {
+	var with []*measured
+	for _, c := range measuredOnly(b.cases) {
+		if proxyOf(c.Options) != "" {
+			with = append(with, c)
+		}
+	}
+	pairs := twinsOf(with, b.cases, func(o string) []string { return []string{withoutProxy(o)} })
+	if len(pairs) == 0 {
+		return nil
+	}
+	p50s, figs := okP50s(recs), proxiesByCase(recs)
+	s := b.section("mesh", "What the mesh costs",
+		"Each case run through proxies (proxy:KIND/MODE/xSIDECARS[/mtls]: x1 one proxy a hop, x2 an outbound sidecar beside the caller and an inbound one beside the callee) beside the same case without them. with/without is the ratio of the p50s' medians with its 95% bootstrap interval and the runs on each side; added a hop is the difference of the medians over the proxied hops. A proxy's CPU per 1 000 req/s is its CPU per request times 1 000 (vCPU, as Istio states a sidecar's), and its RSS resident memory at the window's end; both the mean over the case's proxies, median over its runs. Published figures (Envoy under Istio, MeshInsight, Linkerd) are in Paper vs here as context, for other proxies on other machines.")
+	byView := map[string][]twinPair{}
+	var views []string
+	for _, p := range pairs {
+		v := joinNonEmpty(p.without.Topology, p.without.Op, p.without.payload(), p.without.Load)
+		if byView[v] == nil {
+			views = append(views, v)
+		}
+		byView[v] = append(byView[v], p)
+	}
+	for _, v := range views {
+		if err := b.meshView(s, v, byView[v], p50s, figs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *builder) meshView(s *Section, view string, pairs []twinPair, p50s map[string][]float64, figs map[string]*proxyFigures) error {
+	t := Table{Header: []string{"stack", "proxies", "hops", "p50 ms without", "with", "with/without p50", "added a hop ms", "CPU per 1 000 req/s, vCPU a proxy", "RSS MiB a proxy"}}
+	var stacks, proxies []string
+	added := map[string]map[string]float64{}
+	for _, p := range pairs {
+		name := proxyOf(p.with.Options)
+		f := figs[p.with.Case]
+		hops, perHop, cpu, rss := "–", math.NaN(), "–", "–"
+		if f != nil && f.hops > 0 {
+			hops = strconv.Itoa(f.hops)
+			perHop = (p.with.P50Us.Median - p.without.P50Us.Median) / float64(f.hops)
+			cpu, rss = num(results.SpreadOf(f.cpu).Median/1000, 3), mib(results.SpreadOf(f.rss).Median)
+		}
+		t.Rows = append(t.Rows, []string{p.with.Stack, name, hops, ms(p.without.P50Us.Median), ms(p.with.P50Us.Median),
+			ratioCell(p50s[p.with.Case], p50s[p.without.Case]), ms(perHop), cpu, rss})
+		if !slices.Contains(stacks, p.with.Stack) {
+			stacks = append(stacks, p.with.Stack)
+		}
+		if !slices.Contains(proxies, name) {
+			proxies = append(proxies, name)
+		}
+		if added[name] == nil {
+			added[name] = map[string]float64{}
+		}
+		added[name][p.with.Stack] = perHop / 1000
+	}
+	var series []bars
+	for _, name := range proxies {
+		bs := bars{Name: name}
+		for _, st := range stacks {
+			v, ok := added[name][st]
+			if !ok || math.IsNaN(v) {
+				v = 0
+			}
+			bs.Values = append(bs.Values, v)
+		}
+		series = append(series, bs)
+	}
+	return b.add(s, "", "", t)(stackBarChart(view+": latency added a proxied hop", "ms", stacks, series))
+}
