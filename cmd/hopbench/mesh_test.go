@@ -3,10 +3,11 @@ package main_test
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hopbench/hopbench/internal/proxy"
 )
 
 // needProxies skips a test that runs real proxies under -short, or where
@@ -86,39 +87,21 @@ proxy: {kind: `+kind+`, mode: l7, sidecars: 2, mtls: true, client: true}
 			out := filepath.Join(t.TempDir(), "results")
 			cmd := startLoading(t, spec, out)
 			deadline := time.Now().Add(20 * time.Second)
-			for len(proxiesUnder(out)) < 6 && time.Now().Before(deadline) {
+			for len(proxy.PIDsUnder(out)) < 6 && time.Now().Before(deadline) {
 				time.Sleep(50 * time.Millisecond)
 			}
-			if n := len(proxiesUnder(out)); n != 6 {
+			if n := len(proxy.PIDsUnder(out)); n != 6 {
 				t.Fatalf("%d proxies of the run found, want 6 (3 hops × 2 sidecars)", n)
 			}
 			cmd.Process.Signal(syscall.SIGKILL)
 			cmd.Wait()
 			deadline = time.Now().Add(5 * time.Second)
-			for len(proxiesUnder(out)) > 0 && time.Now().Before(deadline) {
+			for len(proxy.PIDsUnder(out)) > 0 && time.Now().Before(deadline) {
 				time.Sleep(50 * time.Millisecond)
 			}
-			if left := proxiesUnder(out); len(left) > 0 {
+			if left := proxy.PIDsUnder(out); len(left) > 0 {
 				t.Fatalf("proxies outlived the killed run: %v", left)
 			}
 		})
 	}
-}
-
-// proxiesUnder are the haproxy and nginx processes whose command line
-// names a file under dir.
-func proxiesUnder(dir string) []string {
-	var found []string
-	procs, _ := os.ReadDir("/proc")
-	for _, d := range procs {
-		cmdline, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
-		if err != nil {
-			continue
-		}
-		args := strings.Split(string(cmdline), "\x00")
-		if (strings.HasSuffix(args[0], "haproxy") || strings.HasSuffix(args[0], "nginx")) && strings.Contains(string(cmdline), dir+"/") {
-			found = append(found, d.Name()+": "+strings.Join(args, " "))
-		}
-	}
-	return found
 }

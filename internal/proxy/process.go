@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -140,4 +141,29 @@ func freeAddr() (string, error) {
 	}
 	defer l.Close()
 	return l.Addr().String(), nil
+}
+
+// PIDsUnder are the running processes of every known kind whose command
+// line names a file under dir: a run's proxies, found from outside it (a
+// run killed with SIGKILL must leave none).
+func PIDsUnder(dir string) []int {
+	var pids []int
+	procs, _ := os.ReadDir("/proc")
+	for _, d := range procs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		cmdline, err := os.ReadFile(filepath.Join("/proc", d.Name(), "cmdline"))
+		if err != nil {
+			continue
+		}
+		args := strings.Split(string(cmdline), "\x00")
+		for _, k := range kinds {
+			if args[0] == k.Binary() && strings.Contains(string(cmdline), dir+string(filepath.Separator)) {
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids
 }

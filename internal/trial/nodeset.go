@@ -63,9 +63,14 @@ func (n *nodeSet) started(i, pid int) error {
 	return g.Add(pid)
 }
 
+// set holds the started nodes; a node behind proxies is watched, reset
+// and timed at its own address (its boot is its own, not its proxies').
 func (n *nodeSet) set(insts []topology.Instance) {
 	n.insts = insts
 	for _, in := range insts {
+		if f, ok := in.(fronted); ok {
+			in = f.proxiedNode
+		}
 		n.procs = append(n.procs, in.(runningNode))
 	}
 }
