@@ -80,9 +80,9 @@ func (b *builder) mesh(recs []results.Record) error {
 	if len(pairs) == 0 {
 		return nil
 	}
-	p50s, figs := okP50s(recs), proxiesByCase(recs)
+	p50s, caps, figs := okP50s(recs), capacities(recs), proxiesByCase(recs)
 	s := b.section("mesh", "What the mesh costs",
-		"Each case run through proxies (proxy:KIND/MODE/xSIDECARS[/mtls]: x1 one proxy a hop, x2 an outbound sidecar beside the caller and an inbound one beside the callee) beside the same case without them. with/without is the ratio of the p50s' medians with its 95% bootstrap interval and the runs on each side; added a hop is the difference of the medians over the proxied hops. A proxy's CPU per 1 000 req/s is its CPU per request times 1 000 (vCPU, as Istio states a sidecar's), and its RSS resident memory at the window's end; both the mean over the case's proxies, median over its runs. Published figures (Envoy under Istio, MeshInsight, Linkerd) are in Paper vs here as context, for other proxies on other machines.")
+		"Each case run through proxies (proxy:KIND/MODE/xSIDECARS[/mtls]: x1 one proxy a hop, x2 an outbound sidecar beside the caller and an inbound one beside the callee) beside the same case without them. with/without is the ratio of the p50s' medians with its 95% bootstrap interval and the runs on each side; added a hop is the difference of the medians over the proxied hops. A capacity search's row sets its capacity at the SLA without and with proxies, and their ratio, instead. A proxy's CPU per 1 000 req/s is its CPU per request times 1 000 (vCPU, as Istio states a sidecar's), and its RSS resident memory at the window's end; both the mean over the case's proxies, median over its runs. Published figures (Envoy under Istio, MeshInsight, Linkerd) are in Paper vs here as context, for other proxies on other machines.")
 	byView := map[string][]twinPair{}
 	var views []string
 	for _, p := range pairs {
@@ -93,15 +93,30 @@ func (b *builder) mesh(recs []results.Record) error {
 		byView[v] = append(byView[v], p)
 	}
 	for _, v := range views {
-		if err := b.meshView(s, v, byView[v], p50s, figs); err != nil {
+		if err := b.meshView(s, v, byView[v], p50s, caps, figs); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (b *builder) meshView(s *Section, view string, pairs []twinPair, p50s map[string][]float64, figs map[string]*proxyFigures) error {
-	t := Table{Header: []string{"stack", "proxies", "hops", "p50 ms without", "with", "with/without p50", "added a hop ms", "CPU per 1 000 req/s, vCPU a proxy", "RSS MiB a proxy"}}
+// capacities are the capacities, req/s, of each capacity search's runs,
+// by case.
+func capacities(recs []results.Record) map[string][]float64 {
+	out := map[string][]float64{}
+	for _, r := range recs {
+		if r.Capacity != nil && r.CapacityRPS > 0 {
+			out[r.Case] = append(out[r.Case], r.CapacityRPS)
+		}
+	}
+	return out
+}
+
+// meshView is one scenario's table and chart: a capacity search's rows
+// set its capacity with and without proxies beside their ratio (the
+// latency of its probes is the search's, not a hop's).
+func (b *builder) meshView(s *Section, view string, pairs []twinPair, p50s, caps map[string][]float64, figs map[string]*proxyFigures) error {
+	t := Table{Header: []string{"stack", "proxies", "hops", "p50 ms without (capacity)", "with", "with/without p50 (capacity)", "added a hop ms", "CPU per 1 000 req/s, vCPU a proxy", "RSS MiB a proxy"}}
 	var stacks, proxies []string
 	added := map[string]map[string]float64{}
 	for _, p := range pairs {
@@ -113,8 +128,13 @@ func (b *builder) meshView(s *Section, view string, pairs []twinPair, p50s map[s
 			perHop = (p.with.P50Us.Median - p.without.P50Us.Median) / float64(f.hops)
 			cpu, rss = num(results.SpreadOf(f.cpu).Median/1000, 3), mib(results.SpreadOf(f.rss).Median)
 		}
-		t.Rows = append(t.Rows, []string{p.with.Stack, name, hops, ms(p.without.P50Us.Median), ms(p.with.P50Us.Median),
-			ratioCell(p50s[p.with.Case], p50s[p.without.Case]), ms(perHop), cpu, rss})
+		row := []string{p.with.Stack, name, hops, ms(p.without.P50Us.Median), ms(p.with.P50Us.Median),
+			ratioCell(p50s[p.with.Case], p50s[p.without.Case]), ms(perHop), cpu, rss}
+		if p.with.Searched {
+			perHop = math.NaN()
+			row[3], row[4], row[5], row[6] = p.without.CapacityCell()+" req/s", p.with.CapacityCell()+" req/s", "capacity "+ratioCell(caps[p.with.Case], caps[p.without.Case]), "–"
+		}
+		t.Rows = append(t.Rows, row)
 		if !slices.Contains(stacks, p.with.Stack) {
 			stacks = append(stacks, p.with.Stack)
 		}
