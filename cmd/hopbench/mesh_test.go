@@ -3,34 +3,22 @@ package main_test
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/hopbench/hopbench/internal/certs"
 	"github.com/hopbench/hopbench/internal/proxy"
+	"github.com/hopbench/hopbench/internal/proxy/proxytest"
 )
-
-// needProxies skips a test that runs real proxies under -short, or where
-// Debian's haproxy or nginx (with its stream module) is not installed
-// (scripts/setup.sh proxies; make test installs them).
-func needProxies(t *testing.T) {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("runs real HAProxy and nginx: make test runs it")
-	}
-	for _, f := range []string{"/usr/sbin/haproxy", "/usr/sbin/nginx", "/usr/lib/nginx/modules/ngx_stream_module.so"} {
-		if _, err := os.Stat(f); err != nil {
-			t.Skipf("%s is missing: scripts/setup.sh proxies", f)
-		}
-	}
-}
 
 // A chain:3 of rest through HAProxy at L7 with two sidecars a hop and
 // mutual TLS between them, and of grpc through nginx at L7 and HAProxy at
 // L4 so: every call answered, and each record lists its four proxies,
 // each with its CPU and memory.
 func TestAChainThroughSidecarsWithMutualTLSLosesNoCall(t *testing.T) {
-	needProxies(t)
+	proxytest.Need(t)
 	spec := writeSpec(t, `
 stacks: [rest, grpc]
 topologies: ["chain:3"]
@@ -69,10 +57,11 @@ proxy:
 }
 
 // hopbench run killed with SIGKILL mid-run leaves none of its proxies
-// behind: each is one process (nginx without a master, HAProxy -db) that
+// behind (and, while it runs, an inbound sidecar refuses a client that
+// presents no certificate): each is one process (nginx without a master, HAProxy -db) that
 // the kernel kills with its parent.
 func TestAKilledRunLeavesNoProxy(t *testing.T) {
-	needProxies(t)
+	proxytest.Need(t)
 	for _, kind := range []string{"haproxy", "nginx"} {
 		t.Run(kind, func(t *testing.T) {
 			spec := writeSpec(t, `
@@ -93,6 +82,7 @@ proxy: {kind: `+kind+`, mode: l7, sidecars: 2, mtls: true, client: true}
 			if n := len(proxy.PIDsUnder(out)); n != 6 {
 				t.Fatalf("%d proxies of the run found, want 6 (3 hops × 2 sidecars)", n)
 			}
+			refusesCertless(t, out)
 			cmd.Process.Signal(syscall.SIGKILL)
 			cmd.Wait()
 			deadline = time.Now().Add(5 * time.Second)
@@ -104,4 +94,25 @@ proxy: {kind: `+kind+`, mode: l7, sidecars: 2, mtls: true, client: true}
 			}
 		})
 	}
+}
+
+// refusesCertless checks that the running inbound sidecar of hop 0→1,
+// under the run's directory out, refuses a client without a
+// certificate that trusts the run's CA.
+func refusesCertless(t *testing.T, out string) {
+	t.Helper()
+	confs, _ := filepath.Glob(filepath.Join(out, "proxies", "run0", "hop-0-1-inbound", "*.conf"))
+	if len(confs) != 1 {
+		t.Fatalf("the inbound sidecar's configuration: found %v", confs)
+	}
+	conf, err := os.ReadFile(confs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?:bind|listen) (127\.0\.0\.1:\d+)`).FindSubmatch(conf)
+	b, err := certs.Load(filepath.Join(out, "tls"))
+	if m == nil || err != nil {
+		t.Fatalf("no listener in %s, or no certificates (%v)", confs[0], err)
+	}
+	t.Logf("a client without a certificate: %q", proxytest.RefusesCertless(t, string(m[1]), b.Client(false)))
 }

@@ -1,13 +1,13 @@
 package experiment
 
 import (
-	"os"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/hopbench/hopbench/internal/proxy"
+	"github.com/hopbench/hopbench/internal/proxy/proxytest"
 	"github.com/hopbench/hopbench/internal/results"
 )
 
@@ -52,22 +52,10 @@ func TestProxySettingsAreCheckedByField(t *testing.T) {
 	}
 }
 
-func needProxies(t *testing.T) {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("runs real proxies")
-	}
-	for _, f := range []string{"/usr/sbin/haproxy", "/usr/sbin/nginx", "/usr/lib/nginx/modules/ngx_stream_module.so"} {
-		if _, err := os.Stat(f); err != nil {
-			t.Skipf("%s is missing: scripts/setup.sh proxies", f)
-		}
-	}
-}
-
 // Broker stacks take L4 proxies in front of their broker: every node and
 // the generator call it through them, and lose no call.
 func TestBrokerStacksThroughProxiesInFrontOfTheirBroker(t *testing.T) {
-	needProxies(t)
+	proxytest.Need(t)
 	recs := runSpec(t, brokerRunner(t), `
 stacks: [amqp, nats, redis, mqtt]
 payloads: [{model: text, counts: [10]}]
@@ -98,7 +86,7 @@ proxy: [{kind: haproxy, mode: l4, sidecars: 2, mtls: true}, {kind: nginx, mode: 
 
 // A proxy killed mid-run ends the run as a proxy that died, naming it.
 func TestAProxyKilledMidRunIsRecordedAsDied(t *testing.T) {
-	needProxies(t)
+	proxytest.Need(t)
 	x := &Runner{Bin: hopbenchBin(t), Dir: t.TempDir()}
 	go func() {
 		// Into the run's window, once its proxy is up.

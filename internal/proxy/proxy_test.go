@@ -1,34 +1,17 @@
-package proxy
+package proxy_test
 
 import (
 	"context"
-	"crypto/tls"
 	"io"
 	"net"
 	"net/http"
 	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/hopbench/hopbench/internal/certs"
+	"github.com/hopbench/hopbench/internal/proxy"
+	"github.com/hopbench/hopbench/internal/proxy/proxytest"
 )
-
-// skipWithout skips a test whose proxy is not installed, and every one
-// under -short.
-func skipWithout(t *testing.T, kind string) {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("runs real proxies")
-	}
-	k, err := Lookup(kind)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := Installed(k); err != nil {
-		t.Skip(err)
-	}
-}
 
 // upstream serves "hello" over HTTP/1.1 and h2c on loopback.
 func upstream(t *testing.T) string {
@@ -70,17 +53,18 @@ func get(t *testing.T, addr string, h2 bool) string {
 // server, and calls it through them over HTTP/1.1 and h2c.
 func TestEveryKindModeAndSidecarsCarriesACall(t *testing.T) {
 	tlsDir := filepath.Join(t.TempDir(), "tls")
-	if _, err := certs.LoadOrCreate(tlsDir); err != nil {
+	b, err := certs.LoadOrCreate(tlsDir)
+	if err != nil {
 		t.Fatal(err)
 	}
-	for _, kind := range Kinds() {
-		for _, mode := range []Mode{L4, L7} {
-			for _, s := range []Settings{{Sidecars: 1}, {Sidecars: 2, MTLS: true}} {
+	for _, kind := range proxy.Kinds() {
+		for _, mode := range []proxy.Mode{proxy.L4, proxy.L7} {
+			for _, s := range []proxy.Settings{{Sidecars: 1}, {Sidecars: 2, MTLS: true}} {
 				for _, httpv := range []string{"http/1.1", "h2"} {
 					s.Kind, s.Mode = kind, mode
 					t.Run(s.String()+"/"+httpv, func(t *testing.T) {
-						skipWithout(t, kind)
-						m, err := New(Config{Settings: s, HTTP: httpv, Dir: t.TempDir(), TLSDir: tlsDir})
+						proxytest.Need(t)
+						m, err := proxy.New(proxy.Config{Settings: s, HTTP: httpv, Dir: t.TempDir(), TLSDir: tlsDir})
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -100,34 +84,11 @@ func TestEveryKindModeAndSidecarsCarriesACall(t *testing.T) {
 							t.Fatalf("reply %q, want %q", got, want)
 						}
 						if s.Sidecars == 2 {
-							refusesCertless(t, m.Processes()[0].Leg.Listen, tlsDir)
+							proxytest.RefusesCertless(t, m.Processes()[0].Leg.Listen, b.Client(false))
 						}
 					})
 				}
 			}
 		}
-	}
-}
-
-// refusesCertless checks that an inbound sidecar serves no client that
-// presents no certificate: the handshake fails or the connection closes
-// unanswered (HAProxy, nginx's stream),
-// or the request is answered with an error (nginx's http answers 400).
-func refusesCertless(t *testing.T, addr, tlsDir string) {
-	t.Helper()
-	b, err := certs.Load(tlsDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := tls.Dial("tcp", addr, b.Client(false))
-	if err != nil {
-		return
-	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(3 * time.Second))
-	io.WriteString(c, "GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
-	got, _ := io.ReadAll(c)
-	if strings.Contains(string(got), "hello") {
-		t.Fatalf("a client without a certificate was answered %q by the inbound sidecar", got)
 	}
 }
