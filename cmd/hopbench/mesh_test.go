@@ -16,7 +16,7 @@ import (
 // A chain:3 of rest through HAProxy at L7 with two sidecars a hop and
 // mutual TLS between them, and of grpc through nginx at L7 and HAProxy at
 // L4 so: every call answered, and each record lists its four proxies,
-// each with its CPU and memory.
+// each with its CPU, memory and the bytes on its legs.
 func TestAChainThroughSidecarsWithMutualTLSLosesNoCall(t *testing.T) {
 	proxytest.Need(t)
 	spec := writeSpec(t, `
@@ -49,8 +49,9 @@ proxy:
 		}
 		for _, p := range proxies {
 			p := p.(map[string]any)
-			if p["cpu_seconds"].(float64) <= 0 || p["rss_bytes"].(float64) <= 0 || p["pid"].(float64) <= 0 {
-				t.Errorf("%s: proxy %v has no CPU, RSS or pid: %v", r["case"], p["role"], p)
+			legs, _ := p["legs_bytes_per_req"].(map[string]any)
+			if p["cpu_seconds"].(float64) <= 0 || p["rss_bytes"].(float64) <= 0 || p["pid"].(float64) <= 0 || legs == nil || legs["sent"].(float64) <= 0 {
+				t.Errorf("%s: proxy %v has no CPU, RSS, pid or bytes on its legs: %v", r["case"], p["role"], p)
 			}
 		}
 	}

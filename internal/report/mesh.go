@@ -26,11 +26,11 @@ func withoutProxy(options string) string {
 }
 
 // proxyFigures are a case's proxies over its runs that ended ok: how many
-// hops they stood on, each proxy's CPU per request and RSS (medians over
-// runs of the proxies' mean).
+// hops they stood on, each proxy's CPU per request, RSS and bytes on its
+// legs per request (medians over runs of the proxies' mean).
 type proxyFigures struct {
-	hops     int
-	cpu, rss []float64
+	hops           int
+	cpu, rss, legs []float64
 }
 
 func proxiesByCase(recs []results.Record) map[string]*proxyFigures {
@@ -45,12 +45,18 @@ func proxiesByCase(recs []results.Record) map[string]*proxyFigures {
 			f = &proxyFigures{hops: len(r.Proxies) / sidecarsOf(p)}
 			out[r.Case] = f
 		}
-		var cpu, rss float64
+		var cpu, rss, legs float64
 		for _, x := range r.Proxies {
 			cpu, rss = cpu+x.CPUUsPerReq, rss+float64(x.RSSBytes)
+			if x.Legs != nil {
+				legs += x.Legs.Sent + x.Legs.Received
+			}
 		}
 		n := float64(len(r.Proxies))
 		f.cpu, f.rss = append(f.cpu, cpu/n), append(f.rss, rss/n)
+		if legs > 0 {
+			f.legs = append(f.legs, legs/n)
+		}
 	}
 	return out
 }
@@ -82,7 +88,7 @@ func (b *builder) mesh(recs []results.Record) error {
 	}
 	p50s, caps, figs := okP50s(recs), capacities(recs), proxiesByCase(recs)
 	s := b.section("mesh", "What the mesh costs",
-		"Each case run through proxies (proxy:KIND/MODE/xSIDECARS[/mtls]: x1 one proxy a hop, x2 an outbound sidecar beside the caller and an inbound one beside the callee) beside the same case without them. with/without is the ratio of the p50s' medians with its 95% bootstrap interval and the runs on each side; added a hop is the difference of the medians over the proxied hops. A capacity search's row sets its capacity at the SLA without and with proxies, and their ratio, instead. A proxy's CPU per 1 000 req/s is its CPU per request times 1 000 (vCPU, as Istio states a sidecar's), and its RSS resident memory at the window's end; both the mean over the case's proxies, median over its runs. Published figures (Envoy under Istio, MeshInsight, Linkerd) are in Paper vs here as context, for other proxies on other machines.")
+		"Each case run through proxies (proxy:KIND/MODE/xSIDECARS[/mtls]: x1 one proxy a hop, x2 an outbound sidecar beside the caller and an inbound one beside the callee) beside the same case without them. with/without is the ratio of the p50s' medians with its 95% bootstrap interval and the runs on each side; added a hop is the difference of the medians over the proxied hops. A capacity search's row sets its capacity at the SLA without and with proxies, and their ratio, instead. A proxy's CPU per 1 000 req/s is its CPU per request times 1 000 (vCPU, as Istio states a sidecar's), and its RSS resident memory at the window's end; and the bytes its connections sent and received per request, both its legs together (the kernel's tcp_info: TLS and HTTP framing included; the client's wire bytes a request, beside, are one leg one way each); each the mean over the case's proxies, median over its runs. Published figures (Envoy under Istio, MeshInsight, Linkerd) are in Paper vs here as context, for other proxies on other machines.")
 	byView := map[string][]twinPair{}
 	var views []string
 	for _, p := range pairs {
@@ -116,20 +122,23 @@ func capacities(recs []results.Record) map[string][]float64 {
 // set its capacity with and without proxies beside their ratio (the
 // latency of its probes is the search's, not a hop's).
 func (b *builder) meshView(s *Section, view string, pairs []twinPair, p50s, caps map[string][]float64, figs map[string]*proxyFigures) error {
-	t := Table{Header: []string{"stack", "proxies", "hops", "p50 ms without (capacity)", "with", "with/without p50 (capacity)", "added a hop ms", "CPU per 1 000 req/s, vCPU a proxy", "RSS MiB a proxy"}}
+	t := Table{Header: []string{"stack", "proxies", "hops", "p50 ms without (capacity)", "with", "with/without p50 (capacity)", "added a hop ms", "CPU per 1 000 req/s, vCPU a proxy", "RSS MiB a proxy", "legs bytes/req a proxy"}}
 	var stacks, proxies []string
 	added := map[string]map[string]float64{}
 	for _, p := range pairs {
 		name := proxyOf(p.with.Options)
 		f := figs[p.with.Case]
-		hops, perHop, cpu, rss := "–", math.NaN(), "–", "–"
+		hops, perHop, cpu, rss, legs := "–", math.NaN(), "–", "–", "–"
 		if f != nil && f.hops > 0 {
 			hops = strconv.Itoa(f.hops)
 			perHop = (p.with.P50Us.Median - p.without.P50Us.Median) / float64(f.hops)
 			cpu, rss = num(results.SpreadOf(f.cpu).Median/1000, 3), mib(results.SpreadOf(f.rss).Median)
+			if len(f.legs) > 0 {
+				legs = num(results.SpreadOf(f.legs).Median, 0)
+			}
 		}
 		row := []string{p.with.Stack, name, hops, ms(p.without.P50Us.Median), ms(p.with.P50Us.Median),
-			ratioCell(p50s[p.with.Case], p50s[p.without.Case]), ms(perHop), cpu, rss}
+			ratioCell(p50s[p.with.Case], p50s[p.without.Case]), ms(perHop), cpu, rss, legs}
 		if p.with.Searched {
 			perHop = math.NaN()
 			row[3], row[4], row[5], row[6] = p.without.CapacityCell()+" req/s", p.with.CapacityCell()+" req/s", "capacity "+ratioCell(caps[p.with.Case], caps[p.without.Case]), "–"

@@ -321,9 +321,7 @@ type Broker struct {
 const ProxyOption = "proxy:"
 
 // Proxy is one proxy on a run's hop, measured like a node: its CPU and
-// memory over the window. (The bytes on its legs are not counted: the
-// caller's leg is in the calling node's wire figures, the leg between
-// sidecars in none.)
+// memory over the window, and the bytes on its legs.
 type Proxy struct {
 	// Role names it: "hop 0→1 outbound", "hop client→0", "hop →broker".
 	Role     string `json:"role"`
@@ -336,6 +334,12 @@ type Proxy struct {
 	// sidecar's listener) or "originate" (an outbound's upstream).
 	TLS string `json:"tls,omitempty"`
 	Usage
+	// Legs are the bytes its TCP connections, both legs together, sent
+	// and received over the window per request (the kernel's tcp_info:
+	// TLS records and framing included, TCP/IP headers not); nil when
+	// they could not be read. Connections that closed within the window
+	// are not in it.
+	Legs *WirePerRequest `json:"legs_bytes_per_req,omitempty"`
 	// Exit is how it ended, when it exited during the run.
 	Exit string `json:"exit,omitempty"`
 }

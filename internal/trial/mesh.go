@@ -11,6 +11,7 @@ import (
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/proxy"
 	"github.com/hopbench/hopbench/internal/results"
+	"github.com/hopbench/hopbench/internal/stats"
 	"github.com/hopbench/hopbench/internal/topology"
 	"github.com/hopbench/hopbench/internal/transport"
 )
@@ -115,20 +116,37 @@ func (m *measurement) recordProxies() {
 	}
 }
 
-// proxyMeter reads the proxies' CPU and memory over the window.
+// proxyMeter reads the proxies' CPU, memory and the bytes on their
+// legs over the window.
 func proxyMeter(m *measurement) meter {
 	if m.mesh == nil {
 		return nil
 	}
 	var pids []int
+	var legs0 []stats.SocketBytes
 	for _, p := range m.mesh.Processes() {
 		pids = append(pids, p.PID())
+		b, _ := stats.ReadSocketBytes(p.PID())
+		legs0 = append(legs0, b)
 	}
 	return processUsage{startUsage(pids), func(m *measurement, each []results.Usage) {
 		for i := range m.rec.Proxies {
 			m.rec.Proxies[i].Usage = each[i]
+			m.rec.Proxies[i].Legs = legsPerRequest(pids[i], legs0[i], m.rec.Requests)
 		}
 	}}
+}
+
+// legsPerRequest is what pid's connections carried since before, per
+// request; nil when either reading failed or no request was made.
+func legsPerRequest(pid int, before stats.SocketBytes, requests int64) *results.WirePerRequest {
+	after, err := stats.ReadSocketBytes(pid)
+	if before == nil || err != nil || requests == 0 {
+		return nil
+	}
+	sent, received := after.Since(before)
+	n := float64(requests)
+	return &results.WirePerRequest{Sent: float64(sent) / n, Received: float64(received) / n}
 }
 
 // watchProxies calls exited once if any proxy ends before the run does.
