@@ -35,6 +35,9 @@ proxy:
 	if stdout, code := hopbench(t, "run", spec, "--out", out, "--no-calibrate"); code != 0 {
 		t.Fatalf("exit %d: %s", code, stdout)
 	}
+	if _, err := os.Stat(filepath.Join(out, "proxies")); !os.IsNotExist(err) {
+		t.Errorf("the proxies' files outlived runs whose proxies all ended well (%v)", err)
+	}
 	recs := readRecords(t, out)
 	if len(recs) != 6 {
 		t.Fatalf("%d records, want 6", len(recs))

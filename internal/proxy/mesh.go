@@ -30,6 +30,8 @@ type Mesh struct {
 	server *TLSFiles // an inbound sidecar's
 	client *TLSFiles // an outbound sidecar's
 	procs  []*Process
+	// failed says a proxy did not start: its files are kept.
+	failed bool
 }
 
 // New prepares a run's mesh: its kind, installed, and with mutual TLS
@@ -106,10 +108,11 @@ func (m *Mesh) leg(ctx context.Context, role, upstream string, accept, originate
 			m.procs = append(m.procs, p)
 			return listen, nil
 		}
-		if ctx.Err() != nil || !strings.Contains(err.Error(), "exited before it listened") {
+		if ctx.Err() != nil || !errors.Is(err, errExitedEarly) {
 			break
 		}
 	}
+	m.failed = true
 	return "", err
 }
 
@@ -122,11 +125,19 @@ func slug(role string) string {
 // Processes are the mesh's proxies, in the order they started.
 func (m *Mesh) Processes() []*Process { return m.procs }
 
-// Close stops every proxy.
+// Close stops every proxy. When all started and none exited before it,
+// their directory goes too (a study's results keep no configuration a
+// run); otherwise it stays, with their logs, for what went wrong.
 func (m *Mesh) Close() error {
 	var errs []error
+	clean := !m.failed
 	for _, p := range m.procs {
+		clean = clean && p.Exit() == ""
 		errs = append(errs, p.Close())
 	}
-	return errors.Join(errs...)
+	err := errors.Join(errs...)
+	if clean && err == nil {
+		return os.RemoveAll(m.cfg.Dir)
+	}
+	return err
 }

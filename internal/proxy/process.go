@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -25,6 +26,10 @@ type Process struct {
 	done chan struct{}
 	err  error
 }
+
+// errExitedEarly is a proxy that exited before it listened (such as one
+// whose port was taken after it was chosen).
+var errExitedEarly = errors.New("exited before it listened")
 
 // readyWithin bounds a proxy's start, to its listener accepting.
 const readyWithin = 10 * time.Second
@@ -72,7 +77,7 @@ func (p *Process) awaitListening(ctx context.Context) error {
 		}
 		select {
 		case <-p.done:
-			return fmt.Errorf("proxy %s (%s) exited before it listened (%v): %s", p.Role, p.Kind, p.err, p.logTail())
+			return fmt.Errorf("proxy %s (%s) %w (%v): %s", p.Role, p.Kind, errExitedEarly, p.err, p.logTail())
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(10 * time.Millisecond):

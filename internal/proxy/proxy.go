@@ -131,15 +131,3 @@ func (s Settings) OnHop(callee int) bool {
 	}
 	return len(s.Hops) == 0 || slices.Contains(s.Hops, callee)
 }
-
-// ProxiedHops is how many of a topology's calls (the client's and nodes
-// callees, given the count of nodes) pass through proxies.
-func (s Settings) ProxiedHops(nodes int) int {
-	n := 0
-	for callee := range nodes {
-		if s.OnHop(callee) {
-			n++
-		}
-	}
-	return n
-}

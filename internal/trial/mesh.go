@@ -21,7 +21,7 @@ var errProxyExited = fmt.Errorf("a proxy exited during the run (%w)", load.ErrSe
 
 // proxies prepares the run's mesh, if its case has proxies, under the
 // rig's directory (proxies/runN/ROLE/: each proxy's configuration and
-// log); a broker stack's proxies go in front of its broker at once, and
+// log, removed after a run whose proxies all ended well); a broker stack's proxies go in front of its broker at once, and
 // its nodes and generator then call the broker through them.
 func (m *measurement) proxies(ctx context.Context) error {
 	if m.c.Proxy == nil {
@@ -37,6 +37,7 @@ func (m *measurement) proxies(ctx context.Context) error {
 	}
 	mesh, err := proxy.New(proxy.Config{Settings: *m.c.Proxy, HTTP: transport.HTTPVersionOf(m.c.Stack.Transport, m.c.HTTP2),
 		Dir: filepath.Join(dir, "proxies", "run"+strconv.Itoa(m.c.Index)), TLSDir: m.Rig.tlsDir()})
+	m.proxyRoot = filepath.Join(dir, "proxies")
 	if err != nil {
 		return err
 	}
@@ -173,10 +174,12 @@ func proxyExited(mesh *proxy.Mesh, rec *results.Record) (string, string) {
 	return results.OutcomeProxyDied, reason
 }
 
-// closeMesh stops the run's proxies after its nodes.
+// closeMesh stops the run's proxies after its nodes, and removes the
+// proxies' directory once no run's files are left in it.
 func (m *measurement) closeMesh() {
 	if m.mesh != nil {
 		m.mesh.Close()
+		os.Remove(m.proxyRoot) // only if empty
 	}
 	if m.proxyTemp != "" {
 		os.RemoveAll(m.proxyTemp)

@@ -84,10 +84,11 @@ type measurement struct {
 	clientTLS *tls.Config
 	nodes     *nodeSet
 	insts     []topology.Instance
-	// mesh is the run's proxies, if its case has any; proxyTemp is where
-	// their files went when the rig has no directory.
-	mesh      *proxy.Mesh
-	proxyTemp string
+	// mesh is the run's proxies, if its case has any; proxyRoot holds
+	// every run's proxies' files, and proxyTemp is where they went when
+	// the rig has no directory.
+	mesh                 *proxy.Mesh
+	proxyRoot, proxyTemp string
 	// runCtx is the run's while it drives the load (admin calls take it).
 	runCtx context.Context
 	// starts open the run's meters as the window opens; meters read
