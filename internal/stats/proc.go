@@ -74,26 +74,6 @@ func ReadProc(pid int) (Proc, error) {
 	return p, sc.Err()
 }
 
-// ReadIO is the bytes a process has passed to read and write calls
-// (rchar, wchar of /proc/PID/io): its sockets' as well as its files'.
-func ReadIO(pid int) (read, written int64, err error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
-	if err != nil {
-		return 0, 0, fmt.Errorf("process %d: %w", pid, err)
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		key, val, _ := strings.Cut(line, ":")
-		n, _ := strconv.ParseInt(strings.TrimSpace(val), 10, 64)
-		switch key {
-		case "rchar":
-			read = n
-		case "wchar":
-			written = n
-		}
-	}
-	return read, written, nil
-}
-
 func kB(s string) int64 {
 	n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(s), " kB"), 10, 64)
 	return n * 1024
