@@ -3,6 +3,8 @@ package proxy
 import (
 	"fmt"
 	"strings"
+
+	"github.com/hopbench/hopbench/internal/transport"
 )
 
 // haproxy is Debian's HAProxy: one process (-db keeps it in the
@@ -49,7 +51,7 @@ func haproxyTLS(l Leg, files *TLSFiles) string {
 	switch {
 	case files != nil:
 		s += " alpn " + l.HTTP
-	case l.HTTP == "h2":
+	case l.HTTP == transport.HTTP2:
 		s += " proto h2"
 	}
 	return s

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/hopbench/hopbench/internal/transport"
 )
 
 // nginx is Debian's nginx: one process (daemon off, master_process off:
@@ -46,7 +48,7 @@ func (nginx) Config(l Leg) string {
 	b.WriteString("\tkeepalive_requests 1000000;\n\tkeepalive_timeout 10m;\n\tclient_max_body_size 0;\n")
 	fmt.Fprintf(&b, "\tupstream next {\n\t\tserver %s;\n\t\tkeepalive 256;\n\t\tkeepalive_requests 1000000;\n\t\tkeepalive_timeout 10m;\n\t}\n", l.Upstream)
 	h2 := ""
-	if l.HTTP == "h2" {
+	if l.HTTP == transport.HTTP2 {
 		h2 = " http2"
 	}
 	fmt.Fprintf(&b, "\tserver {\n\t\tlisten %s%s;\n%s\t\tlocation / {\n%s\t\t}\n\t}\n}\n", l.Listen, sslListen(l.Accept, h2), nginxAccept(l.Accept), nginxPass(l))
@@ -58,7 +60,7 @@ func (nginx) Config(l Leg) string {
 // either way (a sidecar relays; it does not hold replies).
 func nginxPass(l Leg) string {
 	scheme, module := "http", "proxy"
-	if l.HTTP == "h2" {
+	if l.HTTP == transport.HTTP2 {
 		scheme, module = "grpc", "grpc"
 	}
 	if l.Originate != nil {

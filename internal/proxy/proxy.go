@@ -37,7 +37,8 @@ type Kind interface {
 }
 
 // Leg is one proxy's work: take connections on Listen and relay them to
-// Upstream, at Mode (L7: speaking HTTP version HTTP both sides).
+// Upstream, at Mode (L7: speaking HTTP version HTTP both sides,
+// transport.HTTP1 or transport.HTTP2).
 type Leg struct {
 	Mode             Mode
 	HTTP             string
