@@ -88,7 +88,7 @@ func (b *builder) mesh(recs []results.Record) error {
 	}
 	p50s, caps, figs := okP50s(recs), capacities(recs), proxiesByCase(recs)
 	s := b.section("mesh", "What the mesh costs",
-		"Each case run through proxies (proxy:KIND/MODE/xSIDECARS[/mtls]: x1 one proxy a hop, x2 an outbound sidecar beside the caller and an inbound one beside the callee) beside the same case without them. with/without is the ratio of the p50s' medians with its 95% bootstrap interval and the runs on each side; added a hop is the difference of the medians over the proxied hops. A capacity search's row sets its capacity at the SLA without and with proxies, and their ratio, instead. A proxy's CPU per 1 000 req/s is its CPU per request times 1 000 (vCPU, as Istio states a sidecar's), and its RSS resident memory at the window's end; and the bytes its connections sent and received per request, both its legs together (the kernel's tcp_info: TLS and HTTP framing included; the client's wire bytes a request, beside, are one leg one way each); each the mean over the case's proxies, median over its runs. Published figures (Envoy under Istio, MeshInsight, Linkerd) are in Paper vs here as context, for other proxies on other machines.")
+		"Each case run through proxies (proxy:KIND/MODE/xSIDECARS[/mtls]: x1 one proxy a hop, x2 an outbound sidecar beside the caller and an inbound one beside the callee) beside the same case without them. p50s are medians over the runs that ended ok; with/without is their ratio with its 95% bootstrap interval and the runs on each side; added a hop is the difference of the medians over the proxied hops. A capacity search's row sets its capacity at the SLA without and with proxies, and their ratio, instead. A proxy's CPU per 1 000 req/s is its CPU per request (the scheduler's time on a CPU over the window) times 1 000 (vCPU, as Istio states a sidecar's), and its RSS resident memory at the window's end; and the bytes its connections sent and received per request, both its legs together (the kernel's tcp_info: TLS and HTTP framing included; the client's wire bytes a request, beside, are one leg one way each); each the mean over the case's proxies, median over its runs. Published figures (Envoy under Istio, MeshInsight, Linkerd) are in Paper vs here as context, for other proxies on other machines.")
 	byView := map[string][]twinPair{}
 	var views []string
 	for _, p := range pairs {
@@ -104,6 +104,14 @@ func (b *builder) mesh(recs []results.Record) error {
 		}
 	}
 	return nil
+}
+
+// okMedian is the median of runs' figures; NaN (shown –) for none.
+func okMedian(vs []float64) float64 {
+	if len(vs) == 0 {
+		return math.NaN()
+	}
+	return results.SpreadOf(vs).Median
 }
 
 // capacities are the capacities, req/s, of each capacity search's runs,
@@ -128,17 +136,19 @@ func (b *builder) meshView(s *Section, view string, pairs []twinPair, p50s, caps
 	for _, p := range pairs {
 		name := proxyOf(p.with.Options)
 		f := figs[p.with.Case]
+		// The medians the ratio is of: runs that ended ok.
+		without, with := okMedian(p50s[p.without.Case]), okMedian(p50s[p.with.Case])
 		hops, perHop, cpu, rss, legs := "–", math.NaN(), "–", "–", "–"
 		if f != nil && f.hops > 0 {
 			hops = strconv.Itoa(f.hops)
-			perHop = (p.with.P50Us.Median - p.without.P50Us.Median) / float64(f.hops)
+			perHop = (with - without) / float64(f.hops)
 			cpu, rss = num(results.SpreadOf(f.cpu).Median/1000, 3), mib(results.SpreadOf(f.rss).Median)
 			if len(f.legs) > 0 {
 				legs = num(results.SpreadOf(f.legs).Median, 0)
 			}
 		}
-		row := []string{p.with.Stack, name, hops, ms(p.without.P50Us.Median), ms(p.with.P50Us.Median),
-			ratioCell(p50s[p.with.Case], p50s[p.without.Case]), ms(perHop), cpu, rss, legs}
+		row := []string{p.with.Stack, name, hops, num(without/1000, 3), num(with/1000, 3),
+			ratioCell(p50s[p.with.Case], p50s[p.without.Case]), num(perHop/1000, 3), cpu, rss, legs}
 		if p.with.Searched {
 			perHop = math.NaN()
 			row[3], row[4], row[5], row[6] = p.without.CapacityCell()+" req/s", p.with.CapacityCell()+" req/s", "capacity "+ratioCell(caps[p.with.Case], caps[p.without.Case]), "–"

@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"testing"
+	"time"
 )
 
 // The bytes this process's sockets carry are what was written through
@@ -50,5 +51,24 @@ func TestSocketBytesCountAConnectionsBytes(t *testing.T) {
 	// Both ends are this process's: sent by one, received by the other.
 	if sent, received := after.Since(before); sent < 100_000 || received < 100_000 {
 		t.Errorf("sent %d, received %d: want 100 000 each at least", sent, received)
+	}
+}
+
+// A process's scheduler time grows by about the CPU it burns, at a finer
+// grain than clock ticks.
+func TestTaskCPUCountsWhatAProcessRuns(t *testing.T) {
+	before, err := TaskCPU(os.Getpid())
+	if err != nil {
+		t.Skipf("no schedstat here: %v", err)
+	}
+	start := time.Now()
+	for time.Since(start) < 30*time.Millisecond {
+	}
+	after, err := TaskCPU(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := after - before; d < 20*time.Millisecond || d%(10*time.Millisecond) == 0 {
+		t.Errorf("ran %v for 30 ms of spinning: want at least 20 ms, not whole ticks", d)
 	}
 }

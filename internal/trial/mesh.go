@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/proxy"
@@ -118,21 +119,31 @@ func (m *measurement) recordProxies() {
 }
 
 // proxyMeter reads the proxies' CPU, memory and the bytes on their
-// legs over the window.
+// legs over the window. Their CPU is the scheduler's (stats.TaskCPU),
+// finer than clock ticks: one proxy's share of a short window is a few
+// ticks.
 func proxyMeter(m *measurement) meter {
 	if m.mesh == nil {
 		return nil
 	}
 	var pids []int
 	var legs0 []stats.SocketBytes
+	var cpu0 []time.Duration
 	for _, p := range m.mesh.Processes() {
 		pids = append(pids, p.PID())
 		b, _ := stats.ReadSocketBytes(p.PID())
-		legs0 = append(legs0, b)
+		c, _ := stats.TaskCPU(p.PID())
+		legs0, cpu0 = append(legs0, b), append(cpu0, c)
 	}
 	return processUsage{startUsage(pids), func(m *measurement, each []results.Usage) {
 		for i := range m.rec.Proxies {
 			m.rec.Proxies[i].Usage = each[i]
+			if c, err := stats.TaskCPU(pids[i]); err == nil && cpu0[i] > 0 {
+				m.rec.Proxies[i].CPUSeconds = (c - cpu0[i]).Seconds()
+				if n := m.rec.Requests; n > 0 {
+					m.rec.Proxies[i].CPUUsPerReq = m.rec.Proxies[i].CPUSeconds * 1e6 / float64(n)
+				}
+			}
 			m.rec.Proxies[i].Legs = legsPerRequest(pids[i], legs0[i], m.rec.Requests)
 		}
 	}}
