@@ -10,6 +10,9 @@
 #                               its own server on loopback)
 #   scripts/setup.sh mosquitto  Debian's mosquitto MQTT broker (not started:
 #                               hopbench runs its own on loopback)
+#   scripts/setup.sh proxies    Debian's haproxy, nginx and libnginx-mod-stream
+#                               (not started: hopbench runs its own sidecars with
+#                               configurations under each run's directory)
 #   scripts/setup.sh prometheus Debian's prometheus server (not started: the live
 #                               metrics test runs its own; `make test` sets it up)
 #   scripts/setup.sh kafka      the Apache Kafka broker jars, fetched by Maven
@@ -80,6 +83,16 @@ setup_redis() {
 setup_mosquitto() {
 	[ -x /usr/sbin/mosquitto ] && return 0
 	apt_install_unstarted mosquitto
+}
+
+# The proxies of a spec's `proxy:` (internal/proxy): hopbench runs
+# /usr/sbin/haproxy and /usr/sbin/nginx itself, in the foreground, with
+# configurations of its own under the run's directory; nginx's stream module
+# (libnginx-mod-stream) carries its L4 mode.
+setup_proxies() {
+	[ -x /usr/sbin/haproxy ] && [ -x /usr/sbin/nginx ] &&
+		[ -e /usr/share/nginx/modules-available/mod-stream.conf ] && return 0
+	apt_install_unstarted haproxy nginx libnginx-mod-stream
 }
 
 # The live metrics test (cmd/hopbench) starts prometheus itself, with a
@@ -163,17 +176,18 @@ main() {
 	fi
 	for component in "$@"; do
 		case "$component" in
-		base) setup_rabbitmq; setup_redis; setup_mosquitto; setup_kafka ;;
+		base) setup_rabbitmq; setup_redis; setup_mosquitto; setup_proxies; setup_kafka ;;
 		protoc) setup_protoc ;;
 		rabbitmq) setup_rabbitmq ;;
 		redis) setup_redis ;;
 		mosquitto) setup_mosquitto ;;
+		proxies) setup_proxies ;;
 		prometheus) setup_prometheus ;;
 		kafka) setup_kafka ;;
 		chromium) setup_chromium ;;
 		jvm) setup_jvm ;;
 		xmllint) setup_xmllint ;;
-		*) log "unknown component '$component' (known: base, protoc, rabbitmq, redis, mosquitto, prometheus, kafka, chromium, jvm, xmllint)"; exit 2 ;;
+		*) log "unknown component '$component' (known: base, protoc, rabbitmq, redis, mosquitto, proxies, prometheus, kafka, chromium, jvm, xmllint)"; exit 2 ;;
 		esac
 	done
 }

@@ -115,3 +115,10 @@ func Load(dir string) (*Bundle, error) {
 func ServerFiles(dir string) (ca, cert, key string) {
 	return filepath.Join(dir, caFile), filepath.Join(dir, serverCertFile), filepath.Join(dir, serverKeyFile)
 }
+
+// ClientFiles are the paths of the CA certificate and of the client's
+// certificate and private key (PKCS#8) in a bundle directory, for proxies
+// that present it (an outbound sidecar's).
+func ClientFiles(dir string) (ca, cert, key string) {
+	return filepath.Join(dir, caFile), filepath.Join(dir, clientCertFile), filepath.Join(dir, clientKeyFile)
+}

@@ -177,3 +177,15 @@ func TestTheCIWorkflowsCommandsParse(t *testing.T) {
 		t.Errorf("the workflow and page run %v; want run and compare", commands)
 	}
 }
+
+// docs/mesh.md's spec parses as written: two stacks, three proxy
+// settings (none among them).
+func TestTheMeshPagesSpecParses(t *testing.T) {
+	s, err := experiment.Parse([]byte(pageBlock(t, "../../docs/mesh.md", "mesh-example.yaml")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runs := s.Runs(); len(runs) != 6 {
+		t.Fatalf("%d runs, want 6 (2 stacks × 3 proxies)", len(runs))
+	}
+}

@@ -22,7 +22,7 @@ func (r Run) Trial() (trial.Case, error) {
 		TLS: r.TLS, MTLS: r.MTLS, HTTP2: r.HTTP2, Cache: r.Cache, Connections: r.Connections, PerRequest: r.PerRequest,
 		Memory: int64(r.Memory), GoMemLimit: int64(r.GoMemLimit),
 		Network: r.Network, KernelNetwork: r.NetworkMode == network.Kernel,
-		Proto: r.Proto, ProtoV2: r.ProtoV2, FreshBroker: r.FreshBroker,
+		Proto: r.Proto, ProtoV2: r.ProtoV2, FreshBroker: r.FreshBroker, Proxy: r.Proxy,
 	}
 	op := parse(&p, "op", parseOp, r.Op)
 	c.Op, c.Messages = op.op, op.messages

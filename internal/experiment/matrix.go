@@ -14,6 +14,7 @@ import (
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/network"
 	"github.com/hopbench/hopbench/internal/oneway"
+	"github.com/hopbench/hopbench/internal/proxy"
 	"github.com/hopbench/hopbench/internal/results"
 	"github.com/hopbench/hopbench/internal/transport"
 	"github.com/hopbench/hopbench/internal/userschema"
@@ -74,6 +75,8 @@ type Run struct {
 	// empty for in process, or kernel.
 	Network     network.Profile `json:"network,omitzero"`
 	NetworkMode string          `json:"network_mode,omitempty"`
+	// Proxy is the proxies on the run's hops; nil for none.
+	Proxy *proxy.Settings `json:"proxy,omitempty"`
 	// Runtime is what the nodes run on: empty for Go (hopbench node), or
 	// jvm; JVMFlags are then the JVM's flags each node had.
 	Runtime  string   `json:"runtime,omitempty"`
@@ -226,6 +229,7 @@ func (s *Spec) variants(rep int, top, model string, count int, op string, l Load
 	runs = expand(runs, s.Generators, func(r *Run, gen string) { r.Generator = gen })
 	runs = expand(runs, s.Connections, func(r *Run, c ConnMode) { r.Connections, r.PerRequest = c.Pooled, c.PerRequest })
 	runs = expand(runs, s.Networks, func(r *Run, net network.Profile) { r.Network = net })
+	runs = expand(runs, s.Proxy, func(r *Run, p *proxy.Settings) { r.Proxy = p })
 	runs = expand(runs, s.Runtimes, func(r *Run, rt string) {
 		if rt == jvm.JVM {
 			r.Runtime, r.JVMFlags = rt, jvm.Options{Memory: int64(s.Memory)}.Flags()
@@ -388,6 +392,9 @@ func (r Run) Options() string {
 	}
 	if p := r.Placement; p != nil {
 		parts = append(parts, "on "+cmp.Or(p.Name, p.StringFor(r.brokered)))
+	}
+	if r.Proxy != nil {
+		parts = append(parts, results.ProxyOption+r.Proxy.String())
 	}
 	if r.NetworkMode == network.Kernel {
 		parts = append(parts, "net:"+r.Network.String()+"@kernel")

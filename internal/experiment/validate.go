@@ -106,6 +106,7 @@ func (s *Spec) validateMatrix() error {
 	s.validateLoads(bad)
 	s.validateScalars(bad)
 	s.validateOneWay(bad)
+	s.validateProxies(bad)
 	if n := s.runCount(); n > MaxRuns {
 		bad("(top level)", "the matrix is %d runs; at most %d: shorten some lists", n, MaxRuns)
 	}
@@ -122,7 +123,7 @@ func (s *Spec) runCount() int {
 		counts += len(p.Counts)
 	}
 	n := 1
-	for _, d := range []int{max(s.Repetitions.Min, 1), len(s.Topologies), counts, len(s.Ops), len(s.Loads), len(s.TLS), len(s.HTTP2), len(s.Cache), len(s.Generators), len(s.Connections), len(s.Networks), len(s.Runtimes), len(s.Schemas), len(s.Placement), len(s.Stacks)} {
+	for _, d := range []int{max(s.Repetitions.Min, 1), len(s.Topologies), counts, len(s.Ops), len(s.Loads), len(s.TLS), len(s.HTTP2), len(s.Cache), len(s.Generators), len(s.Connections), len(s.Networks), len(s.Proxy), len(s.Runtimes), len(s.Schemas), len(s.Placement), len(s.Stacks)} {
 		n *= max(d, 1)
 		if n > MaxRuns {
 			return n

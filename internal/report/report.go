@@ -66,7 +66,7 @@ func Build(title string, sources []string, recs []results.Record) (*Report, erro
 		return nil, err
 	}
 	b.verdict()
-	for _, s := range []func() error{b.latency, b.latencyByPayload, b.feeds, func() error { return b.messaging(recs) }, b.connections, func() error { return b.networks(recs) }, func() error { return b.runtimes(recs) }, func() error { return b.evolution(recs) }, func() error { return b.hosts(recs) }, b.capacity, b.seconds, b.ramps, b.bytes, b.resources, b.boot} {
+	for _, s := range []func() error{b.latency, b.latencyByPayload, b.feeds, func() error { return b.messaging(recs) }, b.connections, func() error { return b.mesh(recs) }, func() error { return b.networks(recs) }, func() error { return b.runtimes(recs) }, func() error { return b.evolution(recs) }, func() error { return b.hosts(recs) }, b.capacity, b.seconds, b.ramps, b.bytes, b.resources, b.boot} {
 		if err := s(); err != nil {
 			return nil, fmt.Errorf("report: %w", err)
 		}

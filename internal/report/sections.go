@@ -22,7 +22,9 @@ func (b *builder) latency() error {
 		var p99s []point
 		t := Table{Header: []string{"stack", "requests", "p50 ms", "p90 ms", "p99 ms", "p99.9 ms", "p99.99 ms", "max ms", "× floor"}}
 		for _, c := range by[k] {
-			if c.Hist == nil {
+			// A capacity search that found no capacity keeps an empty
+			// histogram: a spectrum of nothing, which a log scale cannot draw.
+			if c.Hist == nil || c.Hist.TotalCount() == 0 {
 				continue
 			}
 			xys, hover := spectrumPoints(c.Hist)

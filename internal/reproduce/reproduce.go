@@ -100,6 +100,7 @@ var Measures = map[string]string{
 	MeasureHeapUsed: "MiB", MeasureHeapCommitted: "MiB",
 	"marshal_ns": "ns", "unmarshal_ns": "ns", "encoded_bytes": "B",
 	"binary_added_bytes": "B",
+	"proxy_cpu":          "µs/req",
 }
 
 var codecMeasures = []string{"marshal_ns", "unmarshal_ns", "encoded_bytes"}
@@ -229,8 +230,33 @@ func recordValue(r *results.Record, measure string) (float64, error) {
 		return heapPeakMiB(r, measure)
 	case "server_ms":
 		return entryServerMs(r)
+	case "proxy_cpu":
+		return proxyCPU(r)
 	}
 	return wireBytes(r, measure)
+}
+
+// proxyCPU is the CPU of every proxy on the run's hops, µs per request.
+func proxyCPU(r *results.Record) (float64, error) {
+	if len(r.Proxies) == 0 {
+		return 0, fmt.Errorf("no proxies recorded: a run without proxy")
+	}
+	var sum float64
+	for _, p := range r.Proxies {
+		sum += p.CPUUsPerReq
+	}
+	return sum, nil
+}
+
+// proxyOf is the proxies a run's options name (haproxy/l7/x2/mtls), or
+// none.
+func proxyOf(options string) string {
+	for _, w := range strings.Fields(options) {
+		if p, ok := strings.CutPrefix(w, results.ProxyOption); ok {
+			return p
+		}
+	}
+	return "none"
 }
 
 // lastStepRPS is the replies per second the last step of a ramp got, late
@@ -383,6 +409,8 @@ func matches(r *results.Record, sel map[string]string) bool {
 			got = r.Load
 		case "generator":
 			got = cmp.Or(sw.Generator, "hopbench")
+		case "proxy":
+			got = proxyOf(r.Options)
 		case "tls", "cache", "h2", "mtls", "per-request":
 			got = strconv.FormatBool(sw.on(k))
 		default:

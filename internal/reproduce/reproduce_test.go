@@ -302,7 +302,7 @@ func TestEveryStudyFindingIsMeasurable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	known := []string{"measure", "part", "stack", "topology", "op", "model", "count", "load", "tls", "cache", "h2", "mtls", "codec", "compress", "generator", "runtime"}
+	known := []string{"measure", "part", "stack", "topology", "op", "model", "count", "load", "tls", "cache", "h2", "mtls", "codec", "compress", "generator", "runtime", "proxy"}
 	for _, s := range studies {
 		for _, f := range s.Findings {
 			if f.Here.Outcome() {

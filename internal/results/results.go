@@ -29,6 +29,7 @@ const (
 	OutcomeOutOfMemory = "out of memory" // a node was killed by its memory limit
 	OutcomeNodeDied    = "node died"     // a node exited during the run
 	OutcomeBrokerDied  = "broker died"   // the stack's broker exited during the run
+	OutcomeProxyDied   = "proxy died"    // a proxy on a hop exited during the run
 	// OutcomeNodeUnavailable: a node said it could no longer serve (its
 	// broker connection dropped) while the broker itself lived on.
 	OutcomeNodeUnavailable = "node unavailable"
@@ -99,6 +100,9 @@ type Record struct {
 	Warnings []string `json:"warnings,omitempty"`
 	Nodes    []Node   `json:"nodes,omitempty"`
 	Brokers  []Broker `json:"brokers,omitempty"`
+	// Proxies are the proxies on the run's hops (a spec's proxy), each
+	// measured like a node.
+	Proxies []Proxy `json:"proxies,omitempty"`
 	// Generators are the hosts the load was sent from, when the run was
 	// placed on hosts of their own (each node's is in its Host); Hosts
 	// are those hosts' figures over the window.
@@ -310,6 +314,34 @@ type Broker struct {
 	// Wire is what the broker's clients, the load generator and the nodes
 	// together, sent to it and received from it, per request.
 	Wire *WirePerRequest `json:"wire_bytes_per_req,omitempty"`
+}
+
+// ProxyOption starts the word a case's options carry for the proxies on
+// its hops: proxy:haproxy/l7/x2/mtls (proxy.Settings.String).
+const ProxyOption = "proxy:"
+
+// Proxy is one proxy on a run's hop, measured like a node: its CPU and
+// memory over the window, and the bytes on its legs.
+type Proxy struct {
+	// Role names it: "hop 0→1 outbound", "hop client→0", "hop →broker".
+	Role     string `json:"role"`
+	Kind     string `json:"kind"`
+	Mode     string `json:"mode"`
+	PID      int    `json:"pid"`
+	Listen   string `json:"listen"`
+	Upstream string `json:"upstream"`
+	// TLS says which of its legs carried TLS: "accept" (an inbound
+	// sidecar's listener) or "originate" (an outbound's upstream).
+	TLS string `json:"tls,omitempty"`
+	Usage
+	// Legs are the bytes its TCP connections, both legs together, sent
+	// and received over the window per request (the kernel's tcp_info:
+	// TLS records and framing included, TCP/IP headers not); nil when
+	// they could not be read. Connections that closed within the window
+	// are not in it.
+	Legs *WirePerRequest `json:"legs_bytes_per_req,omitempty"`
+	// Exit is how it ended, when it exited during the run.
+	Exit string `json:"exit,omitempty"`
 }
 
 // Encryption is which connections of a run carried TLS, and whether

@@ -104,3 +104,28 @@ func SelfCPU() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// TaskCPU is the time a process's live threads have run on a CPU, from
+// the scheduler's own accounting (/proc/PID/task/*/schedstat, in
+// nanoseconds): finer than Proc's CPU seconds, which count whole clock
+// ticks (10 ms: 33 µs a request over a second at 300 req/s). A thread
+// that has exited is not in it.
+func TaskCPU(pid int) (time.Duration, error) {
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return 0, fmt.Errorf("process %d: %w", pid, err)
+	}
+	var sum time.Duration
+	for _, t := range tasks {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/schedstat", pid, t.Name()))
+		if err != nil {
+			continue // a thread gone since the listing
+		}
+		ns, err := strconv.ParseInt(strings.Fields(string(b) + " 0")[0], 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("process %d: schedstat %q", pid, b)
+		}
+		sum += time.Duration(ns)
+	}
+	return sum, nil
+}

@@ -471,3 +471,50 @@ func StackBroker(st Stack) string {
 	}
 	return BrokerOf(t)
 }
+
+// HTTPCarried is implemented by transports whose calls are HTTP requests,
+// which an L7 (HTTP) proxy can carry: HTTPVersion is the version their
+// calls take with the run's HTTP/2 setting, HTTP1 or HTTP2.
+type HTTPCarried interface{ HTTPVersion(http2 bool) string }
+
+// Unproxied is implemented by transports no TCP proxy can carry; it says
+// why.
+type Unproxied interface{ Unproxied() string }
+
+// The HTTP versions an L7 proxy speaks (HTTPCarried).
+const (
+	HTTP1 = "http/1.1"
+	HTTP2 = "h2"
+)
+
+// HTTPVersionOf is the HTTP version name's calls take, with http2 as the
+// run sets it, for an L7 proxy between its caller and server; "" when
+// they are not HTTP requests (an L4 proxy carries them).
+func HTTPVersionOf(name string, http2 bool) string {
+	if t, err := Lookup(name); err == nil {
+		if h, ok := t.(HTTPCarried); ok {
+			return h.HTTPVersion(http2)
+		}
+	}
+	return ""
+}
+
+// UnproxiedWhy says why no TCP proxy can carry name's calls; "" when one
+// can.
+func UnproxiedWhy(name string) string {
+	if t, err := Lookup(name); err == nil {
+		if u, ok := t.(Unproxied); ok {
+			return u.Unproxied()
+		}
+	}
+	return ""
+}
+
+// HTTPEither is the HTTPVersion of a transport whose calls take HTTP/2
+// when the run asks for it, HTTP/1.1 otherwise.
+func HTTPEither(http2 bool) string {
+	if http2 {
+		return HTTP2
+	}
+	return HTTP1
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/hopbench/hopbench/internal/evolution"
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/network"
+	"github.com/hopbench/hopbench/internal/proxy"
 	"github.com/hopbench/hopbench/internal/topology"
 	"github.com/hopbench/hopbench/internal/transport"
 	"github.com/hopbench/hopbench/internal/userschema"
@@ -52,6 +53,10 @@ type Case struct {
 	JVM                *JVM
 	Schema             evolution.Path
 	Placement          *Placement
+	// Proxy puts proxies on the run's hops (nil: none): in front of each
+	// node its settings name, or for a broker stack in front of the
+	// broker.
+	Proxy *proxy.Settings
 	// OneWay makes the run one-way messaging over its broker stack: the
 	// generator publishes and consumes; no node runs.
 	OneWay *oneway.Config

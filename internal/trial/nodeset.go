@@ -63,9 +63,14 @@ func (n *nodeSet) started(i, pid int) error {
 	return g.Add(pid)
 }
 
+// set holds the started nodes; a node behind proxies is watched, reset
+// and timed at its own address (its boot is its own, not its proxies').
 func (n *nodeSet) set(insts []topology.Instance) {
 	n.insts = insts
 	for _, in := range insts {
+		if f, ok := in.(fronted); ok {
+			in = f.proxiedNode
+		}
 		n.procs = append(n.procs, in.(runningNode))
 	}
 }
@@ -94,14 +99,24 @@ func (n *nodeSet) boot(ctx context.Context, st transport.Stack, tcfg transport.C
 
 // watch calls exited once if any node ends before the run does.
 func (n *nodeSet) watch(exited func()) (stop func()) {
+	dones := make([]<-chan struct{}, len(n.procs))
+	for i, p := range n.procs {
+		dones[i] = p.Done()
+	}
+	return watchExits(dones, exited)
+}
+
+// watchExits calls exited if any of dones closes before stop: the
+// processes of a run (nodes, proxies) that must outlive it.
+func watchExits(dones []<-chan struct{}, exited func()) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
-	for _, p := range n.procs {
+	for _, d := range dones {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			select {
-			case <-p.Done():
+			case <-d:
 				exited()
 			case <-done:
 			}

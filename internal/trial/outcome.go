@@ -7,6 +7,7 @@ import (
 
 	"github.com/hopbench/hopbench/internal/broker"
 	"github.com/hopbench/hopbench/internal/load"
+	"github.com/hopbench/hopbench/internal/proxy"
 	"github.com/hopbench/hopbench/internal/results"
 )
 
@@ -14,8 +15,10 @@ import (
 // anything, or whether its calls all succeeded. A run whose calls failed
 // loses its latency and throughput figures here: none stands for the
 // service.
-func outcome(ctx, runCtx context.Context, brk *broker.Broker, nodes *nodeSet, rec *results.Record, res *load.Result) (string, string) {
+func outcome(ctx, runCtx context.Context, brk *broker.Broker, nodes *nodeSet, mesh *proxy.Mesh, rec *results.Record, res *load.Result) (string, string) {
 	switch {
+	case context.Cause(runCtx) == errProxyExited:
+		return proxyExited(mesh, rec)
 	case context.Cause(runCtx) == errBrokerExited:
 		return results.OutcomeBrokerDied, brokerExited(brk)
 	case context.Cause(runCtx) == errNodeExited:

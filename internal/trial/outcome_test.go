@@ -26,7 +26,7 @@ func TestARunWhoseCallsFailedLosesItsFigures(t *testing.T) {
 		t.Fatalf("a feed's record without its first messages: %+v", rec.Figures)
 	}
 	ctx := context.Background()
-	outcome, reason := outcome(ctx, ctx, nil, nil, rec, res)
+	outcome, reason := outcome(ctx, ctx, nil, nil, nil, rec, res)
 	if outcome != results.OutcomeCallsFailed || !strings.Contains(reason, "4307000 of 4307775 calls failed (refused 4307000)") {
 		t.Errorf("outcome %q (%s)", outcome, reason)
 	}

@@ -88,10 +88,13 @@ func NewRig(ctx context.Context, cfg RigConfig, cases []Case) (_ *Rig, err error
 	if bcfg.Bin == "" {
 		bcfg.Bin = cfg.Bin
 	}
-	if slices.ContainsFunc(cases, func(c Case) bool { return c.TLS }) {
+	// Sidecars' mutual TLS takes the experiment's certificates too.
+	if slices.ContainsFunc(cases, func(c Case) bool { return c.TLS || c.Proxy != nil && c.Proxy.MTLS }) {
 		if x.tls, err = certs.LoadOrCreate(x.tlsDir(), x.lab.Addrs()...); err != nil {
 			return nil, err
 		}
+	}
+	if slices.ContainsFunc(cases, func(c Case) bool { return c.TLS }) {
 		// Brokers the experiment starts take TLS too, with its
 		// certificates, beside plain clients.
 		bcfg.TLSDir, bcfg.MTLS = x.tlsDir(), cfg.MTLS
@@ -136,6 +139,8 @@ func (x *Rig) check(c *Case) error {
 		return fmt.Errorf("run %d crosses the kernel's network, and the rig has no lab of %d hosts for it: give NewRig every case", c.Index, c.Topology.Nodes()+1)
 	case c.JVM != nil && (x.jvm == nil || x.jvm.seeds[c.Seed] == ""):
 		return fmt.Errorf("run %d has JVM nodes, and the rig wrote no seeds for its seed %d: give NewRig every case", c.Index, c.Seed)
+	case c.Proxy != nil && (c.Placement != nil || c.KernelNetwork):
+		return fmt.Errorf("run %d has proxies, which run on this machine's loopback: not with hosts of their own or the kernel's network", c.Index)
 	case c.Placement != nil:
 		return x.checkPlacement(c)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/hopbench/hopbench/internal/broker"
 	"github.com/hopbench/hopbench/internal/evolution"
 	"github.com/hopbench/hopbench/internal/load"
+	"github.com/hopbench/hopbench/internal/proxy"
 	"github.com/hopbench/hopbench/internal/results"
 	"github.com/hopbench/hopbench/internal/stats"
 	"github.com/hopbench/hopbench/internal/topology"
@@ -44,7 +45,7 @@ func (x *Rig) Make(ctx context.Context, c *Case, rec *results.Record, hooks Hook
 	}
 	m := x.assemble(c, rec, hooks)
 	defer m.close()
-	for _, step := range []func(context.Context) error{m.emulate, m.place, m.startNodes, m.boot, m.dial, m.evolve} {
+	for _, step := range []func(context.Context) error{m.emulate, m.place, m.proxies, m.startNodes, m.boot, m.dial, m.evolve} {
 		if err := step(ctx); err != nil {
 			return err
 		}
@@ -57,7 +58,7 @@ func (x *Rig) Make(ctx context.Context, c *Case, rec *results.Record, hooks Hook
 		return err
 	}
 	m.collect(got)
-	rec.Outcome, rec.Reason = outcome(ctx, runCtx, m.brk, m.nodes, rec, got.Result)
+	rec.Outcome, rec.Reason = outcome(ctx, runCtx, m.brk, m.nodes, m.mesh, rec, got.Result)
 	rec.MarkFailures()
 	return nil
 }
@@ -83,6 +84,11 @@ type measurement struct {
 	clientTLS *tls.Config
 	nodes     *nodeSet
 	insts     []topology.Instance
+	// mesh is the run's proxies, if its case has any; proxyRoot holds
+	// every run's proxies' files, and proxyTemp is where they went when
+	// the rig has no directory.
+	mesh                 *proxy.Mesh
+	proxyRoot, proxyTemp string
 	// runCtx is the run's while it drives the load (admin calls take it).
 	runCtx context.Context
 	// starts open the run's meters as the window opens; meters read
@@ -101,7 +107,7 @@ func (x *Rig) assemble(c *Case, rec *results.Record, hooks Hooks) *measurement {
 		m.home, m.gen, m.where = hostNodes{}, split, hostBroker{x.agents[c.Placement.Broker]}
 		m.starts = []meterStart{hostsMeter(split)}
 	}
-	m.starts = append([]meterStart{m.home.meter(), brokerMeter, noiseMeter, heapMeter}, m.starts...)
+	m.starts = append([]meterStart{m.home.meter(), brokerMeter, proxyMeter, noiseMeter, heapMeter}, m.starts...)
 	return m
 }
 
@@ -130,9 +136,12 @@ func (m *measurement) startNodes(ctx context.Context) error {
 	if m.c.OneWay != nil {
 		return nil
 	}
-	insts, err := topology.Start(ctx, m.c.Topology, m.home.start(m))
+	insts, err := topology.Start(ctx, m.c.Topology, m.proxied(m.home.start(m)))
 	if err != nil {
 		return err
+	}
+	if m.mesh != nil && m.brk == nil {
+		m.recordProxies()
 	}
 	m.insts = insts
 	m.nodes.set(insts)
@@ -192,7 +201,7 @@ func (m *measurement) evolve(ctx context.Context) error {
 // load and the collecting of figures after it.
 func (m *measurement) watch(ctx context.Context) (runCtx context.Context, stop func()) {
 	runCtx, cancel := context.WithCancelCause(ctx)
-	stops := []func(){m.nodes.watch(func() { cancel(errNodeExited) })}
+	stops := []func(){m.nodes.watch(func() { cancel(errNodeExited) }), m.watchProxies(func() { cancel(errProxyExited) })}
 	if m.brk != nil {
 		stops = append(stops, watchBroker(m.brk, func() { cancel(errBrokerExited) }),
 			m.nodes.watchHealth(func(why string) { m.nodes.lost = why; cancel(errNodeUnavailable) }))
@@ -264,6 +273,7 @@ func (m *measurement) close() {
 	if m.nodes != nil {
 		m.nodes.close()
 	}
+	m.closeMesh()
 }
 
 // recordLoad writes what the generator measured into rec.

@@ -327,3 +327,9 @@ func (c *client) Feed(ctx context.Context, req *transport.Request, each func([]b
 	}
 	return nil
 }
+
+// HTTPVersion: the family's calls are HTTP requests; connect-grpc's take
+// HTTP/2 always, the others when the run asks.
+func (t Transport) HTTPVersion(http2 bool) string {
+	return transport.HTTPEither(http2 || t.p.http2Only)
+}

@@ -182,3 +182,7 @@ func unpack(input generated.PayloadInput) (string, proto.Message, error) {
 	}
 	return "", nil, transport.Errorf(transport.CodeBadRequest, "PayloadInput sets no model")
 }
+
+// HTTPVersion: GraphQL's calls are HTTP POSTs, HTTP/2 when the run asks
+// (an L7 proxy carries them).
+func (Transport) HTTPVersion(http2 bool) string { return transport.HTTPEither(http2) }

@@ -223,3 +223,6 @@ func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, erro
 	}
 	return f.Reply(req.Op, &out)
 }
+
+// HTTPVersion: gRPC is HTTP/2 only (an L7 proxy must speak it both sides).
+func (Transport) HTTPVersion(bool) string { return transport.HTTP2 }

@@ -157,3 +157,8 @@ func (c *h3Client) Close() error {
 	c.sockets.close()
 	return err
 }
+
+// Unproxied: HTTP/3 is QUIC over UDP, which no TCP proxy carries.
+func (H3) Unproxied() string {
+	return "HTTP/3 is QUIC over UDP, which a TCP proxy (L4 or L7) does not carry"
+}

@@ -253,3 +253,7 @@ func writeError(w http.ResponseWriter, err error) {
 	w.WriteHeader(statusOf[transport.CodeOf(err)])
 	io.WriteString(w, err.Error()+"\n")
 }
+
+// HTTPVersion: REST's calls take HTTP/2 when the run asks (an L7 proxy
+// carries them).
+func (Transport) HTTPVersion(http2 bool) string { return transport.HTTPEither(http2) }
