@@ -44,6 +44,11 @@ func New(cfg Config) (*Mesh, error) {
 	if err := Installed(k); err != nil {
 		return nil, err
 	}
+	// A proxy runs in its own directory: a relative path (hopbench run
+	// --out results/x) would name another place from there.
+	if err := absolute(&cfg.Dir, &cfg.TLSDir); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -54,6 +59,21 @@ func New(cfg Config) (*Mesh, error) {
 		}
 	}
 	return m, nil
+}
+
+// absolute makes each non-empty path absolute.
+func absolute(paths ...*string) error {
+	for _, p := range paths {
+		if *p == "" {
+			continue
+		}
+		abs, err := filepath.Abs(*p)
+		if err != nil {
+			return err
+		}
+		*p = abs
+	}
+	return nil
 }
 
 // tlsFiles are the server's and client's certificates of the bundle in

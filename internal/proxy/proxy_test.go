@@ -92,3 +92,31 @@ func TestEveryKindModeAndSidecarsCarriesACall(t *testing.T) {
 		}
 	}
 }
+
+// A mesh made under a relative directory (hopbench run --out results/x)
+// runs: each proxy runs in its own directory, so its paths are made
+// absolute first.
+func TestAMeshUnderARelativeDirectoryRuns(t *testing.T) {
+	t.Chdir(t.TempDir())
+	if _, err := certs.LoadOrCreate("tls"); err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range proxy.Kinds() {
+		t.Run(kind, func(t *testing.T) {
+			proxytest.Need(t)
+			s := proxy.Settings{Kind: kind, Mode: proxy.L7, Sidecars: 2, MTLS: true}
+			m, err := proxy.New(proxy.Config{Settings: s, HTTP: "http/1.1", Dir: filepath.Join("results", "x", kind), TLSDir: "tls"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			front, err := m.Front(context.Background(), "0→1", upstream(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := get(t, front, false); got != "hello HTTP/1.1" {
+				t.Fatalf("reply %q through proxies under a relative directory, want hello HTTP/1.1", got)
+			}
+		})
+	}
+}
