@@ -17,7 +17,8 @@ import (
 // "option=tls"), net (loopback, or the net:X word's X), schema, and
 // errclass (the run's error classes, sorted and joined by "+": "over_sla",
 // "" for none), exited (the indexes of the nodes that ended early, joined
-// by "+": "0" for the entry node).
+// by "+": "0" for the entry node), proxy (the proxies on the hops:
+// haproxy/l7/x2/mtls, or none).
 func filter(recs []results.Record, where []string) ([]results.Record, error) {
 	conds, err := parseWhere(where)
 	if err != nil {
@@ -83,6 +84,7 @@ func (cs conds) match(r *results.Record) (bool, error) {
 
 var fields = map[string]func(r *results.Record) string{
 	"case":     func(r *results.Record) string { return r.Case },
+	"proxy":    func(r *results.Record) string { return results.ProxyOf(r.Options) },
 	"part":     func(r *results.Record) string { return r.Part },
 	"stack":    func(r *results.Record) string { return r.Stack },
 	"topology": func(r *results.Record) string { return r.Topology },

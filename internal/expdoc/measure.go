@@ -55,6 +55,29 @@ var ownMeasures = map[string]func(r *results.Record) (float64, bool){
 	},
 	"messages_per_s": func(r *results.Record) (float64, bool) { return r.MessagesPerS, r.FirstMessage != nil },
 	"requests":       func(r *results.Record) (float64, bool) { return float64(r.Requests), true },
+	// proxy_rss is the mean RSS of the run's proxies at the window's end,
+	// MiB.
+	"proxy_rss": func(r *results.Record) (float64, bool) {
+		var sum int64
+		for _, p := range r.Proxies {
+			sum += p.RSSBytes
+		}
+		return float64(sum) / float64(max(len(r.Proxies), 1)) / (1 << 20), sum > 0
+	},
+	// proxy_cpu_each is the mean CPU of the run's proxies, µs a request
+	// (proxy_cpu, the verdicts', sums them).
+	"proxy_cpu_each": func(r *results.Record) (float64, bool) {
+		var sum float64
+		for _, p := range r.Proxies {
+			sum += p.CPUUsPerReq
+		}
+		return sum / float64(max(len(r.Proxies), 1)), sum > 0
+	},
+	// capacity_rps is a capacity search's highest rate that met its SLA,
+	// req/s (a lower bound when the search was cut short).
+	"capacity_rps": func(r *results.Record) (float64, bool) {
+		return capacityRPS(r)
+	},
 	// A one-way run's accounting (docs/messaging.md): messages published,
 	// lost, duplicated and out of order (counts, warm-up included); its
 	// publishes' p50, ms; its drain, ms. (delivered_rps is the verdicts'.)
@@ -281,4 +304,11 @@ func oneWay(f func(*results.OneWay) float64) func(*results.Record) (float64, boo
 		}
 		return f(r.OneWay), true
 	}
+}
+
+func capacityRPS(r *results.Record) (float64, bool) {
+	if r.Capacity == nil || r.Capacity.RPS == 0 {
+		return 0, false
+	}
+	return r.Capacity.RPS, true
 }

@@ -51,7 +51,8 @@ var handTyped = []struct {
 		"one 2-core", "**The ramp to 200 clients**", "clients +20 every second from 20 to 200", "and up to 200 clients", "goes to 200 by +20 every second", "at 1 client |", "at 16 clients |", "at 16 clients, one-host", "2-core machine's",
 		"at 1 000 messages/s for 10 s after 1 s of warm-up", "MQTT 5 at QoS 1", "at 1 000\nmessages/s the guarantees",
 		"with up to 250 in flight on one connection", "with up to 150 in flight", "prefetch 100",
-		"with 64 in flight", "half of each batch, 5 runs each", "one message a second for 5 s")},
+		"with 64 in flight", "half of each batch, 5 runs each", "one message a second for 5 s",
+		"at a fixed 300\nrequests/s", "at a p99 within 10 ms", "and at 300 requests/s", "per 1 000 requests/s", "per 1 000 req/s")},
 	{"a study's own figure, in its words", phrases(
 		"at 1 176, 4 696 and 9 312 bytes", "1 048 575 records a test",
 		"the study's jump from 4 to 22 ms", "(the study: 4 → 22 ms)", "REST at 3-4 ms against gRPC's 7-8 ms",

@@ -248,17 +248,6 @@ func proxyCPU(r *results.Record) (float64, error) {
 	return sum, nil
 }
 
-// proxyOf is the proxies a run's options name (haproxy/l7/x2/mtls), or
-// none.
-func proxyOf(options string) string {
-	for _, w := range strings.Fields(options) {
-		if p, ok := strings.CutPrefix(w, results.ProxyOption); ok {
-			return p
-		}
-	}
-	return "none"
-}
-
 // lastStepRPS is the replies per second the last step of a ramp got, late
 // ones included: a call that failed otherwise carried nothing. Steps count
 // errors of every class together, so only a run whose errors were all late
@@ -410,7 +399,7 @@ func matches(r *results.Record, sel map[string]string) bool {
 		case "generator":
 			got = cmp.Or(sw.Generator, "hopbench")
 		case "proxy":
-			got = proxyOf(r.Options)
+			got = results.ProxyOf(r.Options)
 		case "tls", "cache", "h2", "mtls", "per-request":
 			got = strconv.FormatBool(sw.on(k))
 		default:

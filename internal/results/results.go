@@ -320,6 +320,17 @@ type Broker struct {
 // its hops: proxy:haproxy/l7/x2/mtls (proxy.Settings.String).
 const ProxyOption = "proxy:"
 
+// ProxyOf is the proxies a run's options name (haproxy/l7/x2/mtls), or
+// none.
+func ProxyOf(options string) string {
+	for _, w := range strings.Fields(options) {
+		if p, ok := strings.CutPrefix(w, ProxyOption); ok {
+			return p
+		}
+	}
+	return "none"
+}
+
 // Proxy is one proxy on a run's hop, measured like a node: its CPU and
 // memory over the window, and the bytes on its legs.
 type Proxy struct {
