@@ -117,7 +117,17 @@ func (c *streamClient) Call(ctx context.Context, req *transport.Request) ([]byte
 	if err != nil {
 		return nil, err
 	}
-	return s.Call(ctx, req)
+	b, err := s.Call(ctx, req)
+	if errors.Is(err, streamed.ErrNotSent) {
+		// The stream ended between current and the call (a message past
+		// the limit ended it as the last call returned): send it on the
+		// next.
+		if s, err = c.current(); err != nil {
+			return nil, err
+		}
+		return s.Call(ctx, req)
+	}
+	return b, err
 }
 
 func (c *streamClient) Close() error {

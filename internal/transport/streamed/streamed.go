@@ -165,7 +165,10 @@ func (c *Client) read() {
 func (c *Client) Call(ctx context.Context, req *transport.Request) ([]byte, error) {
 	id, ch, err := c.pending.Add()
 	if err != nil {
-		return nil, err
+		// The stream failed its calls and is ending (read and Close end it
+		// right after): this one was not sent, and Ended says so now.
+		<-c.done
+		return nil, notSent{err}
 	}
 	b, err := proto.Marshal(&pb.Envelope{Id: id, Meta: brokered.RequestMeta(ctx, req), Body: req.Body})
 	if err == nil {
@@ -177,6 +180,16 @@ func (c *Client) Call(ctx context.Context, req *transport.Request) ([]byte, erro
 	}
 	return c.pending.Wait(ctx, id, ch, c.maxBytes)
 }
+
+// ErrNotSent marks a call refused before it was sent because its stream
+// had ended: a client that opens another stream may send it there.
+var ErrNotSent = errors.New("not sent: the stream had ended")
+
+// notSent is the stream's own error (its code kept), marked ErrNotSent.
+type notSent struct{ err error }
+
+func (e notSent) Error() string   { return e.err.Error() }
+func (e notSent) Unwrap() []error { return []error{ErrNotSent, e.err} }
 
 // Ended is closed once the stream has ended (its calls failed with it).
 func (c *Client) Ended() <-chan struct{} { return c.done }
