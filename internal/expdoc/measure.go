@@ -58,25 +58,14 @@ var ownMeasures = map[string]func(r *results.Record) (float64, bool){
 	// proxy_rss is the mean RSS of the run's proxies at the window's end,
 	// MiB.
 	"proxy_rss": func(r *results.Record) (float64, bool) {
-		var sum int64
-		for _, p := range r.Proxies {
-			sum += p.RSSBytes
-		}
-		return float64(sum) / float64(max(len(r.Proxies), 1)) / (1 << 20), sum > 0
+		t := r.ProxyTotals()
+		return float64(t.RSSBytes) / float64(max(t.N, 1)) / (1 << 20), t.RSSBytes > 0
 	},
 	// proxy_cpu_each is the mean CPU of the run's proxies, µs a request
 	// (proxy_cpu, the verdicts', sums them).
 	"proxy_cpu_each": func(r *results.Record) (float64, bool) {
-		var sum float64
-		for _, p := range r.Proxies {
-			sum += p.CPUUsPerReq
-		}
-		return sum / float64(max(len(r.Proxies), 1)), sum > 0
-	},
-	// capacity_rps is a capacity search's highest rate that met its SLA,
-	// req/s (a lower bound when the search was cut short).
-	"capacity_rps": func(r *results.Record) (float64, bool) {
-		return capacityRPS(r)
+		t := r.ProxyTotals()
+		return t.CPUUsPerReq / float64(max(t.N, 1)), t.CPUUsPerReq > 0
 	},
 	// A one-way run's accounting (docs/messaging.md): messages published,
 	// lost, duplicated and out of order (counts, warm-up included); its
@@ -304,11 +293,4 @@ func oneWay(f func(*results.OneWay) float64) func(*results.Record) (float64, boo
 		}
 		return f(r.OneWay), true
 	}
-}
-
-func capacityRPS(r *results.Record) (float64, bool) {
-	if r.Capacity == nil || r.Capacity.RPS == 0 {
-		return 0, false
-	}
-	return r.Capacity.RPS, true
 }

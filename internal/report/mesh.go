@@ -9,22 +9,6 @@ import (
 	"github.com/hopbench/hopbench/internal/results"
 )
 
-// proxyOf is the proxies a case's options name (haproxy/l7/x2/mtls); ""
-// for none.
-func proxyOf(options string) string {
-	for _, w := range strings.Fields(options) {
-		if p, ok := strings.CutPrefix(w, results.ProxyOption); ok {
-			return p
-		}
-	}
-	return ""
-}
-
-func withoutProxy(options string) string {
-	words := slices.DeleteFunc(strings.Fields(options), func(w string) bool { return strings.HasPrefix(w, results.ProxyOption) })
-	return strings.Join(words, " ")
-}
-
 // proxyFigures are a case's proxies over its runs that ended ok: how many
 // hops they stood on, each proxy's CPU per request, RSS and bytes on its
 // legs per request (medians over runs of the proxies' mean).
@@ -36,8 +20,8 @@ type proxyFigures struct {
 func proxiesByCase(recs []results.Record) map[string]*proxyFigures {
 	out := map[string]*proxyFigures{}
 	for _, r := range recs {
-		p := proxyOf(r.Options)
-		if p == "" || r.Outcome != results.OutcomeOK || len(r.Proxies) == 0 {
+		p := results.ProxyOf(r.Options)
+		if p == results.NoProxy || r.Outcome != results.OutcomeOK || len(r.Proxies) == 0 {
 			continue
 		}
 		f := out[r.Case]
@@ -45,17 +29,11 @@ func proxiesByCase(recs []results.Record) map[string]*proxyFigures {
 			f = &proxyFigures{hops: len(r.Proxies) / sidecarsOf(p)}
 			out[r.Case] = f
 		}
-		var cpu, rss, legs float64
-		for _, x := range r.Proxies {
-			cpu, rss = cpu+x.CPUUsPerReq, rss+float64(x.RSSBytes)
-			if x.Legs != nil {
-				legs += x.Legs.Sent + x.Legs.Received
-			}
-		}
-		n := float64(len(r.Proxies))
-		f.cpu, f.rss = append(f.cpu, cpu/n), append(f.rss, rss/n)
-		if legs > 0 {
-			f.legs = append(f.legs, legs/n)
+		t := r.ProxyTotals()
+		n := float64(t.N)
+		f.cpu, f.rss = append(f.cpu, t.CPUUsPerReq/n), append(f.rss, float64(t.RSSBytes)/n)
+		if t.LegsBytes > 0 {
+			f.legs = append(f.legs, t.LegsBytes/n)
 		}
 	}
 	return out
@@ -78,11 +56,11 @@ func sidecarsOf(p string) int {
 func (b *builder) mesh(recs []results.Record) error {
 	var with []*measured
 	for _, c := range measuredOnly(b.cases) {
-		if proxyOf(c.Options) != "" {
+		if results.ProxyOf(c.Options) != results.NoProxy {
 			with = append(with, c)
 		}
 	}
-	pairs := twinsOf(with, b.cases, func(o string) []string { return []string{withoutProxy(o)} })
+	pairs := twinsOf(with, b.cases, func(o string) []string { return []string{withoutWord(o, results.ProxyOption)} })
 	if len(pairs) == 0 {
 		return nil
 	}
@@ -134,7 +112,7 @@ func (b *builder) meshView(s *Section, view string, pairs []twinPair, p50s, caps
 	var stacks, proxies []string
 	added := map[string]map[string]float64{}
 	for _, p := range pairs {
-		name := proxyOf(p.with.Options)
+		name := results.ProxyOf(p.with.Options)
 		f := figs[p.with.Case]
 		// The medians the ratio is of: runs that ended ok.
 		without, with := okMedian(p50s[p.without.Case]), okMedian(p50s[p.with.Case])

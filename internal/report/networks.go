@@ -23,8 +23,10 @@ func networkOf(options string) string {
 	return "loopback"
 }
 
-func withoutNetwork(options string) string {
-	words := slices.DeleteFunc(strings.Fields(options), func(w string) bool { return strings.HasPrefix(w, netPrefix) })
+// withoutWord is options less the word that starts with prefix (net:,
+// proxy:): a case's twin without that dimension.
+func withoutWord(options, prefix string) string {
+	words := slices.DeleteFunc(strings.Fields(options), func(w string) bool { return strings.HasPrefix(w, prefix) })
 	return strings.Join(words, " ")
 }
 
@@ -103,7 +105,7 @@ func (b *builder) acrossNetworks(s *Section) error {
 	byView := map[string]map[string]map[string]float64{} // view -> network -> stack -> p50 µs
 	for _, c := range measuredOnly(b.cases) {
 		twin := *c
-		twin.Options = withoutNetwork(c.Options)
+		twin.Options = withoutWord(c.Options, netPrefix)
 		v := twin.scenario()
 		if byView[v] == nil {
 			views = append(views, v)

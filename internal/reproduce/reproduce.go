@@ -238,14 +238,11 @@ func recordValue(r *results.Record, measure string) (float64, error) {
 
 // proxyCPU is the CPU of every proxy on the run's hops, µs per request.
 func proxyCPU(r *results.Record) (float64, error) {
-	if len(r.Proxies) == 0 {
+	t := r.ProxyTotals()
+	if t.N == 0 {
 		return 0, fmt.Errorf("no proxies recorded: a run without proxy")
 	}
-	var sum float64
-	for _, p := range r.Proxies {
-		sum += p.CPUUsPerReq
-	}
-	return sum, nil
+	return t.CPUUsPerReq, nil
 }
 
 // lastStepRPS is the replies per second the last step of a ramp got, late

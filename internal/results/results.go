@@ -320,15 +320,40 @@ type Broker struct {
 // its hops: proxy:haproxy/l7/x2/mtls (proxy.Settings.String).
 const ProxyOption = "proxy:"
 
+// NoProxy is ProxyOf a run without proxies.
+const NoProxy = "none"
+
 // ProxyOf is the proxies a run's options name (haproxy/l7/x2/mtls), or
-// none.
+// NoProxy.
 func ProxyOf(options string) string {
 	for _, w := range strings.Fields(options) {
 		if p, ok := strings.CutPrefix(w, ProxyOption); ok {
 			return p
 		}
 	}
-	return "none"
+	return NoProxy
+}
+
+// ProxyTotals are a run's proxies' figures summed: how many, their CPU
+// per request (µs), their RSS (bytes), and their legs' bytes per request
+// (of those whose legs were read).
+type ProxyTotals struct {
+	N           int
+	CPUUsPerReq float64
+	RSSBytes    int64
+	LegsBytes   float64
+}
+
+// ProxyTotals sums the run's proxies' figures.
+func (r *Record) ProxyTotals() ProxyTotals {
+	t := ProxyTotals{N: len(r.Proxies)}
+	for _, p := range r.Proxies {
+		t.CPUUsPerReq, t.RSSBytes = t.CPUUsPerReq+p.CPUUsPerReq, t.RSSBytes+p.RSSBytes
+		if p.Legs != nil {
+			t.LegsBytes += p.Legs.Sent + p.Legs.Received
+		}
+	}
+	return t
 }
 
 // Proxy is one proxy on a run's hop, measured like a node: its CPU and
