@@ -64,15 +64,7 @@ func TestEveryKindModeAndSidecarsCarriesACall(t *testing.T) {
 					s.Kind, s.Mode = kind, mode
 					t.Run(s.String()+"/"+httpv, func(t *testing.T) {
 						proxytest.Need(t)
-						m, err := proxy.New(proxy.Config{Settings: s, HTTP: httpv, Dir: t.TempDir(), TLSDir: tlsDir})
-						if err != nil {
-							t.Fatal(err)
-						}
-						defer m.Close()
-						front, err := m.Front(context.Background(), "0→1", upstream(t))
-						if err != nil {
-							t.Fatal(err)
-						}
+						m, front := meshInFront(t, proxy.Config{Settings: s, HTTP: httpv, Dir: t.TempDir(), TLSDir: tlsDir})
 						if got, want := len(m.Processes()), s.Sidecars; got != want {
 							t.Fatalf("%d proxies, want %d", got, want)
 						}
@@ -105,18 +97,26 @@ func TestAMeshUnderARelativeDirectoryRuns(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			proxytest.Need(t)
 			s := proxy.Settings{Kind: kind, Mode: proxy.L7, Sidecars: 2, MTLS: true}
-			m, err := proxy.New(proxy.Config{Settings: s, HTTP: "http/1.1", Dir: filepath.Join("results", "x", kind), TLSDir: "tls"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer m.Close()
-			front, err := m.Front(context.Background(), "0→1", upstream(t))
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, front := meshInFront(t, proxy.Config{Settings: s, HTTP: "http/1.1", Dir: filepath.Join("results", "x", kind), TLSDir: "tls"})
 			if got := get(t, front, false); got != "hello HTTP/1.1" {
 				t.Fatalf("reply %q through proxies under a relative directory, want hello HTTP/1.1", got)
 			}
 		})
 	}
+}
+
+// meshInFront starts a mesh of cfg in front of a test upstream on hop
+// 0→1, closed when the test ends, and returns it and its front address.
+func meshInFront(t *testing.T, cfg proxy.Config) (*proxy.Mesh, string) {
+	t.Helper()
+	m, err := proxy.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	front, err := m.Front(context.Background(), "0→1", upstream(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, front
 }
