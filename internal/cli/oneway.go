@@ -67,8 +67,8 @@ func (o *onewayFlags) spec(changed func(string) bool, target *load.TargetConfig,
 		return nil, errors.New("--warmup with --clients: a closed loop's warm-up publishes as fast as the broker takes messages and leaves a backlog the measured window would consume; leave the warm-up out, or give --rate")
 	}
 	target.OneWay = true
-	if o.encode != experiment.EncodeOnce && o.encode != experiment.EncodeEach {
-		return nil, fmt.Errorf("--encode %q: want %s or %s", o.encode, experiment.EncodeOnce, experiment.EncodeEach)
+	if err := experiment.CheckEncode(o.encode); err != nil {
+		return nil, fmt.Errorf("--encode %w", err)
 	}
 	ow := &experiment.OneWay{Consumers: o.consumers, Groups: o.groups, Drain: experiment.Duration(o.drain), Crash: experiment.Duration(o.crash), Encode: o.encode}
 	return ow, ow.Config().Check()

@@ -123,6 +123,14 @@ const (
 	EncodeEach = "each"
 )
 
+// CheckEncode refuses an encoding other than once and each.
+func CheckEncode(e string) error {
+	if e != EncodeOnce && e != EncodeEach {
+		return fmt.Errorf("%q: want %s (the body encoded once, the default) or %s (every message encoded anew)", e, EncodeOnce, EncodeEach)
+	}
+	return nil
+}
+
 // Config is the one-way shape as the oneway package takes it.
 func (o *OneWay) Config() oneway.Config {
 	return oneway.Config{Consumers: o.Consumers, Groups: o.Groups, Drain: time.Duration(o.Drain), Abort: time.Duration(o.Crash),

@@ -33,8 +33,10 @@ func (s *Spec) validateOneWay(bad func(string, string, ...any)) {
 		if err := s.OneWay.Config().Check(); err != nil {
 			bad("oneway", "%v", err)
 		}
-		if e := s.OneWay.Encode; e != "" && e != EncodeOnce && e != EncodeEach {
-			bad("oneway.encode", "%q: want %s (the body encoded once, the default) or %s (every message encoded anew)", e, EncodeOnce, EncodeEach)
+		if e := s.OneWay.Encode; e != "" { // none given: once
+			if err := CheckEncode(e); err != nil {
+				bad("oneway.encode", "%v", err)
+			}
 		}
 	}
 	for i, st := range s.Stacks {
