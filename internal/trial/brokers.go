@@ -80,17 +80,34 @@ func (bs *brokerSet) close(ctx context.Context) error {
 type usageWindow struct {
 	pids []int
 	cpu0 []float64
+	// sched reads CPU time from the scheduler (stats.TaskCPU) rather
+	// than /proc's clock ticks: for processes whose share of a short
+	// window is a few ticks (proxies).
+	sched bool
 }
 
-func startUsage(pids []int) *usageWindow {
-	w := &usageWindow{pids: pids, cpu0: make([]float64, len(pids))}
+func startUsage(pids []int) *usageWindow { return newUsage(pids, false) }
+
+func newUsage(pids []int, sched bool) *usageWindow {
+	w := &usageWindow{pids: pids, cpu0: make([]float64, len(pids)), sched: sched}
 	for i, pid := range pids {
 		stats.ResetPeak(pid)
 		if s, err := stats.ReadProc(pid); err == nil {
-			w.cpu0[i] = s.CPUSeconds
+			w.cpu0[i] = w.cpuSeconds(pid, s)
 		}
 	}
 	return w
+}
+
+// cpuSeconds is pid's CPU time: the scheduler's when asked for and
+// readable, else /proc's (s).
+func (w *usageWindow) cpuSeconds(pid int, s stats.Proc) float64 {
+	if w.sched {
+		if c, err := stats.TaskCPU(pid); err == nil {
+			return c.Seconds()
+		}
+	}
+	return s.CPUSeconds
 }
 
 // end returns each process's usage since start; requests divides CPU.
@@ -104,7 +121,7 @@ func (w *usageWindow) end(requests int64) []results.Usage {
 		if err != nil {
 			continue
 		}
-		out[i] = results.Usage{CPUSeconds: s.CPUSeconds - w.cpu0[i], RSSBytes: s.RSSBytes, PeakRSS: s.PeakRSSBytes, AnonRSS: s.AnonRSSBytes}
+		out[i] = results.Usage{CPUSeconds: w.cpuSeconds(pid, s) - w.cpu0[i], RSSBytes: s.RSSBytes, PeakRSS: s.PeakRSSBytes, AnonRSS: s.AnonRSSBytes}
 		if requests > 0 {
 			out[i].CPUUsPerReq = out[i].CPUSeconds * 1e6 / float64(requests)
 		}

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"time"
 
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/proxy"
@@ -128,22 +127,14 @@ func proxyMeter(m *measurement) meter {
 	}
 	var pids []int
 	var legs0 []stats.SocketBytes
-	var cpu0 []time.Duration
 	for _, p := range m.mesh.Processes() {
 		pids = append(pids, p.PID())
 		b, _ := stats.ReadSocketBytes(p.PID())
-		c, _ := stats.TaskCPU(p.PID())
-		legs0, cpu0 = append(legs0, b), append(cpu0, c)
+		legs0 = append(legs0, b)
 	}
-	return processUsage{startUsage(pids), func(m *measurement, each []results.Usage) {
+	return processUsage{newUsage(pids, true), func(m *measurement, each []results.Usage) {
 		for i := range m.rec.Proxies {
 			m.rec.Proxies[i].Usage = each[i]
-			if c, err := stats.TaskCPU(pids[i]); err == nil && cpu0[i] > 0 {
-				m.rec.Proxies[i].CPUSeconds = (c - cpu0[i]).Seconds()
-				if n := m.rec.Requests; n > 0 {
-					m.rec.Proxies[i].CPUUsPerReq = m.rec.Proxies[i].CPUSeconds * 1e6 / float64(n)
-				}
-			}
 			m.rec.Proxies[i].Legs = legsPerRequest(pids[i], legs0[i], m.rec.Requests)
 		}
 	}}
