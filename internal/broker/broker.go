@@ -137,6 +137,12 @@ type Broker struct {
 	TLSAddr string `json:"tls_addr,omitempty"`
 	TLSDir  string `json:"tls_dir,omitempty"`
 	MTLS    bool   `json:"mtls,omitempty"`
+	// ProxyAddr is where a proxy in front of the broker listens when the
+	// broker's clients call the addresses it advertises (Kafka): it
+	// advertises ProxyAddr on a listener of its own, at ProxyUpstream,
+	// which the proxy relays to. Empty for other brokers.
+	ProxyAddr     string `json:"proxy_addr,omitempty"`
+	ProxyUpstream string `json:"proxy_upstream,omitempty"`
 
 	dir  string
 	proc *process
@@ -204,7 +210,7 @@ func start(ctx context.Context, name string, cfg Config) (*Broker, error) {
 		if t := startTime(b.PID); t != 0 {
 			b.StartTimes = map[string]uint64{strconv.Itoa(b.PID): t}
 		}
-		b.adoptTLS(ctx, cfg)
+		b.adopt(ctx, cfg)
 		return b, nil
 	}
 	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
@@ -238,13 +244,18 @@ func start(ctx context.Context, name string, cfg Config) (*Broker, error) {
 	return b, nil
 }
 
-// adoptTLS learns how a broker found running takes TLS: from the state
-// of the hopbench that started it (its certificates are then the ones to
-// use), or, when cfg asks for TLS, by trying cfg's certificates. TLS is
-// checked only when asked for; a broker that cannot take it keeps no TLS
-// address, and NeedTLS says why.
-func (b *Broker) adoptTLS(ctx context.Context, cfg Config) {
-	if saved, err := readState(cfg.Dir); err == nil && saved.Addr == b.Addr && saved.TLSAddr != "" && saved.still(saved.PID) {
+// adopt learns how a broker found running takes TLS and proxies from
+// the state of the hopbench that started it (its certificates are then
+// the ones to use), or, when cfg asks for TLS, by trying cfg's
+// certificates. TLS is checked only when asked for; a broker that cannot
+// take it keeps no TLS address, and NeedTLS says why.
+func (b *Broker) adopt(ctx context.Context, cfg Config) {
+	saved, err := readState(cfg.Dir)
+	ours := err == nil && saved.Addr == b.Addr && saved.still(saved.PID)
+	if ours {
+		b.ProxyAddr, b.ProxyUpstream = saved.ProxyAddr, saved.ProxyUpstream
+	}
+	if ours && saved.TLSAddr != "" {
 		b.TLSAddr, b.TLSDir, b.MTLS = saved.TLSAddr, saved.TLSDir, saved.MTLS
 	} else if cfg.TLSDir != "" {
 		b.TLSAddr, b.TLSDir, b.MTLS = cfg.TLSAddr, cfg.TLSDir, cfg.MTLS
@@ -271,6 +282,24 @@ func (b *Broker) NeedTLS(mutual bool) error {
 		return fmt.Errorf("%s at %s takes TLS clients without a certificate, and mutual TLS is asked for: stop it (hopbench brokers down %s), or start it with hopbench brokers up --tls-dir DIR --mtls", b.Name, b.TLSAddr, b.Name)
 	}
 	return nil
+}
+
+// ProxyLeg says where a proxy in front of the broker, reached at addr,
+// listens and what it relays to: at any free address (listen "") to
+// addr, or, for a broker whose clients call the addresses it advertises
+// (Kafka), at the address it advertises for a proxy, to its listener
+// behind that. tls says the run's clients speak TLS to the broker.
+func (b *Broker) ProxyLeg(addr string, tls bool) (listen, upstream string, err error) {
+	if !advertisesAddresses[b.Name] {
+		return "", addr, nil
+	}
+	switch {
+	case b.ProxyAddr == "":
+		return "", "", fmt.Errorf("%s at %s has no listener for a proxy in front of it (its clients call the addresses it advertises, and it advertises none for a proxy: hopbench did not start it, or an older hopbench did): stop it (hopbench brokers down %s) so that hopbench starts it with one", b.Name, b.Addr, b.Name)
+	case tls:
+		return "", "", fmt.Errorf("%s's listener for a proxy is plain: a run of it with tls cannot go through a proxy (leave tls out, or proxy out)", b.Name)
+	}
+	return b.ProxyAddr, b.ProxyUpstream, nil
 }
 
 // probeTLS checks that the broker takes TLS clients at TLSAddr with the

@@ -234,3 +234,24 @@ func TestAStalePIDIsNeverSignalled(t *testing.T) {
 		t.Errorf("the stale state file stays: %v", err)
 	}
 }
+
+// A proxy in front of a broker listens anywhere and relays to the
+// broker's address, but Kafka's at the address Kafka advertises for it,
+// which a Kafka hopbench did not start has none of, said so.
+func TestAProxyInFrontOfKafkaListensWhereKafkaSendsItsClients(t *testing.T) {
+	listen, up, err := (&broker.Broker{Name: "nats", Addr: "127.0.0.1:4222"}).ProxyLeg("127.0.0.1:4222", false)
+	if listen != "" || up != "127.0.0.1:4222" || err != nil {
+		t.Errorf("nats: %q, %q, %v: want anywhere, to its address", listen, up, err)
+	}
+	k := &broker.Broker{Name: "kafka", Addr: "127.0.0.1:9092", ProxyAddr: "127.0.0.1:4000", ProxyUpstream: "127.0.0.1:4001"}
+	if listen, up, err = k.ProxyLeg("127.0.0.1:9092", false); listen != k.ProxyAddr || up != k.ProxyUpstream || err != nil {
+		t.Errorf("kafka: %q, %q, %v: want at %s, to %s", listen, up, err, k.ProxyAddr, k.ProxyUpstream)
+	}
+	if _, _, err = k.ProxyLeg("127.0.0.1:9093", true); err == nil || !strings.Contains(err.Error(), "leave tls out") {
+		t.Errorf("kafka with tls: %v", err)
+	}
+	foreign := &broker.Broker{Name: "kafka", Addr: "127.0.0.1:9092"}
+	if _, _, err = foreign.ProxyLeg("127.0.0.1:9092", false); err == nil || !strings.Contains(err.Error(), "hopbench brokers down kafka") {
+		t.Errorf("a Kafka hopbench did not start: %v", err)
+	}
+}

@@ -58,12 +58,13 @@ func startKafka(_ context.Context, b *Broker, cfg Config) error {
 	if err != nil {
 		return errors.New("java not found: Kafka needs Java 17 (Debian's openjdk-17-jre-headless)")
 	}
-	controllerPort, err := freePort()
+	l, err := newKafkaListeners(cfg)
 	if err != nil {
 		return err
 	}
+	b.ProxyAddr, b.ProxyUpstream = l.proxyFront, l.proxied
 	data := filepath.Join(cfg.Dir, "data")
-	props, log4j, err := writeKafkaConfig(cfg, controllerPort, data)
+	props, log4j, err := writeKafkaConfig(cfg, l, data)
 	if err != nil {
 		return err
 	}
@@ -86,12 +87,59 @@ func startKafka(_ context.Context, b *Broker, cfg Config) error {
 	return nil
 }
 
-// kafkaTLSConfig adds an SSL listener at cfg.TLSAddr to the properties
-// (its listener lines replace the plain ones: the last of a key wins),
-// with hopbench's certificates in PEM stores: the key and certificate in
-// one keystore file (private, in the data directory), the CA as the
-// truststore.
-func kafkaTLSConfig(cfg Config, controller string) (string, error) {
+// advertisesAddresses names the brokers whose clients call the addresses
+// the broker advertises, not the one they were given.
+var advertisesAddresses = map[string]bool{"kafka": true}
+
+// AdvertisesAddresses says whether the named broker's clients call the
+// addresses it advertises (a proxy in front of it needs a listener of
+// its own: Broker.ProxyLeg).
+func AdvertisesAddresses(name string) bool { return advertisesAddresses[name] }
+
+// kafkaListeners are a Kafka node's listeners: its clients' (plain, and
+// TLS beside it when asked), its controller's, and one for a proxy in
+// front of it. Kafka's clients call the addresses a broker advertises on
+// the listener they came in by, so a proxy is bypassed unless the broker
+// advertises the proxy's address: the proxied listener advertises
+// proxyFront, where a run's proxy listens (trial's mesh), relaying to it.
+type kafkaListeners struct {
+	plain, tls, controller, proxied, proxyFront string
+}
+
+// newKafkaListeners takes cfg's addresses and free ports on its host for
+// the others.
+func newKafkaListeners(cfg Config) (kafkaListeners, error) {
+	host, _, _ := net.SplitHostPort(cfg.Addr)
+	l := kafkaListeners{plain: cfg.Addr, tls: cfg.TLSAddr}
+	for _, a := range []*string{&l.controller, &l.proxied, &l.proxyFront} {
+		port, err := freePort()
+		if err != nil {
+			return l, err
+		}
+		*a = net.JoinHostPort(host, strconv.Itoa(port))
+	}
+	return l, nil
+}
+
+// String is the listeners' lines of server.properties.
+func (l kafkaListeners) String() string {
+	names, advertised, protocols := "PLAINTEXT://"+l.plain, "PLAINTEXT://"+l.plain, "PLAINTEXT:PLAINTEXT"
+	if l.tls != "" {
+		names, advertised, protocols = names+",SSL://"+l.tls, advertised+",SSL://"+l.tls, protocols+",SSL:SSL"
+	}
+	return fmt.Sprintf(`listeners=%s,PROXIED://%s,CONTROLLER://%s
+advertised.listeners=%s,PROXIED://%s
+listener.security.protocol.map=%s,PROXIED:PLAINTEXT,CONTROLLER:PLAINTEXT
+controller.listener.names=CONTROLLER
+controller.quorum.voters=1@%s
+inter.broker.listener.name=PLAINTEXT
+`, names, l.proxied, l.controller, advertised, l.proxyFront, protocols, l.controller)
+}
+
+// kafkaTLSConfig is the SSL listener's settings, with hopbench's
+// certificates in PEM stores: the key and certificate in one keystore
+// file (private, in the data directory), the CA as the truststore.
+func kafkaTLSConfig(cfg Config) (string, error) {
 	ca, cert, key := certs.ServerFiles(cfg.TLSDir)
 	var pemStore []byte
 	for _, f := range []string{key, cert} {
@@ -109,36 +157,26 @@ func kafkaTLSConfig(cfg Config, controller string) (string, error) {
 	if cfg.MTLS {
 		auth = "required"
 	}
-	return fmt.Sprintf(`# SSL beside PLAINTEXT, with hopbench's certificates
-listeners=PLAINTEXT://%[1]s,SSL://%[2]s,CONTROLLER://%[3]s
-advertised.listeners=PLAINTEXT://%[1]s,SSL://%[2]s
-listener.security.protocol.map=PLAINTEXT:PLAINTEXT,SSL:SSL,CONTROLLER:PLAINTEXT
+	return fmt.Sprintf(`# the SSL listener, with hopbench's certificates
 ssl.keystore.type=PEM
-ssl.keystore.location=%[4]s
+ssl.keystore.location=%[1]s
 ssl.truststore.type=PEM
-ssl.truststore.location=%[5]s
-ssl.client.auth=%[6]s
+ssl.truststore.location=%[2]s
+ssl.client.auth=%[3]s
 ssl.endpoint.identification.algorithm=
-`, cfg.Addr, cfg.TLSAddr, controller, keystore, ca, auth), nil
+`, keystore, ca, auth), nil
 }
 
 // writeKafkaConfig writes the node's server.properties and log4j2
 // configuration into cfg.Dir, anew at every start, and returns their
 // paths.
-func writeKafkaConfig(cfg Config, controllerPort int, data string) (props, log4j string, err error) {
-	host, _, _ := net.SplitHostPort(cfg.Addr)
+func writeKafkaConfig(cfg Config, l kafkaListeners, data string) (props, log4j string, err error) {
 	props = filepath.Join(cfg.Dir, "server.properties")
 	max := strconv.Itoa(64<<20 + 1<<20) // a 64 MiB body and its envelope
 	text := fmt.Sprintf(`# written by hopbench at every start: one node, broker and controller (KRaft)
 process.roles=broker,controller
 node.id=1
-controller.quorum.voters=1@%[1]s:%[2]d
-listeners=PLAINTEXT://%[3]s,CONTROLLER://%[1]s:%[2]d
-advertised.listeners=PLAINTEXT://%[3]s
-controller.listener.names=CONTROLLER
-listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
-inter.broker.listener.name=PLAINTEXT
-log.dirs=%[4]s
+%[1]slog.dirs=%[2]s
 # one broker: replication factor 1 everywhere, few internal partitions
 offsets.topic.replication.factor=1
 offsets.topic.num.partitions=1
@@ -148,14 +186,14 @@ share.coordinator.state.topic.replication.factor=1
 share.coordinator.state.topic.min.isr=1
 group.initial.rebalance.delay.ms=0
 # bodies up to hopbench's 64 MiB limit
-message.max.bytes=%[5]s
-replica.fetch.max.bytes=%[5]s
+message.max.bytes=%[3]s
+replica.fetch.max.bytes=%[3]s
 # a lab broker: keep little
 log.retention.ms=600000
 log.segment.bytes=67108864
-`, host, controllerPort, cfg.Addr, data, max)
+`, l, data, max)
 	if cfg.TLSDir != "" {
-		ssl, err := kafkaTLSConfig(cfg, net.JoinHostPort(host, strconv.Itoa(controllerPort)))
+		ssl, err := kafkaTLSConfig(cfg)
 		if err != nil {
 			return "", "", err
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/invopop/jsonschema"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/hopbench/hopbench/internal/broker"
 	"github.com/hopbench/hopbench/internal/network"
 	"github.com/hopbench/hopbench/internal/proxy"
 	"github.com/hopbench/hopbench/internal/specyaml"
@@ -103,7 +104,7 @@ func (s *Spec) validateProxy(at string, p *proxy.Settings, bad func(string, stri
 	}
 	s.validateProxyHops(at, p, bad)
 	for i, st := range s.Stacks {
-		if why := proxyRefusal(st, p, slices.Contains(s.HTTP2, true)); why != "" {
+		if why := proxyRefusal(st, p, slices.Contains(s.HTTP2, true), slices.Contains(s.TLS, true)); why != "" {
 			bad(fmt.Sprintf("stacks[%d]", i), "%q with %s proxies: %s; list it in a part of its own without them", st, p.Mode, why)
 		}
 	}
@@ -125,7 +126,7 @@ func (s *Spec) validateProxyHops(at string, p *proxy.Settings, bad func(string, 
 
 // proxyRefusal says why p's proxies cannot carry a stack's calls; "" when
 // they can. A broker stack takes L4 proxies in front of its broker.
-func proxyRefusal(stack string, p *proxy.Settings, http2 bool) string {
+func proxyRefusal(stack string, p *proxy.Settings, http2, tls bool) string {
 	st, err := transport.ParseStack(stack)
 	if err != nil {
 		return "" // reported at the stack
@@ -135,6 +136,8 @@ func proxyRefusal(stack string, p *proxy.Settings, http2 bool) string {
 	}
 	brokered := transport.StackBroker(st) != ""
 	switch {
+	case tls && broker.AdvertisesAddresses(transport.StackBroker(st)):
+		return "its broker's listener for a proxy is plain, and a run with tls would bypass it: leave tls out"
 	case brokered && p.Mode == proxy.L7:
 		return "its calls go through a broker over the broker's own protocol, which only an l4 proxy relays (in front of the broker)"
 	case brokered && (p.Client || len(p.Hops) > 0):

@@ -24,7 +24,7 @@ func TestProxySettingsAreCheckedByField(t *testing.T) {
 		{"stacks: [rest]\nproxy: {kind: haproxy, mode: l4, hops: [0]}", "for the generator's call set client: true"},
 		{"stacks: [rest]\nproxy: {kind: haproxy, mode: l4, port: 1}", `proxy: unknown field "port"`},
 		{"stacks: [rest]\ntls: true\nproxy: {kind: nginx, mode: l7}", "an l7 proxy would have to end the services' own TLS"},
-		{"stacks: [kafka]\nproxy: {kind: haproxy, mode: l4}", `stacks[0]: "kafka" with l4 proxies: Kafka's clients call the address the broker advertises`},
+		{"stacks: [kafka]\ntls: true\nproxy: {kind: haproxy, mode: l4}", `stacks[0]: "kafka" with l4 proxies: its broker's listener for a proxy is plain`},
 		{"stacks: [rest-h3]\nproxy: {kind: haproxy, mode: l4}", "HTTP/3 is QUIC over UDP"},
 		{"stacks: [amqp]\nproxy: {kind: haproxy, mode: l7}", `"amqp" with l7 proxies: its calls go through a broker`},
 		{"stacks: [ws]\nproxy: {kind: haproxy, mode: l7}", `"ws" with l7 proxies: an l7 proxy carries HTTP requests`},
@@ -35,13 +35,13 @@ func TestProxySettingsAreCheckedByField(t *testing.T) {
 			t.Errorf("%s:\n got %v\nwant %s", c.spec, err, c.want)
 		}
 	}
-	s, err := Parse([]byte(base + "stacks: [rest, grpc, amqp, nats]\nproxy: [none, {kind: haproxy, mode: l4, sidecars: 2, mtls: true}]"))
+	s, err := Parse([]byte(base + "stacks: [rest, grpc, amqp, nats, kafka]\nproxy: [none, {kind: haproxy, mode: l4, sidecars: 2, mtls: true}]"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	runs := s.Runs()
-	if len(runs) != 8 {
-		t.Fatalf("%d runs, want 8", len(runs))
+	if len(runs) != 10 {
+		t.Fatalf("%d runs, want 10", len(runs))
 	}
 	names := map[string]bool{}
 	for _, r := range runs {
@@ -53,11 +53,13 @@ func TestProxySettingsAreCheckedByField(t *testing.T) {
 }
 
 // Broker stacks take L4 proxies in front of their broker: every node and
-// the generator call it through them, and lose no call.
+// the generator call it through them, and lose no call. Each call's
+// body crosses the proxies (Kafka's clients, which call the addresses
+// their broker advertises, are sent to them too).
 func TestBrokerStacksThroughProxiesInFrontOfTheirBroker(t *testing.T) {
 	proxytest.Need(t)
 	recs := runSpec(t, brokerRunner(t), `
-stacks: [amqp, nats, redis, mqtt]
+stacks: [amqp, nats, redis, mqtt, kafka]
 payloads: [{model: text, counts: [10]}]
 topologies: [chain:2]
 loads: [{closed: {clients: 2}}]
@@ -65,8 +67,8 @@ duration: 1s
 warmup: 500ms
 proxy: [{kind: haproxy, mode: l4, sidecars: 2, mtls: true}, {kind: nginx, mode: l4}]
 `)
-	if len(recs) != 8 {
-		t.Fatalf("%d records, want 8", len(recs))
+	if len(recs) != 10 {
+		t.Fatalf("%d records, want 10", len(recs))
 	}
 	for _, r := range recs {
 		want := 2
@@ -79,6 +81,9 @@ proxy: [{kind: haproxy, mode: l4, sidecars: 2, mtls: true}, {kind: nginx, mode: 
 		for _, p := range r.Proxies {
 			if !strings.Contains(p.Role, "broker") || p.CPUSeconds <= 0 {
 				t.Errorf("%s: proxy %+v: want one in front of the broker, having worked", r.Case, p)
+			}
+			if p.Legs == nil || p.Legs.Sent < float64(r.RequestBodyBytes) {
+				t.Errorf("%s: proxy %s carried %+v bytes a call, less than one %d-byte body: calls bypassed it", r.Case, p.Role, p.Legs, r.RequestBodyBytes)
 			}
 		}
 	}

@@ -101,25 +101,33 @@ func tlsFiles(dir, out string) (server, client *TLSFiles, err error) {
 // or with two sidecars the outbound one's, which relays to the inbound
 // one beside upstream (over mutual TLS when asked).
 func (m *Mesh) Front(ctx context.Context, hop, upstream string) (string, error) {
+	return m.FrontAt(ctx, hop, "", upstream)
+}
+
+// FrontAt is Front with the front at listen, when not empty: where a
+// broker that advertises its addresses (Kafka) sends its clients.
+func (m *Mesh) FrontAt(ctx context.Context, hop, listen, upstream string) (string, error) {
 	if m.cfg.Sidecars < 2 {
-		return m.leg(ctx, "hop "+hop, upstream, nil, nil)
+		return m.leg(ctx, "hop "+hop, listen, upstream, nil, nil)
 	}
-	in, err := m.leg(ctx, "hop "+hop+" inbound", upstream, m.server, nil)
+	in, err := m.leg(ctx, "hop "+hop+" inbound", "", upstream, m.server, nil)
 	if err != nil {
 		return "", err
 	}
-	return m.leg(ctx, "hop "+hop+" outbound", in, nil, m.client)
+	return m.leg(ctx, "hop "+hop+" outbound", listen, in, nil, m.client)
 }
 
 // leg starts one proxy, role, relaying to upstream, and returns where it
-// listens. A port taken between its choice and the proxy's bind is
-// chosen again.
-func (m *Mesh) leg(ctx context.Context, role, upstream string, accept, originate *TLSFiles) (string, error) {
+// listens: at, or when at is empty a free port, chosen again when taken
+// between its choice and the proxy's bind.
+func (m *Mesh) leg(ctx context.Context, role, at, upstream string, accept, originate *TLSFiles) (string, error) {
 	var err error
 	for range 3 {
-		var listen string
-		if listen, err = freeAddr(); err != nil {
-			return "", err
+		listen := at
+		if listen == "" {
+			if listen, err = freeAddr(); err != nil {
+				return "", err
+			}
 		}
 		l := Leg{Mode: m.cfg.Mode, HTTP: m.cfg.HTTP, Listen: listen, Upstream: upstream, Accept: accept, Originate: originate,
 			Dir: filepath.Join(m.cfg.Dir, slug(role))}
@@ -128,7 +136,10 @@ func (m *Mesh) leg(ctx context.Context, role, upstream string, accept, originate
 			m.procs = append(m.procs, p)
 			return listen, nil
 		}
-		if ctx.Err() != nil || !errors.Is(err, errExitedEarly) {
+		if at != "" && errors.Is(err, errExitedEarly) {
+			err = fmt.Errorf("%s must listen at %s, where its callers are sent, and could not (another run proxying the same broker?): %w", role, at, err)
+		}
+		if at != "" || ctx.Err() != nil || !errors.Is(err, errExitedEarly) {
 			break
 		}
 	}

@@ -49,7 +49,11 @@ func (m *measurement) proxies(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("the broker's address %q: %w", m.listen, err)
 	}
-	if u.Host, err = mesh.Front(ctx, "→broker", u.Host); err != nil {
+	listen, upstream, err := m.brk.ProxyLeg(u.Host, m.c.TLS)
+	if err != nil {
+		return err
+	}
+	if u.Host, err = mesh.FrontAt(ctx, "→broker", listen, upstream); err != nil {
 		return err
 	}
 	m.listen = u.String()

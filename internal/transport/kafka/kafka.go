@@ -464,11 +464,3 @@ func (c *client) Close() error {
 	<-c.done
 	return nil
 }
-
-// Unproxied: Kafka's clients call the addresses its broker advertises
-// in its metadata, not the address they were given, so a proxy in front of
-// the broker is bypassed after the first call unless the broker advertises
-// the proxy's address.
-func (Transport) Unproxied() string {
-	return "Kafka's clients call the address the broker advertises, not the proxy's (a proxy would need the broker to advertise it)"
-}
