@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hopbench/hopbench/internal/results"
+	"github.com/hopbench/hopbench/internal/topology"
 )
 
 // proxyFigures are a case's proxies over its runs that ended ok: how many
@@ -26,7 +27,7 @@ func proxiesByCase(recs []results.Record) map[string]*proxyFigures {
 		}
 		f := out[r.Case]
 		if f == nil {
-			f = &proxyFigures{hops: len(r.Proxies) / sidecarsOf(p)}
+			f = &proxyFigures{hops: proxiedHops(r, p)}
 			out[r.Case] = f
 		}
 		t := r.ProxyTotals()
@@ -37,6 +38,19 @@ func proxiesByCase(recs []results.Record) map[string]*proxyFigures {
 		}
 	}
 	return out
+}
+
+// proxiedHops is how many hops a run's proxies stood on: its proxies over
+// their sidecars a hop, or for a broker stack's, in front of its broker,
+// every call of the run (one a node: each is called once, through the
+// broker).
+func proxiedHops(r results.Record, p string) int {
+	if slices.ContainsFunc(r.Proxies, results.Proxy.InFrontOfBroker) {
+		if t, err := topology.Parse(r.Topology); err == nil {
+			return t.Nodes()
+		}
+	}
+	return len(r.Proxies) / sidecarsOf(p)
 }
 
 // sidecarsOf reads xN from a proxy's name (haproxy/l7/x2): its proxies a
@@ -66,7 +80,7 @@ func (b *builder) mesh(recs []results.Record) error {
 	}
 	p50s, caps, figs := okP50s(recs), capacities(recs), proxiesByCase(recs)
 	s := b.section("mesh", "What the mesh costs",
-		"Each case run through proxies (proxy:KIND/MODE/xSIDECARS[/mtls]: x1 one proxy a hop, x2 an outbound sidecar beside the caller and an inbound one beside the callee) beside the same case without them. p50s are medians over the runs that ended ok; with/without is their ratio with its 95% bootstrap interval and the runs on each side; added a hop is the difference of the medians over the proxied hops. A capacity search's row sets its capacity at the SLA without and with proxies, and their ratio, instead. A proxy's CPU per 1 000 req/s is its CPU per request (the scheduler's time on a CPU over the window) times 1 000 (vCPU, as Istio states a sidecar's), and its RSS resident memory at the window's end; and the bytes its connections sent and received per request, both its legs together (the kernel's tcp_info: TLS and HTTP framing included; the client's wire bytes a request, beside, are one leg one way each); each the mean over the case's proxies, median over its runs. Published figures (Envoy under Istio, MeshInsight, Linkerd) are in Paper vs here as context, for other proxies on other machines.")
+		"Each case run through proxies (proxy:KIND/MODE/xSIDECARS[/mtls]: x1 one proxy a hop, x2 an outbound sidecar beside the caller and an inbound one beside the callee) beside the same case without them. p50s are medians over the runs that ended ok; with/without is their ratio with its 95% bootstrap interval and the runs on each side; added a hop is the difference of the medians over the proxied hops (a broker stack's proxies stand in front of its broker, which every call crosses, there and back: its hops are its calls, one a node). A capacity search's row sets its capacity at the SLA without and with proxies, and their ratio, instead. A proxy's CPU per 1 000 req/s is its CPU per request (the scheduler's time on a CPU over the window) times 1 000 (vCPU, as Istio states a sidecar's), and its RSS resident memory at the window's end; and the bytes its connections sent and received per request, both its legs together (the kernel's tcp_info: TLS and HTTP framing included; the client's wire bytes a request, beside, are one leg one way each); each the mean over the case's proxies, median over its runs. Published figures (Envoy under Istio, MeshInsight, Linkerd) are in Paper vs here as context, for other proxies on other machines.")
 	byView := map[string][]twinPair{}
 	var views []string
 	for _, p := range pairs {

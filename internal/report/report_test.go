@@ -369,3 +369,48 @@ func sectionOf(r *Report, id string) *Section {
 	}
 	return nil
 }
+
+// Cases run through proxies are set beside their twins without: each
+// proxied hop's added latency is the difference of p50s over the hops
+// the proxies stood on, and a broker stack's proxies, in front of its
+// broker, stand on every call (one a node).
+func TestTheMeshCostIsTheDifferenceOverTheProxiedHops(t *testing.T) {
+	proxies := map[string][]results.Proxy{
+		"rest": {{Role: "hop 0→1 outbound"}, {Role: "hop 0→1 inbound"}, {Role: "hop 1→2 outbound"}, {Role: "hop 1→2 inbound"}},
+		"nats": {{Role: "hop " + results.BrokerHop}},
+	}
+	p50 := map[string]int64{"rest": 1400, "nats": 1600} // 0.2 ms a hop over 2 and 3 hops
+	word := map[string]string{"rest": "proxy:haproxy/l4/x2", "nats": "proxy:haproxy/l4/x1"}
+	var recs []results.Record
+	for _, r := range fixture(t) {
+		if (r.Stack != "rest" && r.Stack != "nats") || r.Load != "closed:1" {
+			continue
+		}
+		r.Topology, r.Case, r.P50Us = "chain:3", strings.Replace(r.Case, "direct", "chain:3", 1), 1000
+		with := r
+		with.Options, with.Case, with.P50Us = word[r.Stack], r.Case+" "+word[r.Stack], p50[r.Stack]
+		for _, p := range proxies[r.Stack] {
+			p.Usage = results.Usage{CPUSeconds: 0.1, CPUUsPerReq: 50, RSSBytes: 8 << 20}
+			with.Proxies = append(with.Proxies, p)
+		}
+		recs = append(recs, r, with)
+	}
+	rep, err := Build("mesh", nil, recs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec := sectionOf(rep, "mesh")
+	if sec == nil || len(sec.Figures) != 1 {
+		t.Fatalf("want a mesh section of one scenario: %+v", sec)
+	}
+	want := map[string][]string{"rest": {"2", "0.200"}, "nats": {"3", "0.200"}}
+	rows := sec.Figures[0].Table.Rows
+	for _, row := range rows {
+		if w := want[row[0]]; w == nil || row[2] != w[0] || row[6] != w[1] || row[7] != "0.050" {
+			t.Errorf("%v: want %s hops, %s ms added a hop, 0.050 vCPU per 1 000 req/s", row, w[0], w[1])
+		}
+	}
+	if len(rows) != 2 {
+		t.Errorf("%d rows, want rest's and nats's", len(rows))
+	}
+}

@@ -356,6 +356,13 @@ func (r *Record) ProxyTotals() ProxyTotals {
 	return t
 }
 
+// BrokerHop names the hop of a broker stack's proxies, in front of its
+// broker: every call of the run crosses them.
+const BrokerHop = "→broker"
+
+// InFrontOfBroker says the proxy stands in front of a broker.
+func (p Proxy) InFrontOfBroker() bool { return strings.HasPrefix(p.Role, "hop "+BrokerHop) }
+
 // Proxy is one proxy on a run's hop, measured like a node: its CPU and
 // memory over the window, and the bytes on its legs.
 type Proxy struct {

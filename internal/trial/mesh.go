@@ -53,7 +53,7 @@ func (m *measurement) proxies(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if u.Host, err = mesh.FrontAt(ctx, "→broker", listen, upstream); err != nil {
+	if u.Host, err = mesh.FrontAt(ctx, results.BrokerHop, listen, upstream); err != nil {
 		return err
 	}
 	m.listen = u.String()
