@@ -104,6 +104,19 @@ func TestOwnMeasuresReadTheirFigure(t *testing.T) {
 			t.Errorf("%s = %v (%v, %v), want %v", measure, v, ok, err, want)
 		}
 	}
+	// A capacity, also with calls failed within its search's allowance,
+	// only when the search bracketed it.
+	search := run("rest", "", 100)
+	search.Errors, search.CapacityRPS, search.Capacity = 12, 617, &results.SearchResult{}
+	if v, ok, _ := figure(&search, "capacity_rps"); !ok || v != 617 {
+		t.Errorf("a bracketed capacity reads %v (%v), want 617", v, ok)
+	}
+	for _, cut := range []results.SearchResult{{CutShort: true}, {LowerBound: true}} {
+		search.Capacity = &cut
+		if _, ok, _ := figure(&search, "capacity_rps"); ok {
+			t.Errorf("a capacity %+v gives a figure", cut)
+		}
+	}
 	r.Outcome = results.OutcomeOutOfMemory
 	if _, ok, _ := figure(&r, "cpu"); ok {
 		t.Error("a killed run gives a CPU figure")

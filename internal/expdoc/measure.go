@@ -67,6 +67,13 @@ var ownMeasures = map[string]func(r *results.Record) (float64, bool){
 		t := r.ProxyTotals()
 		return t.CPUUsPerReq / float64(max(t.N, 1)), t.CPUUsPerReq > 0
 	},
+	// capacity_rps is a capacity search's capacity at its SLA, req/s, only
+	// when the search bracketed it (not cut short, not a lower bound): its
+	// calls may have failed within the search's max_errors.
+	"capacity_rps": func(r *results.Record) (float64, bool) {
+		c := r.Capacity
+		return r.CapacityRPS, c != nil && !c.CutShort && !c.LowerBound && r.CapacityRPS > 0
+	},
 	// A one-way run's accounting (docs/messaging.md): messages published,
 	// lost, duplicated and out of order (counts, warm-up included); its
 	// publishes' p50, ms; its drain, ms. (delivered_rps is the verdicts'.)
@@ -138,7 +145,7 @@ func calibration(f func(c *results.Calibration) float64) func(r *results.Record)
 func figure(r *results.Record, measure string) (float64, bool, error) {
 	if f, ok := ownMeasures[measure]; ok {
 		v, ok := f(r)
-		return v, ok && (!timed(measure) || r.Completed() && (r.Errors == 0 || measure == "reply_rps")), nil
+		return v, ok && (!timed(measure) || r.Completed() && (r.Errors == 0 || measure == "reply_rps" || measure == "capacity_rps")), nil
 	}
 	if rest, ok := strings.CutPrefix(measure, "phase:"); ok {
 		return phase(r, rest)
