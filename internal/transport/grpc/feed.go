@@ -71,12 +71,3 @@ func (c *client) Feed(ctx context.Context, req *transport.Request, each func([]b
 	}
 	return transport.CutOff(ctx, fromStatus(err))
 }
-
-// Feed calls a feed on the client's shared stream.
-func (c *streamClient) Feed(ctx context.Context, req *transport.Request, each func([]byte) error) error {
-	s, err := c.current()
-	if err != nil {
-		return err
-	}
-	return s.Feed(ctx, req, each)
-}

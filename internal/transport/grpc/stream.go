@@ -64,75 +64,22 @@ func (f *frameStream) Close() error {
 	return nil
 }
 
-// dialStream opens the client's one stream on conn; its calls go over it.
+// dialStream opens the client's stream on conn; its calls go over it, and
+// over another when it ends.
 func dialStream(conn *grpc.ClientConn, maxBytes int) (transport.Client, error) {
-	c := &streamClient{conn: conn, maxBytes: maxBytes}
-	var err error
-	if c.stream, err = c.open(); err != nil {
+	open := func(context.Context) (*streamed.Client, error) {
+		ctx, cancel := context.WithCancel(context.Background()) // the stream's life, not the call's
+		cs, err := conn.NewStream(ctx, &grpc.StreamDesc{ServerStreams: true, ClientStreams: true}, streamProcedure)
+		if err != nil {
+			cancel()
+			return nil, fromStatus(err)
+		}
+		return streamed.NewClient(&frameStream{s: cs, cancel: cancel}, maxBytes), nil
+	}
+	c, err := streamed.NewReopening(context.Background(), open, conn.Close)
+	if err != nil {
 		conn.Close()
 		return nil, err
 	}
 	return c, nil
-}
-
-// streamClient calls over one stream at a time: a stream that ended (its
-// server went, or a message past the limit ended it, as gRPC ends a
-// stream) fails the calls on it, and the next call opens another.
-type streamClient struct {
-	conn     *grpc.ClientConn
-	maxBytes int
-	mu       sync.Mutex
-	stream   *streamed.Client
-}
-
-func (c *streamClient) open() (*streamed.Client, error) {
-	ctx, cancel := context.WithCancel(context.Background())
-	cs, err := c.conn.NewStream(ctx, &grpc.StreamDesc{ServerStreams: true, ClientStreams: true}, streamProcedure)
-	if err != nil {
-		cancel()
-		return nil, fromStatus(err)
-	}
-	return streamed.NewClient(&frameStream{s: cs, cancel: cancel}, c.maxBytes), nil
-}
-
-// current is the live stream, opened again if the last one ended.
-func (c *streamClient) current() (*streamed.Client, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	select {
-	case <-c.stream.Ended():
-		c.stream.Close()
-		s, err := c.open()
-		if err != nil {
-			return nil, err
-		}
-		c.stream = s
-	default:
-	}
-	return c.stream, nil
-}
-
-func (c *streamClient) Call(ctx context.Context, req *transport.Request) ([]byte, error) {
-	s, err := c.current()
-	if err != nil {
-		return nil, err
-	}
-	b, err := s.Call(ctx, req)
-	if errors.Is(err, streamed.ErrNotSent) {
-		// The stream ended between current and the call (a message past
-		// the limit ended it as the last call returned): send it on the
-		// next.
-		if s, err = c.current(); err != nil {
-			return nil, err
-		}
-		return s.Call(ctx, req)
-	}
-	return b, err
-}
-
-func (c *streamClient) Close() error {
-	c.mu.Lock()
-	c.stream.Close()
-	c.mu.Unlock()
-	return c.conn.Close()
 }

@@ -121,22 +121,26 @@ func (c *closer) Close() error {
 }
 
 // Dial opens one WebSocket connection to the server at target; every
-// call of the client goes over it.
+// call of the client goes over it, and over another when it ends (its
+// server went, or closed it).
 func (Transport) Dial(ctx context.Context, target string, cfg transport.Config) (transport.Client, error) {
 	cfg.HTTP2 = false // the upgrade is HTTP/1.1's
 	base := strings.Replace(rest.BaseURL(target, cfg), "http", "ws", 1)
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	c, resp, err := websocket.Dial(ctx, base+path, &websocket.DialOptions{HTTPClient: rest.NewHTTPClient(cfg), CompressionMode: websocket.CompressionDisabled})
-	if err != nil {
-		if resp != nil {
-			resp.Body.Close()
-		}
-		return nil, &transport.Error{Code: transport.CodeUnavailable, Msg: fmt.Sprintf("ws: connecting to %s: %v", target, err), Err: err}
-	}
 	maxBytes := cfg.MaxBytesOrDefault()
-	c.SetReadLimit(-1)
-	return streamed.NewClient(newStream(c, 0, streamed.MessageLimit(maxBytes)), maxBytes), nil
+	open := func(ctx context.Context) (*streamed.Client, error) {
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		c, resp, err := websocket.Dial(ctx, base+path, &websocket.DialOptions{HTTPClient: rest.NewHTTPClient(cfg), CompressionMode: websocket.CompressionDisabled})
+		if err != nil {
+			if resp != nil {
+				resp.Body.Close()
+			}
+			return nil, &transport.Error{Code: transport.CodeUnavailable, Msg: fmt.Sprintf("ws: connecting to %s: %v", target, err), Err: err}
+		}
+		c.SetReadLimit(-1)
+		return streamed.NewClient(newStream(c, 0, streamed.MessageLimit(maxBytes)), maxBytes), nil
+	}
+	return streamed.NewReopening(ctx, open, nil)
 }
 
 // stream is a WebSocket connection as a streamed.Stream: binary messages,
