@@ -96,7 +96,7 @@ var fields = map[string]func(r *results.Record) string{
 	"outcome":  func(r *results.Record) string { return r.Outcome },
 	"options":  func(r *results.Record) string { return r.Options },
 	"schema":   func(r *results.Record) string { return r.Schema },
-	"net":      netOf,
+	"net":      func(r *results.Record) string { return results.NetworkOf(r.Options) },
 	"errclass": errorClasses,
 	"exited":   exitedNodes,
 	"contaminated": func(r *results.Record) string {
@@ -110,16 +110,6 @@ func field(r *results.Record, k string) (string, error) {
 		return "", fmt.Errorf("filter key %q: want one of %s or option", k, strings.Join(slices.Sorted(maps.Keys(fields)), ", "))
 	}
 	return f(r), nil
-}
-
-// netOf is the emulated network a run crossed, as its options name it.
-func netOf(r *results.Record) string {
-	for _, w := range strings.Fields(r.Options) {
-		if n, ok := strings.CutPrefix(w, "net:"); ok {
-			return n
-		}
-	}
-	return "loopback"
 }
 
 // exitedNodes are the indexes of the run's nodes that ended early,

@@ -9,20 +9,6 @@ import (
 	"github.com/hopbench/hopbench/internal/results"
 )
 
-// netPrefix starts the word a case's options carry for the emulated
-// network it crossed: net:lan, net:delay=5ms,bandwidth=8mbit.
-const netPrefix = "net:"
-
-// networkOf is the network a case's options name; loopback for none.
-func networkOf(options string) string {
-	for _, w := range strings.Fields(options) {
-		if n, ok := strings.CutPrefix(w, netPrefix); ok {
-			return n
-		}
-	}
-	return "loopback"
-}
-
 // withoutWord is options less the word that starts with prefix (net:,
 // proxy:): a case's twin without that dimension.
 func withoutWord(options, prefix string) string {
@@ -105,13 +91,13 @@ func (b *builder) acrossNetworks(s *Section) error {
 	byView := map[string]map[string]map[string]float64{} // view -> network -> stack -> p50 µs
 	for _, c := range measuredOnly(b.cases) {
 		twin := *c
-		twin.Options = withoutWord(c.Options, netPrefix)
+		twin.Options = withoutWord(c.Options, results.NetOption)
 		v := twin.scenario()
 		if byView[v] == nil {
 			views = append(views, v)
 			byView[v] = map[string]map[string]float64{}
 		}
-		n := networkOf(c.Options)
+		n := results.NetworkOf(c.Options)
 		if byView[v][n] == nil {
 			byView[v][n] = map[string]float64{}
 		}

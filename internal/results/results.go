@@ -325,13 +325,25 @@ const NoProxy = "none"
 
 // ProxyOf is the proxies a run's options name (haproxy/l7/x2/mtls), or
 // NoProxy.
-func ProxyOf(options string) string {
+func ProxyOf(options string) string { return OptionWord(options, ProxyOption, NoProxy) }
+
+// NetOption starts the word a case's options carry for the emulated
+// network it crossed: net:lan, net:wan@kernel, net:delay=5ms,bandwidth=8mbit.
+const NetOption = "net:"
+
+// NetworkOf is the network a run's options name (lan, wan@kernel), or
+// loopback.
+func NetworkOf(options string) string { return OptionWord(options, NetOption, "loopback") }
+
+// OptionWord is the rest of the word of a case's options that starts
+// with prefix, or none when no word does.
+func OptionWord(options, prefix, none string) string {
 	for _, w := range strings.Fields(options) {
-		if p, ok := strings.CutPrefix(w, ProxyOption); ok {
-			return p
+		if v, ok := strings.CutPrefix(w, prefix); ok {
+			return v
 		}
 	}
-	return NoProxy
+	return none
 }
 
 // ProxyTotals are a run's proxies' figures summed: how many, their CPU
