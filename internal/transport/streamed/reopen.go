@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/hopbench/hopbench/internal/transport"
+	"github.com/hopbench/hopbench/internal/transport/brokered"
 )
 
 // Reopening calls over one stream at a time: a stream that ended (its
@@ -15,8 +16,9 @@ import (
 type Reopening struct {
 	open  func(context.Context) (*Client, error)
 	after func() error // once the last stream is closed; may be nil
-	mu    sync.Mutex
-	s     *Client
+	mu     sync.Mutex
+	s      *Client
+	closed bool
 }
 
 // NewReopening opens the first stream with open, which opens each next
@@ -30,10 +32,14 @@ func NewReopening(ctx context.Context, open func(context.Context) (*Client, erro
 	return &Reopening{open: open, after: after, s: s}, nil
 }
 
-// current is the live stream, opened again if the last one ended.
+// current is the live stream, opened again if the last one ended; none
+// once the client is closed.
 func (r *Reopening) current(ctx context.Context) (*Client, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.closed {
+		return nil, brokered.Unavailable("stream: the client is closed")
+	}
 	select {
 	case <-r.s.Ended():
 		r.s.Close()
@@ -77,6 +83,7 @@ func (r *Reopening) Feed(ctx context.Context, req *transport.Request, each func(
 // Close ends the live stream and every call on it, then calls after.
 func (r *Reopening) Close() error {
 	r.mu.Lock()
+	r.closed = true
 	err := r.s.Close()
 	r.mu.Unlock()
 	if r.after != nil {

@@ -42,3 +42,24 @@ func TestACallOnAnEndedStreamIsMarkedNotSent(t *testing.T) {
 		t.Fatal("the call returned not sent before the stream had ended")
 	}
 }
+
+// A reopening client opens no stream once closed: a call after Close
+// fails and opens nothing (its reopening is ws's test: a client calls a
+// server started again).
+func TestAReopeningClientOpensNoStreamOnceClosed(t *testing.T) {
+	opened := 0
+	open := func(context.Context) (*streamed.Client, error) {
+		opened++
+		s := &endingStream{release: make(chan struct{}), err: errors.New("gone")}
+		close(s.release) // each stream ends at once
+		return streamed.NewClient(s, 1<<20), nil
+	}
+	c, err := streamed.NewReopening(context.Background(), open, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	if _, err := c.Call(context.Background(), &transport.Request{Op: transport.OpGet}); err == nil || opened != 1 {
+		t.Errorf("a call after Close: %v, %d streams opened by it", err, opened-1)
+	}
+}
