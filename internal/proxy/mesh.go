@@ -137,7 +137,7 @@ func (m *Mesh) leg(ctx context.Context, role, at, upstream string, accept, origi
 			return listen, nil
 		}
 		if at != "" && errors.Is(err, errExitedEarly) {
-			err = fmt.Errorf("%s must listen at %s, where its callers are sent, and could not (another run proxying the same broker?): %w", role, at, err)
+			err = fmt.Errorf("%s must listen at %s, where its callers are sent, and could not (the address is taken: by another run proxying the same broker, or by another process; stopping the broker lets hopbench choose anew): %w", role, at, err)
 		}
 		if at != "" || ctx.Err() != nil || !errors.Is(err, errExitedEarly) {
 			break
