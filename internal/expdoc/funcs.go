@@ -18,6 +18,12 @@ import (
 // that write or combine figures (formatFuncs).
 func (d *Doc) funcs() template.FuncMap {
 	fm := template.FuncMap{
+		// figured counts the runs where picks that give measure a figure
+		// (the capacity searches that bracketed their capacity).
+		"figured": func(name, measure string, where ...string) (int, error) {
+			vs, err := d.figures(name, measure, where)
+			return len(vs), err
+		},
 		// runs counts records, filtered ("outcome=out of memory").
 		"runs": func(name string, where ...string) (int, error) {
 			recs, err := d.records(name, where)

@@ -53,7 +53,7 @@ var handTyped = []struct {
 		"with up to 250 in flight on one connection", "with up to 150 in flight", "prefetch 100",
 		"with 64 in flight", "half of each batch, 5 runs each", "one message a second for 5 s",
 		"at a fixed 300\nrequests/s", "at a p99 within 10 ms", "and at 300 requests/s", "per 1 000 requests/s", "per 1 000 req/s",
-		"rest at 300 requests/s", "a p99 of 10 ms", "keep up with 300 requests/s",
+		"rest at 300 requests/s", "a p99 of 10 ms", "queued at 300 requests/s",
 		"(1-second probes from 400 requests/s, 25 seconds a search", "searches from 200 requests/s in 12 seconds")},
 	{"a study's own figure, in its words", phrases(
 		"at 1 176, 4 696 and 9 312 bytes", "1 048 575 records a test",
