@@ -14,8 +14,8 @@ import (
 // stream) fails the calls on it, and the next call opens another, as a
 // client of a long-lived stream does.
 type Reopening struct {
-	open  func(context.Context) (*Client, error)
-	after func() error // once the last stream is closed; may be nil
+	open   func(context.Context) (*Client, error)
+	after  func() error // once the last stream is closed; may be nil
 	mu     sync.Mutex
 	s      *Client
 	closed bool
