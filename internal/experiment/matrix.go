@@ -405,9 +405,9 @@ func (r Run) Options() string {
 		parts = append(parts, results.ProxyOption+r.Proxy.String())
 	}
 	if r.NetworkMode == network.Kernel {
-		parts = append(parts, "net:"+r.Network.String()+"@kernel")
+		parts = append(parts, results.NetOption+r.Network.String()+"@kernel")
 	} else if !r.Network.IsLoopback() {
-		parts = append(parts, "net:"+r.Network.String())
+		parts = append(parts, results.NetOption+r.Network.String())
 	}
 	return strings.Join(parts, " ")
 }
