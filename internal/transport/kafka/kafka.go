@@ -274,11 +274,14 @@ func (srv *server) consume(h transport.Handler, maxBytes int) {
 				brokered.Serve(ctx, h, meta, r.Value, maxBytes, func(ctx context.Context, meta brokered.Meta, reply []byte) {
 					rec := &kgo.Record{Topic: replyTo, Value: reply,
 						Headers: toHeaders(meta, kgo.RecordHeader{Key: headerCorrelation, Value: []byte(correlation)})}
-					// A reply that cannot be written (by the caller's
-					// deadline) leaves the caller to it. (Produced
-					// asynchronously, as bench/bareloop's responder does,
-					// no reply reached its caller: not understood yet.)
-					srv.cl.ProduceSync(ctx, rec)
+					// Produced without waiting for the broker's ack, as a
+					// plain consumer (and bench/bareloop's responder)
+					// replies, under a context Serve's return does not
+					// end: franz-go drops a buffered record whose context
+					// has. A reply that cannot be written by the caller's
+					// deadline leaves the caller to it.
+					pctx, done := brokered.Outliving(ctx)
+					srv.cl.Produce(pctx, rec, func(*kgo.Record, error) { done() })
 				})
 			})
 		})

@@ -92,6 +92,7 @@ var cases = []testCase{
 	{name: "RoundTripAUsersMessage", run: testUsersMessage},
 	{name: "EmptyPayloads", run: testEmpty},
 	{name: "ManyCallsInFlight", run: testInFlight},
+	{name: "AnsweredWithinItsDeadline", run: testAnsweredWithinDeadline},
 	{name: "DeadlineExceeded", run: testDeadline},
 	{name: "ServerErrorArrivesAsError", run: testServerError},
 	{name: "OversizeRefusedNamingTheLimit", serverMaxBytes: 1 << 20, run: testTooLarge},
@@ -346,6 +347,26 @@ func testInFlight(t *testing.T, e *env) {
 	close(errs)
 	for err := range errs {
 		t.Error(err)
+	}
+}
+
+// A call whose context has a deadline is answered like any other: a
+// server that ties its reply to the call's context (a broker stack's
+// asynchronous publish) must not drop the reply as the handler returns.
+func testAnsweredWithinDeadline(t *testing.T, e *env) {
+	for i := range 3 {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		want := &pb.Text{Text: "within a deadline " + strconv.Itoa(i)}
+		got, err := e.call(ctx, transport.OpEcho, "text", 0, want)
+		cancel()
+		if err != nil {
+			t.Fatalf("call %d with 30s to go: %v", i, err)
+		}
+		var msg pb.Text
+		e.decode(t, got, &msg)
+		if msg.Text != want.Text {
+			t.Fatalf("call %d: got %q, want %q", i, msg.Text, want.Text)
+		}
 	}
 }
 
