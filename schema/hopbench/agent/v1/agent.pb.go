@@ -1601,7 +1601,7 @@ func (x *Process) GetAnonRssBytes() int64 {
 type StartBrokerRequest struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	Session string                 `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"`
-	// name is the broker: rabbitmq, kafka or nats.
+	// name is the broker: kafka, mosquitto, nats, rabbitmq or redis.
 	Name          string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
