@@ -14,11 +14,12 @@ import (
 // stream) fails the calls on it, and the next call opens another, as a
 // client of a long-lived stream does.
 type Reopening struct {
-	open   func(context.Context) (*Client, error)
-	after  func() error // once the last stream is closed; may be nil
-	mu     sync.Mutex
-	s      *Client
-	closed bool
+	open    func(context.Context) (*Client, error)
+	after   func() error // once the last stream is closed; may be nil
+	mu      sync.Mutex
+	s       *Client
+	opening chan struct{} // closed when the open under way ends; nil when none is
+	closed  bool
 }
 
 // NewReopening opens the first stream with open, which opens each next
@@ -33,24 +34,56 @@ func NewReopening(ctx context.Context, open func(context.Context) (*Client, erro
 }
 
 // current is the live stream, opened again if the last one ended; none
-// once the client is closed.
+// once the client is closed. One caller opens the next stream, outside
+// the lock, while the others wait for it until their own contexts end.
 func (r *Reopening) current(ctx context.Context) (*Client, error) {
+	for {
+		r.mu.Lock()
+		if r.closed {
+			r.mu.Unlock()
+			return nil, brokered.Unavailable("stream: the client is closed")
+		}
+		select {
+		case <-r.s.Ended():
+		default:
+			s := r.s
+			r.mu.Unlock()
+			return s, nil
+		}
+		if r.opening == nil {
+			return r.reopen(ctx) // unlocks
+		}
+		opening := r.opening
+		r.mu.Unlock()
+		select {
+		case <-opening: // opened, or failed: look again
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// reopen opens the next stream, called with r.mu held, which it releases
+// while it opens. A stream opened after Close is closed at once.
+func (r *Reopening) reopen(ctx context.Context) (*Client, error) {
+	opening := make(chan struct{})
+	r.opening = opening
+	r.mu.Unlock()
+	s, err := r.open(ctx)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.closed {
+	r.opening = nil
+	close(opening)
+	switch {
+	case err != nil:
+		return nil, err
+	case r.closed:
+		s.Close()
 		return nil, brokered.Unavailable("stream: the client is closed")
 	}
-	select {
-	case <-r.s.Ended():
-		r.s.Close()
-		s, err := r.open(ctx)
-		if err != nil {
-			return nil, err
-		}
-		r.s = s
-	default:
-	}
-	return r.s, nil
+	r.s.Close()
+	r.s = s
+	return s, nil
 }
 
 // Call sends req over the live stream; one refused unsent because its

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hopbench/hopbench/internal/codec"
 	"github.com/hopbench/hopbench/internal/transport"
 	"github.com/hopbench/hopbench/internal/transport/streamed"
 )
@@ -61,5 +62,88 @@ func TestAReopeningClientOpensNoStreamOnceClosed(t *testing.T) {
 	c.Close()
 	if _, err := c.Call(context.Background(), &transport.Request{Op: transport.OpGet}); err == nil || opened != 1 {
 		t.Errorf("a call after Close: %v, %d streams opened by it", err, opened-1)
+	}
+}
+
+// closingStream counts its Close; it ends when closed.
+type closingStream struct {
+	closed chan struct{}
+}
+
+func (s *closingStream) Send([]byte) error { return nil }
+func (s *closingStream) Recv() ([]byte, error) {
+	<-s.closed
+	return nil, errors.New("closed")
+}
+func (s *closingStream) Close() error {
+	select {
+	case <-s.closed:
+	default:
+		close(s.closed)
+	}
+	return nil
+}
+
+// While one caller opens the next stream (a dial that takes its time),
+// another waits only until its own deadline, and Close does not wait for
+// the open; a stream opened after Close is closed at once.
+func TestAReopeningClientOpensOutsideItsLock(t *testing.T) {
+	release := make(chan struct{})
+	var first *streamed.Client
+	var late *closingStream
+	open := func(context.Context) (*streamed.Client, error) {
+		if first == nil {
+			s := &closingStream{closed: make(chan struct{})}
+			close(s.closed) // the first stream ends at once
+			first = streamed.NewClient(s, 1<<20)
+			return first, nil
+		}
+		<-release
+		late = &closingStream{closed: make(chan struct{})}
+		return streamed.NewClient(late, 1<<20), nil
+	}
+	c, err := streamed.NewReopening(context.Background(), open, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-first.Ended()
+	json, _ := codec.Lookup("json")
+	none, _ := codec.LookupCompression("none")
+	req := &transport.Request{Op: transport.OpGet, Model: "text", Codec: json, Compression: none}
+	opener := make(chan error, 1)
+	go func() {
+		_, err := c.Call(context.Background(), req)
+		opener <- err
+	}()
+	time.Sleep(50 * time.Millisecond) // the opener is in open
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	waiter := make(chan error, 1)
+	go func() { _, err := c.Call(ctx, req); waiter <- err }()
+	select {
+	case err := <-waiter:
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("a call while another opens: %v, want its deadline's error", err)
+		}
+	case <-time.After(2 * time.Second):
+		close(release)
+		t.Fatal("a call with 100ms to go still waits for another's open after 2s")
+	}
+	closed := make(chan struct{})
+	go func() { c.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(2 * time.Second):
+		close(release)
+		t.Fatal("Close waited for an open under way")
+	}
+	close(release)
+	if err := <-opener; err == nil {
+		t.Error("the opener's call succeeded on a client closed while it opened")
+	}
+	select {
+	case <-late.closed:
+	default:
+		t.Error("the stream opened after Close was left open")
 	}
 }
