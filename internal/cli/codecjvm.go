@@ -33,7 +33,7 @@ func timeJVMCodecs(cmd *cobra.Command, a *app, f codecFlags) ([]codecbench.Resul
 		}
 	}
 	j := f.jmh
-	if j.Forks < 1 || j.Forks > 10 || j.WarmupIterations < 0 || j.WarmupIterations > 100 || j.Iterations < 1 || j.Iterations > 100 || j.Iteration < 100*time.Millisecond || j.Iteration > time.Minute {
+	if j.Check() != nil {
 		return nil, 0, usageError{fmt.Errorf("JMH: want 1 to 10 --forks, 0 to 100 --warmup-iterations, 1 to 100 --iterations, and an --iteration-time of 100ms to 1m")}
 	}
 	j.Seed = f.opts.Seed

@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/hopbench/hopbench/internal/codecbench"
 	"github.com/hopbench/hopbench/internal/jvm"
@@ -18,6 +19,36 @@ const CodecFile = "codec.json"
 // CodecProcesses is how many processes of their own time a spec's codecs
 // in Go: each one independent run.
 const CodecProcesses = 5
+
+// JMHSpec is how JMH times the JVM's codecs in an experiment; what it
+// leaves out is jvm.ExperimentCodecOptions'.
+type JMHSpec struct {
+	Forks            *int      `yaml:"forks" json:"forks,omitempty" jsonschema_description:"JMH forks (fresh JVMs) a benchmark, each one independent run: 1 to 10 (default 5)."`
+	WarmupIterations *int      `yaml:"warmup_iterations" json:"warmup_iterations,omitempty" jsonschema_description:"Warm-up iterations a fork, discarded: 0 to 100 (default 3)."`
+	Iterations       *int      `yaml:"iterations" json:"iterations,omitempty" jsonschema_description:"Measured iterations a fork: 1 to 100 (default 3)."`
+	IterationTime    *Duration `yaml:"iteration_time" json:"iteration_time,omitempty" jsonschema_description:"Time of each warm-up and measured iteration: 100ms to 1m (default 1s)."`
+}
+
+// jmhOptions are how JMH times s's codecs: its jmh, defaults for what
+// that leaves out.
+func (s *Spec) jmhOptions() jvm.CodecOptions {
+	o := jvm.ExperimentCodecOptions
+	o.Seed = s.Seed
+	if j := s.JMH; j != nil {
+		set := func(to *int, from *int) {
+			if from != nil {
+				*to = *from
+			}
+		}
+		set(&o.Forks, j.Forks)
+		set(&o.WarmupIterations, j.WarmupIterations)
+		set(&o.Iterations, j.Iterations)
+		if j.IterationTime != nil {
+			o.Iteration = time.Duration(*j.IterationTime)
+		}
+	}
+	return o
+}
 
 // timeCodecs times the spec's codecs on every payload the runs use, in
 // CodecProcesses processes (and JMH forks on the JVM), and writes them to
@@ -48,7 +79,7 @@ func (x *Runner) timeCodecs(ctx context.Context, s *Spec, runs []Run) error {
 	}
 	if err == nil {
 		var jvmTimed []codecbench.Result
-		jvmTimed, err = jvm.TimeExperimentCodecs(ctx, onJVM, s.Seed, progress)
+		jvmTimed, err = jvm.TimeExperimentCodecs(ctx, onJVM, s.jmhOptions(), progress)
 		timed = append(timed, jvmTimed...)
 	}
 	if len(timed) > 0 {

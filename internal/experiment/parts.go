@@ -15,7 +15,7 @@ import (
 type Overrides map[string]any
 
 // A part may not set what belongs to the experiment as a whole.
-var experimentOnly = []string{"name", "study", "codecs", "pin", "order", "scales", "parts", "hosts", "thresholds"}
+var experimentOnly = []string{"name", "study", "codecs", "jmh", "pin", "order", "scales", "parts", "hosts", "thresholds"}
 
 // applyScale writes the scale called name over the spec's root mapping and
 // takes scales out of it. name "" leaves the root as written (the study's

@@ -15,15 +15,42 @@ import (
 	"github.com/hopbench/hopbench/internal/results"
 )
 
-// hopbenchBin builds the binary the runner starts nodes from.
+// built is the binary the runner starts nodes from, built once for the
+// package's tests (a link of it takes seconds; the tests ask for it about
+// twenty times).
+var built struct {
+	once sync.Once
+	dir  string
+	bin  string
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
+}
+
+// hopbenchBin is the binary the runner starts nodes from, built on first
+// use.
 func hopbenchBin(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "hopbench")
-	build := exec.Command("go", "build", "-o", bin, "../../cmd/hopbench")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building hopbench: %v\n%s", err, out)
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "hopbench-bin"); built.err != nil {
+			return
+		}
+		built.bin = filepath.Join(built.dir, "hopbench")
+		out, err := exec.Command("go", "build", "-o", built.bin, "../../cmd/hopbench").CombinedOutput()
+		if err != nil {
+			built.err = fmt.Errorf("building hopbench: %v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
-	return bin
+	return built.bin
 }
 
 // withMarker lists live processes whose environment holds marker.

@@ -63,6 +63,8 @@ type Spec struct {
 	Study string `yaml:"study" json:"study,omitempty" jsonschema_description:"The published study this experiment reproduces: ensor, five-tech, rest-grpc or thesis. Its report then carries a paper-vs-here table of the study's findings."`
 	// Codecs are also timed in-process on every payload of the runs.
 	Codecs []string `yaml:"codecs" json:"codecs,omitempty" jsonschema_description:"Also time these codecs in-process (marshal, unmarshal, bytes) on every payload the runs use, written to codec.json beside the results: codec or codec+compression, e.g. [json, proto, json+gzip]."`
+	// JMH is how the JVM's codecs are timed, with runtimes jvm.
+	JMH *JMHSpec `yaml:"jmh" json:"jmh,omitempty" jsonschema_description:"How JMH times the codecs on the JVM (codecs with runtimes including jvm): forks (default 5), warmup_iterations (3), iterations (3) and iteration_time (1s). Each fork is one independent run; every timing's method states the settings."`
 	// Thresholds are limits on the runs' figures, judged when they end.
 	Thresholds threshold.Rules `yaml:"thresholds" json:"thresholds,omitempty"`
 	// Scales and Parts are applied as the spec is read (see Parse).

@@ -106,6 +106,9 @@ var invalidSpecs = []struct {
 	{"unknown option", with("stacks: [amqp]\ntransport_options: {amqp.acks: all}"), "transport_options.amqp.acks", "known: reply, prefetch"},
 	{"bad option value", with("stacks: [kafka]\ntransport_options: {kafka.acks: some}"), "transport_options.kafka.acks", "all leader none"},
 	{"matrix too large", with("repetitions: 1000\npayloads: [{model: text, counts: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]}]"), "(top level)", "at most 10000"},
+	{"jmh out of bounds", with("jmh: {forks: 0}"), "jmh", "want 1 to 10 forks"},
+	{"jmh unknown field", with("jmh: {fork: 2}"), "jmh.fork", "known here: forks"},
+	{"jmh in a part", with("parts: [{name: a, jmh: {forks: 2}}]"), "parts[0].jmh", "experiment"},
 	{"top level not a mapping", "- rest", "(top level)", "want a mapping"},
 	{"not yaml", "stacks: [rest", "", "not valid YAML"},
 }
@@ -196,6 +199,16 @@ func TestDefaults(t *testing.T) {
 	}
 	if got := r.Case(); got != "rest direct echo text×10 closed:1" {
 		t.Errorf("case %q", got)
+	}
+	if o := s.jmhOptions(); o.Forks != 5 || o.WarmupIterations != 3 || o.Iterations != 3 || o.Iteration != time.Second || o.Seed != 1 {
+		t.Errorf("JMH's defaults: %+v", o)
+	}
+	s, err = Parse([]byte(with("jmh: {forks: 2, warmup_iterations: 0, iteration_time: 200ms}")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := s.jmhOptions(); o.Forks != 2 || o.WarmupIterations != 0 || o.Iterations != 3 || o.Iteration != 200*time.Millisecond {
+		t.Errorf("JMH with forks 2, no warm-up, 200ms iterations: %+v", o)
 	}
 }
 

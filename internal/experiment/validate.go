@@ -70,6 +70,11 @@ func (s *Spec) validateExperiment(bad func(string, string, ...any)) {
 			bad(fmt.Sprintf("codecs[%d]", i), "%v", err)
 		}
 	}
+	if s.JMH != nil {
+		if err := s.jmhOptions().Check(); err != nil {
+			bad("jmh", "%v", err)
+		}
+	}
 }
 
 // validateMatrix checks the lists the runs are made of.

@@ -31,6 +31,14 @@ type CodecOptions struct {
 	Seed      uint64
 }
 
+// Check refuses settings outside the bounds hopbench runs JMH within.
+func (o CodecOptions) Check() error {
+	if o.Forks < 1 || o.Forks > 10 || o.WarmupIterations < 0 || o.WarmupIterations > 100 || o.Iterations < 1 || o.Iterations > 100 || o.Iteration < 100*time.Millisecond || o.Iteration > time.Minute {
+		return fmt.Errorf("JMH: want 1 to 10 forks, 0 to 100 warm-up iterations, 1 to 100 measured iterations, and an iteration time of 100ms to 1m")
+	}
+	return nil
+}
+
 // Method says how JMH ran, for the record.
 func (o CodecOptions) Method() string {
 	return fmt.Sprintf("JMH %s, average time, %d fork(s), %d×%s warm-up and %d×%s measured iterations a fork",

@@ -32,14 +32,17 @@ func CodecCasesOf(cases []codecbench.Case) []codecbench.Case {
 	return Cases(gets, asked)
 }
 
-// TimeExperimentCodecs times the JVM's codec cases with JMH.
-func TimeExperimentCodecs(ctx context.Context, cases []codecbench.Case, seed uint64, progress func(codecbench.Result)) ([]codecbench.Result, error) {
+// ExperimentCodecOptions are how JMH times an experiment's codecs unless
+// its spec says otherwise: five forks, each an independent run (a verdict
+// needs 4 runs a side at least), with three warm-up and three measured
+// iterations of a second.
+var ExperimentCodecOptions = CodecOptions{Forks: 5, WarmupIterations: 3, Iterations: 3, Iteration: time.Second}
+
+// TimeExperimentCodecs times the JVM's codecs with JMH as o says.
+func TimeExperimentCodecs(ctx context.Context, cases []codecbench.Case, o CodecOptions, progress func(codecbench.Result)) ([]codecbench.Result, error) {
 	if len(cases) == 0 {
 		return nil, nil
 	}
-	// Five forks, each an independent run (a verdict needs 4 runs a side
-	// at least); three warm-up and three measured iterations a fork.
-	o := CodecOptions{Forks: 5, WarmupIterations: 3, Iterations: 3, Iteration: time.Second, Seed: seed}
 	timed, err := TimeCodecs(ctx, cases, o, progress)
 	if err != nil {
 		return timed, fmt.Errorf("runtime jvm: %w", err)
