@@ -2,6 +2,7 @@ package broker
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
@@ -176,6 +177,32 @@ func checkLoopback(addr string) error {
 }
 
 // freePort returns a loopback port free right now.
+// stablePortsFrom is the lowest port stablePort chooses from.
+const stablePortsFrom = 20000
+
+// stablePort is a free port below the kernel's ephemeral range
+// (ip_local_port_range), for an address advertised before anything
+// listens on it (Kafka's proxy front): the kernel gives no connection's
+// local end nor any port-0 listener a port there, so it stays free until
+// its listener comes, unless a process asks for it by number.
+func stablePort() (int, error) {
+	below := 32768 // Linux's default start of the range
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		fmt.Sscan(string(b), &below)
+	}
+	if below-stablePortsFrom < 1000 {
+		return freePort() // no room below the range: any free port
+	}
+	for range 100 {
+		p := stablePortsFrom + rand.IntN(below-stablePortsFrom)
+		if l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p))); err == nil {
+			l.Close()
+			return p, nil
+		}
+	}
+	return 0, fmt.Errorf("no free port in 100 tries between %d and %d, below the ephemeral ports: free some, or lower net.ipv4.ip_local_port_range's start", stablePortsFrom, below)
+}
+
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -107,12 +107,17 @@ type kafkaListeners struct {
 }
 
 // newKafkaListeners takes cfg's addresses and free ports on its host for
-// the others.
+// the others, the proxy's front below the ephemeral ports.
 func newKafkaListeners(cfg Config) (kafkaListeners, error) {
 	host, _, _ := net.SplitHostPort(cfg.Addr)
 	l := kafkaListeners{plain: cfg.Addr, tls: cfg.TLSAddr}
-	for _, a := range []*string{&l.controller, &l.proxied, &l.proxyFront} {
-		port, err := freePort()
+	// The controller's and the proxied listener are Kafka's own, bound as
+	// it starts; the proxy's front is bound only while a run proxies it,
+	// so it comes from below the ephemeral ports, which nothing else is
+	// given meanwhile.
+	ports := []func() (int, error){freePort, freePort, stablePort}
+	for i, a := range []*string{&l.controller, &l.proxied, &l.proxyFront} {
+		port, err := ports[i]()
 		if err != nil {
 			return l, err
 		}

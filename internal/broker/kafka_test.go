@@ -1,6 +1,10 @@
 package broker
 
 import (
+	"fmt"
+	"net"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -30,5 +34,35 @@ inter.broker.listener.name=PLAINTEXT
 		if !strings.Contains(got, line) {
 			t.Errorf("with TLS: no line %q in\n%s", line, got)
 		}
+	}
+}
+
+// The proxy's front, advertised before anything listens on it, is a free
+// port below the kernel's ephemeral ones, which no connection is given.
+func TestKafkasProxyFrontIsBelowTheEphemeralPorts(t *testing.T) {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		t.Skip("no ip_local_port_range here:", err)
+	}
+	var below int
+	fmt.Sscan(string(b), &below)
+	if below-stablePortsFrom < 1000 {
+		t.Skipf("the ephemeral ports start at %d: no room below them", below)
+	}
+	for range 20 {
+		l, err := newKafkaListeners(Config{Addr: "127.0.0.1:9092"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, p, _ := net.SplitHostPort(l.proxyFront)
+		port, _ := strconv.Atoi(p)
+		if port < stablePortsFrom || port >= below {
+			t.Fatalf("proxy front %s: want a port in [%d, %d)", l.proxyFront, stablePortsFrom, below)
+		}
+		ln, err := net.Listen("tcp", l.proxyFront)
+		if err != nil {
+			t.Fatalf("proxy front %s is not free: %v", l.proxyFront, err)
+		}
+		ln.Close()
 	}
 }
