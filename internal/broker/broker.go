@@ -297,7 +297,7 @@ func (b *Broker) ProxyLeg(addr string, tls bool) (listen, upstream string, err e
 	case b.ProxyAddr == "":
 		return "", "", fmt.Errorf("%s at %s has no listener for a proxy in front of it (its clients call the addresses it advertises, and it advertises none for a proxy: hopbench did not start it, or an older hopbench did): stop it (hopbench brokers down %s) so that hopbench starts it with one", b.Name, b.Addr, b.Name)
 	case tls:
-		return "", "", fmt.Errorf("%s's listener for a proxy is plain: a run of it with tls cannot go through a proxy (leave tls out, or proxy out)", b.Name)
+		return "", "", fmt.Errorf("%s with a proxy: %s", b.Name, PlainProxyListener)
 	}
 	return b.ProxyAddr, b.ProxyUpstream, nil
 }

@@ -96,6 +96,10 @@ var advertisesAddresses = map[string]bool{"kafka": true}
 // its own: Broker.ProxyLeg).
 func AdvertisesAddresses(name string) bool { return advertisesAddresses[name] }
 
+// PlainProxyListener is why such a broker cannot be proxied with TLS, for
+// the spec's refusal and ProxyLeg's alike.
+const PlainProxyListener = "its broker's listener for a proxy is plain, and a run with tls would bypass it: leave tls out, or the proxy"
+
 // kafkaListeners are a Kafka node's listeners: its clients' (plain, and
 // TLS beside it when asked), its controller's, and one for a proxy in
 // front of it. Kafka's clients call the addresses a broker advertises on

@@ -137,7 +137,7 @@ func proxyRefusal(stack string, p *proxy.Settings, http2, tls bool) string {
 	brokered := transport.StackBroker(st) != ""
 	switch {
 	case tls && broker.AdvertisesAddresses(transport.StackBroker(st)):
-		return "its broker's listener for a proxy is plain, and a run with tls would bypass it: leave tls out"
+		return broker.PlainProxyListener
 	case brokered && p.Mode == proxy.L7:
 		return "its calls go through a broker over the broker's own protocol, which only an l4 proxy relays (in front of the broker)"
 	case brokered && (p.Client || len(p.Hops) > 0):
