@@ -67,6 +67,13 @@ var ownMeasures = map[string]func(r *results.Record) (float64, bool){
 		t := r.ProxyTotals()
 		return t.CPUUsPerReq / float64(max(t.N, 1)), t.CPUUsPerReq > 0
 	},
+	// proxied_hops is how many hops the run's proxies stood on, what a
+	// mesh's added latency is divided by (results.Record.ProxiedHops, as
+	// the report reads it).
+	"proxied_hops": func(r *results.Record) (float64, bool) {
+		h := r.ProxiedHops()
+		return float64(h), h > 0
+	},
 	// capacity_rps is a capacity search's capacity at its SLA, req/s, only
 	// when the search bracketed it (not cut short, not a lower bound): its
 	// calls may have failed within the search's max_errors.

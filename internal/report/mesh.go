@@ -4,10 +4,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/hopbench/hopbench/internal/results"
-	"github.com/hopbench/hopbench/internal/topology"
 )
 
 // proxyFigures are a case's proxies over its runs that ended ok: how many
@@ -27,7 +25,7 @@ func proxiesByCase(recs []results.Record) map[string]*proxyFigures {
 		}
 		f := out[r.Case]
 		if f == nil {
-			f = &proxyFigures{hops: proxiedHops(r, p)}
+			f = &proxyFigures{hops: r.ProxiedHops()}
 			out[r.Case] = f
 		}
 		t := r.ProxyTotals()
@@ -38,30 +36,6 @@ func proxiesByCase(recs []results.Record) map[string]*proxyFigures {
 		}
 	}
 	return out
-}
-
-// proxiedHops is how many hops a run's proxies stood on: its proxies over
-// their sidecars a hop, or for a broker stack's, in front of its broker,
-// every call of the run (one a node: each is called once, through the
-// broker).
-func proxiedHops(r results.Record, p string) int {
-	if slices.ContainsFunc(r.Proxies, results.Proxy.InFrontOfBroker) {
-		if t, err := topology.Parse(r.Topology); err == nil {
-			return t.Nodes()
-		}
-	}
-	return len(r.Proxies) / sidecarsOf(p)
-}
-
-// sidecarsOf reads xN from a proxy's name (haproxy/l7/x2): its proxies a
-// hop.
-func sidecarsOf(p string) int {
-	for _, part := range strings.Split(p, "/") {
-		if n, err := strconv.Atoi(strings.TrimPrefix(part, "x")); err == nil && strings.HasPrefix(part, "x") && n > 0 {
-			return n
-		}
-	}
-	return 1
 }
 
 // mesh sets each case run through proxies beside the same case without

@@ -7,6 +7,7 @@ package results
 import (
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/hopbench/hopbench/internal/network"
 	"github.com/hopbench/hopbench/internal/nodeapi"
 	"github.com/hopbench/hopbench/internal/stats"
+	"github.com/hopbench/hopbench/internal/topology"
 )
 
 // FormatVersion is the record format written; bump it on any change a
@@ -366,6 +368,30 @@ func (r *Record) ProxyTotals() ProxyTotals {
 		}
 	}
 	return t
+}
+
+// ProxiedHops is how many hops the run's proxies stood on: its proxies
+// over their sidecars a hop (haproxy/l7/x2: two a hop), or, for a broker
+// stack's, in front of its broker, every call of the run (one a node: each
+// is called once, through the broker). 0 for a run without proxies.
+func (r *Record) ProxiedHops() int {
+	if slices.ContainsFunc(r.Proxies, Proxy.InFrontOfBroker) {
+		if t, err := topology.Parse(r.Topology); err == nil {
+			return t.Nodes()
+		}
+	}
+	return len(r.Proxies) / sidecarsOf(ProxyOf(r.Options))
+}
+
+// sidecarsOf reads xN from a proxy's name (haproxy/l7/x2): its proxies a
+// hop.
+func sidecarsOf(p string) int {
+	for _, part := range strings.Split(p, "/") {
+		if n, err := strconv.Atoi(strings.TrimPrefix(part, "x")); err == nil && strings.HasPrefix(part, "x") && n > 0 {
+			return n
+		}
+	}
+	return 1
 }
 
 // BrokerHop names the hop of a broker stack's proxies, in front of its

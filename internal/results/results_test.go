@@ -151,3 +151,23 @@ func TestAForeignFileIsNotReadAsRecords(t *testing.T) {
 		t.Errorf("read: %v, want it called not a hopbench record", err)
 	}
 }
+
+// A run's proxied hops: its proxies over their sidecars a hop, or every
+// call of a broker stack's chain when they stand in front of its broker.
+func TestProxiedHopsAreWhatTheProxiesStoodOn(t *testing.T) {
+	four := []Proxy{{Role: "hop 0→1 outbound"}, {Role: "hop 0→1 inbound"}, {Role: "hop 1→2 outbound"}, {Role: "hop 1→2 inbound"}}
+	for _, c := range []struct {
+		name string
+		r    Record
+		want int
+	}{
+		{"two sidecars a hop", Record{Topology: "chain:3", Options: "proxy:haproxy/l7/x2/mtls", Proxies: four}, 2},
+		{"one proxy a hop", Record{Topology: "chain:5", Options: "proxy:nginx/l4/x1", Proxies: four}, 4},
+		{"in front of the broker", Record{Topology: "chain:3", Options: "proxy:haproxy/l4/x1", Proxies: []Proxy{{Role: "hop " + BrokerHop}}}, 3},
+		{"no proxy", Record{Topology: "chain:3"}, 0},
+	} {
+		if got := c.r.ProxiedHops(); got != c.want {
+			t.Errorf("%s: %d hops, want %d", c.name, got, c.want)
+		}
+	}
+}
