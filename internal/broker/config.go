@@ -176,7 +176,6 @@ func checkLoopback(addr string) error {
 	return nil
 }
 
-// freePort returns a loopback port free right now.
 // stablePortsFrom is the lowest port stablePort chooses from.
 const stablePortsFrom = 20000
 
@@ -203,6 +202,7 @@ func stablePort() (int, error) {
 	return 0, fmt.Errorf("no free port in 100 tries between %d and %d, below the ephemeral ports: free some, or lower net.ipv4.ip_local_port_range's start", stablePortsFrom, below)
 }
 
+// freePort returns a loopback port free right now.
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -146,7 +146,7 @@ func TestBadInputIsAUsageErrorNamingTheFix(t *testing.T) {
 		{[]string{"codec", "--runtime", "jvm", "--codec", "msgpack"}, "--runtime jvm times the codecs [json proto proto+convert], not msgpack"},
 		{[]string{"codec", "--runtime", "jvm", "--compress", "gzip"}, "without compression"},
 		{[]string{"codec", "--runtime", "jvm", "--samples", "3"}, "--samples is Go's timing"},
-		{[]string{"codec", "--runtime", "jvm", "--forks", "0"}, "want 1 to 10 --forks"},
+		{[]string{"codec", "--runtime", "jvm", "--forks", "0"}, "forks 0: want 1 to 10"},
 		{[]string{"codec", "--runtime", "jvm", "--model", "user", "--codec", "proto+convert"}, "proto+convert is Ensor's conversion, for his model, recipe, alone"},
 		{[]string{"codec", "--proto", ordersProto}, "--proto needs --message"},
 		{[]string{"evolve", "--proto", ordersProto, "--proto-path", ordersPath, "--message", "shop.Order"}, "--proto-v2 FILE: name version 2"},

@@ -33,8 +33,8 @@ func timeJVMCodecs(cmd *cobra.Command, a *app, f codecFlags) ([]codecbench.Resul
 		}
 	}
 	j := f.jmh
-	if j.Check() != nil {
-		return nil, 0, usageError{fmt.Errorf("JMH: want 1 to 10 --forks, 0 to 100 --warmup-iterations, 1 to 100 --iterations, and an --iteration-time of 100ms to 1m")}
+	if err := j.Check(); err != nil {
+		return nil, 0, usageError{fmt.Errorf("JMH's %v (--forks, --warmup-iterations, --iterations, --iteration-time)", err)}
 	}
 	j.Seed = f.opts.Seed
 	asked := jvm.CodecCodecs

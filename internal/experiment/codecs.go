@@ -32,7 +32,7 @@ type JMHSpec struct {
 // jmhOptions are how JMH times s's codecs: its jmh, defaults for what
 // that leaves out.
 func (s *Spec) jmhOptions() jvm.CodecOptions {
-	o := jvm.ExperimentCodecOptions
+	o := jvm.ExperimentCodecOptions()
 	o.Seed = s.Seed
 	if j := s.JMH; j != nil {
 		set := func(to *int, from *int) {

@@ -106,7 +106,8 @@ var invalidSpecs = []struct {
 	{"unknown option", with("stacks: [amqp]\ntransport_options: {amqp.acks: all}"), "transport_options.amqp.acks", "known: reply, prefetch"},
 	{"bad option value", with("stacks: [kafka]\ntransport_options: {kafka.acks: some}"), "transport_options.kafka.acks", "all leader none"},
 	{"matrix too large", with("repetitions: 1000\npayloads: [{model: text, counts: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]}]"), "(top level)", "at most 10000"},
-	{"jmh out of bounds", with("jmh: {forks: 0}"), "jmh", "want 1 to 10 forks"},
+	{"jmh out of bounds", with("codecs: [json]\nruntimes: [go, jvm]\njmh: {forks: 0}"), "jmh", "forks 0: want 1 to 10"},
+	{"jmh without the JVM", with("codecs: [json]\njmh: {forks: 2}"), "jmh", "times none there"},
 	{"jmh unknown field", with("jmh: {fork: 2}"), "jmh.fork", "known here: forks"},
 	{"jmh in a part", with("parts: [{name: a, jmh: {forks: 2}}]"), "parts[0].jmh", "experiment"},
 	{"top level not a mapping", "- rest", "(top level)", "want a mapping"},
@@ -203,7 +204,7 @@ func TestDefaults(t *testing.T) {
 	if o := s.jmhOptions(); o.Forks != 5 || o.WarmupIterations != 3 || o.Iterations != 3 || o.Iteration != time.Second || o.Seed != 1 {
 		t.Errorf("JMH's defaults: %+v", o)
 	}
-	s, err = Parse([]byte(with("jmh: {forks: 2, warmup_iterations: 0, iteration_time: 200ms}")))
+	s, err = Parse([]byte(with("codecs: [json]\nruntimes: [go, jvm]\njmh: {forks: 2, warmup_iterations: 0, iteration_time: 200ms}")))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -70,7 +70,11 @@ func (s *Spec) validateExperiment(bad func(string, string, ...any)) {
 			bad(fmt.Sprintf("codecs[%d]", i), "%v", err)
 		}
 	}
-	if s.JMH != nil {
+	switch {
+	case s.JMH == nil:
+	case len(s.Codecs) == 0 || !slices.Contains(s.Runtimes, jvm.JVM):
+		bad("jmh", "it sets how the codecs are timed on the JVM, and this spec times none there: add codecs and jvm to runtimes, or leave jmh out")
+	default:
 		if err := s.jmhOptions().Check(); err != nil {
 			bad("jmh", "%v", err)
 		}

@@ -31,10 +31,18 @@ type CodecOptions struct {
 	Seed      uint64
 }
 
-// Check refuses settings outside the bounds hopbench runs JMH within.
+// Check refuses settings outside the bounds hopbench runs JMH within,
+// naming the first one out of them.
 func (o CodecOptions) Check() error {
-	if o.Forks < 1 || o.Forks > 10 || o.WarmupIterations < 0 || o.WarmupIterations > 100 || o.Iterations < 1 || o.Iterations > 100 || o.Iteration < 100*time.Millisecond || o.Iteration > time.Minute {
-		return fmt.Errorf("JMH: want 1 to 10 forks, 0 to 100 warm-up iterations, 1 to 100 measured iterations, and an iteration time of 100ms to 1m")
+	switch {
+	case o.Forks < 1 || o.Forks > 10:
+		return fmt.Errorf("forks %d: want 1 to 10", o.Forks)
+	case o.WarmupIterations < 0 || o.WarmupIterations > 100:
+		return fmt.Errorf("warm-up iterations %d: want 0 to 100", o.WarmupIterations)
+	case o.Iterations < 1 || o.Iterations > 100:
+		return fmt.Errorf("iterations %d: want 1 to 100", o.Iterations)
+	case o.Iteration < 100*time.Millisecond || o.Iteration > time.Minute:
+		return fmt.Errorf("iteration time %s: want 100ms to 1m", o.Iteration)
 	}
 	return nil
 }

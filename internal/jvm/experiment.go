@@ -36,7 +36,9 @@ func CodecCasesOf(cases []codecbench.Case) []codecbench.Case {
 // its spec says otherwise: five forks, each an independent run (a verdict
 // needs 4 runs a side at least), with three warm-up and three measured
 // iterations of a second.
-var ExperimentCodecOptions = CodecOptions{Forks: 5, WarmupIterations: 3, Iterations: 3, Iteration: time.Second}
+func ExperimentCodecOptions() CodecOptions {
+	return CodecOptions{Forks: 5, WarmupIterations: 3, Iterations: 3, Iteration: time.Second}
+}
 
 // TimeExperimentCodecs times the JVM's codecs with JMH as o says.
 func TimeExperimentCodecs(ctx context.Context, cases []codecbench.Case, o CodecOptions, progress func(codecbench.Result)) ([]codecbench.Result, error) {

@@ -19,6 +19,7 @@ type Reopening struct {
 	mu      sync.Mutex
 	s       *Client
 	opening chan struct{} // closed when the open under way ends; nil when none is
+	closing chan struct{} // closed by Close, for the callers waiting on an open
 	closed  bool
 }
 
@@ -30,7 +31,7 @@ func NewReopening(ctx context.Context, open func(context.Context) (*Client, erro
 	if err != nil {
 		return nil, err
 	}
-	return &Reopening{open: open, after: after, s: s}, nil
+	return &Reopening{open: open, after: after, s: s, closing: make(chan struct{})}, nil
 }
 
 // current is the live stream, opened again if the last one ended; none
@@ -57,6 +58,7 @@ func (r *Reopening) current(ctx context.Context) (*Client, error) {
 		r.mu.Unlock()
 		select {
 		case <-opening: // opened, or failed: look again
+		case <-r.closing: // look again: closed
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
@@ -69,11 +71,15 @@ func (r *Reopening) reopen(ctx context.Context) (*Client, error) {
 	opening := make(chan struct{})
 	r.opening = opening
 	r.mu.Unlock()
+	defer func() { // last, even if open panics: the waiters look again
+		r.mu.Lock()
+		r.opening = nil
+		close(opening)
+		r.mu.Unlock()
+	}()
 	s, err := r.open(ctx)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.opening = nil
-	close(opening)
 	switch {
 	case err != nil:
 		return nil, err
@@ -116,6 +122,9 @@ func (r *Reopening) Feed(ctx context.Context, req *transport.Request, each func(
 // Close ends the live stream and every call on it, then calls after.
 func (r *Reopening) Close() error {
 	r.mu.Lock()
+	if !r.closed {
+		close(r.closing)
+	}
 	r.closed = true
 	err := r.s.Close()
 	r.mu.Unlock()

@@ -3,6 +3,7 @@ package streamed_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -88,7 +89,7 @@ func (s *closingStream) Close() error {
 // another waits only until its own deadline, and Close does not wait for
 // the open; a stream opened after Close is closed at once.
 func TestAReopeningClientOpensOutsideItsLock(t *testing.T) {
-	release := make(chan struct{})
+	release, entered := make(chan struct{}), make(chan struct{})
 	var first *streamed.Client
 	var late *closingStream
 	open := func(context.Context) (*streamed.Client, error) {
@@ -98,6 +99,7 @@ func TestAReopeningClientOpensOutsideItsLock(t *testing.T) {
 			first = streamed.NewClient(s, 1<<20)
 			return first, nil
 		}
+		close(entered)
 		<-release
 		late = &closingStream{closed: make(chan struct{})}
 		return streamed.NewClient(late, 1<<20), nil
@@ -115,7 +117,7 @@ func TestAReopeningClientOpensOutsideItsLock(t *testing.T) {
 		_, err := c.Call(context.Background(), req)
 		opener <- err
 	}()
-	time.Sleep(50 * time.Millisecond) // the opener is in open
+	<-entered // the opener is in open
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	waiter := make(chan error, 1)
@@ -129,6 +131,9 @@ func TestAReopeningClientOpensOutsideItsLock(t *testing.T) {
 		close(release)
 		t.Fatal("a call with 100ms to go still waits for another's open after 2s")
 	}
+	patient := make(chan error, 1) // a call without a deadline, waiting on the open
+	go func() { _, err := c.Call(context.Background(), req); patient <- err }()
+	time.Sleep(50 * time.Millisecond) // it waits on the open by now, or it meets a closed client: a pass either way
 	closed := make(chan struct{})
 	go func() { c.Close(); close(closed) }()
 	select {
@@ -137,13 +142,75 @@ func TestAReopeningClientOpensOutsideItsLock(t *testing.T) {
 		close(release)
 		t.Fatal("Close waited for an open under way")
 	}
+	select {
+	case err := <-patient:
+		if transport.CodeOf(err) != transport.CodeUnavailable {
+			t.Errorf("a call waiting on the open as the client closed: %v, want unavailable", err)
+		}
+	case <-time.After(2 * time.Second):
+		close(release)
+		t.Fatal("a call without a deadline still waits on the open 2s after Close")
+	}
 	close(release)
-	if err := <-opener; err == nil {
-		t.Error("the opener's call succeeded on a client closed while it opened")
+	if err := <-opener; transport.CodeOf(err) != transport.CodeUnavailable || !strings.Contains(err.Error(), "closed") {
+		t.Errorf("the opener's call on a client closed while it opened: %v, want unavailable: closed", err)
 	}
 	select {
 	case <-late.closed:
 	default:
 		t.Error("the stream opened after Close was left open")
+	}
+}
+
+// An open that fails fails its caller's call only: a call waiting on it
+// looks again and opens the next stream itself.
+func TestAReopeningClientRetriesAfterAFailedOpen(t *testing.T) {
+	var first *streamed.Client
+	failing, entered, release := true, make(chan struct{}), make(chan struct{})
+	opened := 0
+	open := func(context.Context) (*streamed.Client, error) {
+		opened++
+		switch {
+		case first == nil:
+			s := &closingStream{closed: make(chan struct{})}
+			close(s.closed) // the first stream ends at once
+			first = streamed.NewClient(s, 1<<20)
+			return first, nil
+		case failing:
+			failing = false
+			close(entered)
+			<-release
+			return nil, errors.New("dial refused")
+		}
+		return streamed.NewClient(&closingStream{closed: make(chan struct{})}, 1<<20), nil
+	}
+	c, err := streamed.NewReopening(context.Background(), open, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	<-first.Ended()
+	json, _ := codec.Lookup("json")
+	none, _ := codec.LookupCompression("none")
+	req := &transport.Request{Op: transport.OpGet, Model: "text", Codec: json, Compression: none}
+	failed := make(chan error, 1)
+	go func() { _, err := c.Call(context.Background(), req); failed <- err }()
+	<-entered
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	waited := make(chan error, 1)
+	go func() { _, err := c.Call(ctx, req); waited <- err }()
+	time.Sleep(20 * time.Millisecond) // the second call waits on the open (or has not come yet: either way it opens next)
+	close(release)
+	if err := <-failed; err == nil || !strings.Contains(err.Error(), "dial refused") {
+		t.Errorf("the failed open's call: %v, want its error", err)
+	}
+	// The second call sent on the stream it opened; nothing answers there,
+	// so it ends at its deadline, having opened it.
+	if err := <-waited; !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("the waiting call: %v, want its deadline's error after sending on a new stream", err)
+	}
+	if opened != 3 {
+		t.Errorf("%d opens, want 3 (the first, the failed one, the waiting call's)", opened)
 	}
 }
