@@ -21,6 +21,10 @@
 # NODE_FLAGS are passed to hopbench's node (NODE_FLAGS='--option
 # serve=serial': a broker stack's node serves as the bare responder does,
 # one message at a time in the delivering goroutine).
+# NODE_FLAGS_B adds a side to every round: hopbench's node with these flags
+# instead, and its rate over the bare pair's in the same round, so two
+# settings of the node are compared in the same rounds
+# (NODE_FLAGS_B='--option serve=serial').
 set -euo pipefail
 cd "$(dirname "$0")/.."
 clients="${1:-64}"
@@ -86,6 +90,9 @@ hopbench_side() { # stack target
 	HOPBENCH_CPUPROFILE=$(profile "$1" load) bin/hopbench load --stack "$1" --target "$2" --op echo --model text --count 10 --clients "$clients" --duration "$duration" --format json 2>>"$work/log" | json_rps
 	stop
 }
+hopbench_b_side() { # stack target: hopbench_side with NODE_FLAGS_B
+	NODE_FLAGS="$NODE_FLAGS_B" hopbench_side "$@"
+}
 bare_side() { # stack target
 	bin/bareloop -stack "$1" -target "$2" ${BARE_FLAGS:-} -serve >"$work/ready" 2>"$work/log" &
 	pid=$!
@@ -118,6 +125,7 @@ for round in $(seq "$rounds"); do
 	for s in "${stacks[@]}"; do
 		sides=(hopbench_side bare_side)
 		[ -n "${MIX:-}" ] && [ -n "$(broker_of "$s")" ] && sides+=(node_side load_side)
+		[ -n "${NODE_FLAGS_B:-}" ] && sides+=(hopbench_b_side)
 		[ $((round % 2)) -eq 0 ] && sides=($(printf '%s\n' "${sides[@]}" | tac))
 		for side in "${sides[@]}"; do
 			echo "round $round/$rounds: $s $side" >&2
@@ -145,7 +153,8 @@ for stack, by in rps.items():
     ratio = [h / b for h, b in zip(hb, bare)]
     n = lambda v: f"{v:.0f}"
     print(f"| {stack} | {sys.argv[2]} | {spread(hb, n)} | {spread(bare, n)} | {spread(ratio, lambda v: f'{v:.2f}x')} |")
-mixed = {"node_side": "hopbench node + bare caller", "load_side": "bare responder + hopbench load"}
+mixed = {"node_side": "hopbench node + bare caller", "load_side": "bare responder + hopbench load",
+         "hopbench_b_side": "hopbench node (NODE_FLAGS_B) + load"}
 if any(side in mixed for by in rps.values() for side, _ in by):
     print()
     print("| stack | pair | req/s | over the bare pair, same round |")
