@@ -109,9 +109,7 @@ func TestAReopeningClientOpensOutsideItsLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-first.Ended()
-	json, _ := codec.Lookup("json")
-	none, _ := codec.LookupCompression("none")
-	req := &transport.Request{Op: transport.OpGet, Model: "text", Codec: json, Compression: none}
+	req := textGet()
 	opener := make(chan error, 1)
 	go func() {
 		_, err := c.Call(context.Background(), req)
@@ -190,9 +188,7 @@ func TestAReopeningClientRetriesAfterAFailedOpen(t *testing.T) {
 	}
 	defer c.Close()
 	<-first.Ended()
-	json, _ := codec.Lookup("json")
-	none, _ := codec.LookupCompression("none")
-	req := &transport.Request{Op: transport.OpGet, Model: "text", Codec: json, Compression: none}
+	req := textGet()
 	failed := make(chan error, 1)
 	go func() { _, err := c.Call(context.Background(), req); failed <- err }()
 	<-entered
@@ -213,4 +209,11 @@ func TestAReopeningClientRetriesAfterAFailedOpen(t *testing.T) {
 	if opened != 3 {
 		t.Errorf("%d opens, want 3 (the first, the failed one, the waiting call's)", opened)
 	}
+}
+
+// textGet is a get of text in JSON, uncompressed.
+func textGet() *transport.Request {
+	json, _ := codec.Lookup("json")
+	none, _ := codec.LookupCompression("none")
+	return &transport.Request{Op: transport.OpGet, Model: "text", Codec: json, Compression: none}
 }
