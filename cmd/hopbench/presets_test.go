@@ -82,9 +82,12 @@ func smoke(t *testing.T, data []byte) string {
 	if _, err := jvm.Jar(); testing.Short() || err != nil && os.Getenv("HOPBENCH_REQUIRE_JVM") == "" {
 		delete(spec, "runtimes")
 	}
-	// JMH at its shortest: two forks (two runs a side), one iteration of
-	// 100ms each, which still go through every step of the JVM's timing.
-	spec["jmh"] = map[string]any{"forks": 2, "warmup_iterations": 1, "iterations": 1, "iteration_time": "100ms"}
+	// JMH at its shortest where the preset times codecs on the JVM: two
+	// forks (two runs a side), one iteration of 100ms each, which still go
+	// through every step of the JVM's timing.
+	if rts, _ := spec["runtimes"].([]any); slices.Contains(rts, any("jvm")) && spec["codecs"] != nil {
+		spec["jmh"] = map[string]any{"forks": 2, "warmup_iterations": 1, "iterations": 1, "iteration_time": "100ms"}
+	}
 	shrink := func(m map[string]any) {
 		for _, k := range []string{"duration", "warmup", "requests", "repetitions"} {
 			delete(m, k)
