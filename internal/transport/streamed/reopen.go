@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/hopbench/hopbench/internal/transport"
-	"github.com/hopbench/hopbench/internal/transport/brokered"
 )
 
 // Reopening calls over one stream at a time: a stream that ended (its
@@ -19,8 +18,7 @@ type Reopening struct {
 	mu      sync.Mutex
 	s       *Client
 	opening chan struct{} // closed when the open under way ends; nil when none is
-	closing chan struct{} // closed by Close, for the callers waiting on an open
-	closed  bool
+	closed  chan struct{} // closed by Close, which also wakes the callers waiting on an open
 }
 
 // NewReopening opens the first stream with open, which opens each next
@@ -31,7 +29,7 @@ func NewReopening(ctx context.Context, open func(context.Context) (*Client, erro
 	if err != nil {
 		return nil, err
 	}
-	return &Reopening{open: open, after: after, s: s, closing: make(chan struct{})}, nil
+	return &Reopening{open: open, after: after, s: s, closed: make(chan struct{})}, nil
 }
 
 // current is the live stream, opened again if the last one ended; none
@@ -40,9 +38,9 @@ func NewReopening(ctx context.Context, open func(context.Context) (*Client, erro
 func (r *Reopening) current(ctx context.Context) (*Client, error) {
 	for {
 		r.mu.Lock()
-		if r.closed {
+		if r.isClosed() {
 			r.mu.Unlock()
-			return nil, brokered.Unavailable("stream: the client is closed")
+			return nil, errClientClosed
 		}
 		select {
 		case <-r.s.Ended():
@@ -58,7 +56,7 @@ func (r *Reopening) current(ctx context.Context) (*Client, error) {
 		r.mu.Unlock()
 		select {
 		case <-opening: // opened, or failed: look again
-		case <-r.closing: // look again: closed
+		case <-r.closed: // look again: closed
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
@@ -83,13 +81,23 @@ func (r *Reopening) reopen(ctx context.Context) (*Client, error) {
 	switch {
 	case err != nil:
 		return nil, err
-	case r.closed:
+	case r.isClosed():
 		s.Close()
-		return nil, brokered.Unavailable("stream: the client is closed")
+		return nil, errClientClosed
 	}
 	r.s.Close()
 	r.s = s
 	return s, nil
+}
+
+// isClosed says Close has been called.
+func (r *Reopening) isClosed() bool {
+	select {
+	case <-r.closed:
+		return true
+	default:
+		return false
+	}
 }
 
 // Call sends req over the live stream; one refused unsent because its
@@ -122,10 +130,9 @@ func (r *Reopening) Feed(ctx context.Context, req *transport.Request, each func(
 // Close ends the live stream and every call on it, then calls after.
 func (r *Reopening) Close() error {
 	r.mu.Lock()
-	if !r.closed {
-		close(r.closing)
+	if !r.isClosed() {
+		close(r.closed)
 	}
-	r.closed = true
 	err := r.s.Close()
 	r.mu.Unlock()
 	if r.after != nil {

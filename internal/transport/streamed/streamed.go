@@ -185,6 +185,10 @@ func (c *Client) Call(ctx context.Context, req *transport.Request) ([]byte, erro
 // had ended: a client that opens another stream may send it there.
 var ErrNotSent = errors.New("not sent: the stream had ended")
 
+// errClientClosed fails the calls on a client closed under them, and any
+// made after (Client's and Reopening's alike).
+var errClientClosed = brokered.Unavailable("stream: the client is closed")
+
 // notSent is the stream's own error (its code kept), marked ErrNotSent.
 type notSent struct{ err error }
 
@@ -200,7 +204,7 @@ func (c *Client) Close() error {
 	c.once.Do(func() {
 		err = c.s.Close()
 		<-c.done
-		c.pending.Fail(brokered.Unavailable("stream: the client is closed"))
+		c.pending.Fail(errClientClosed)
 	})
 	return err
 }

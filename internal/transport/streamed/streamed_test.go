@@ -66,7 +66,7 @@ func TestAReopeningClientOpensNoStreamOnceClosed(t *testing.T) {
 	}
 }
 
-// closingStream counts its Close; it ends when closed.
+// closingStream ends when closed, and says whether it was.
 type closingStream struct {
 	closed chan struct{}
 }
@@ -94,9 +94,7 @@ func TestAReopeningClientOpensOutsideItsLock(t *testing.T) {
 	var late *closingStream
 	open := func(context.Context) (*streamed.Client, error) {
 		if first == nil {
-			s := &closingStream{closed: make(chan struct{})}
-			close(s.closed) // the first stream ends at once
-			first = streamed.NewClient(s, 1<<20)
+			first = endedClient() // the first stream ends at once
 			return first, nil
 		}
 		close(entered)
@@ -170,9 +168,7 @@ func TestAReopeningClientRetriesAfterAFailedOpen(t *testing.T) {
 		opened++
 		switch {
 		case first == nil:
-			s := &closingStream{closed: make(chan struct{})}
-			close(s.closed) // the first stream ends at once
-			first = streamed.NewClient(s, 1<<20)
+			first = endedClient() // the first stream ends at once
 			return first, nil
 		case failing:
 			failing = false
@@ -209,6 +205,13 @@ func TestAReopeningClientRetriesAfterAFailedOpen(t *testing.T) {
 	if opened != 3 {
 		t.Errorf("%d opens, want 3 (the first, the failed one, the waiting call's)", opened)
 	}
+}
+
+// endedClient is a client of a stream that has ended already.
+func endedClient() *streamed.Client {
+	s := &closingStream{closed: make(chan struct{})}
+	close(s.closed)
+	return streamed.NewClient(s, 1<<20)
 }
 
 // textGet is a get of text in JSON, uncompressed.
