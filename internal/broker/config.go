@@ -185,10 +185,7 @@ const stablePortsFrom = 20000
 // local end nor any port-0 listener a port there, so it stays free until
 // its listener comes, unless a process asks for it by number.
 func stablePort() (int, error) {
-	below := 32768 // Linux's default start of the range
-	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
-		fmt.Sscan(string(b), &below)
-	}
+	below := ephemeralPortsFrom()
 	if below-stablePortsFrom < 1000 {
 		return freePort() // no room below the range: any free port
 	}
@@ -200,6 +197,16 @@ func stablePort() (int, error) {
 		}
 	}
 	return 0, fmt.Errorf("no free port in 100 tries between %d and %d, below the ephemeral ports: free some, or lower net.ipv4.ip_local_port_range's start", stablePortsFrom, below)
+}
+
+// ephemeralPortsFrom is where the kernel's ephemeral ports start
+// (ip_local_port_range), or Linux's default where that cannot be read.
+func ephemeralPortsFrom() int {
+	from := 32768
+	if b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range"); err == nil {
+		fmt.Sscan(string(b), &from)
+	}
+	return from
 }
 
 // freePort returns a loopback port free right now.

@@ -119,13 +119,15 @@ func newKafkaListeners(cfg Config) (kafkaListeners, error) {
 	// it starts; the proxy's front is bound only while a run proxies it,
 	// so it comes from below the ephemeral ports, which nothing else is
 	// given meanwhile.
-	ports := []func() (int, error){freePort, freePort, stablePort}
-	for i, a := range []*string{&l.controller, &l.proxied, &l.proxyFront} {
-		port, err := ports[i]()
+	for _, a := range []struct {
+		addr *string
+		port func() (int, error)
+	}{{&l.controller, freePort}, {&l.proxied, freePort}, {&l.proxyFront, stablePort}} {
+		port, err := a.port()
 		if err != nil {
 			return l, err
 		}
-		*a = net.JoinHostPort(host, strconv.Itoa(port))
+		*a.addr = net.JoinHostPort(host, strconv.Itoa(port))
 	}
 	return l, nil
 }

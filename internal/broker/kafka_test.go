@@ -1,9 +1,7 @@
 package broker
 
 import (
-	"fmt"
 	"net"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -40,12 +38,7 @@ inter.broker.listener.name=PLAINTEXT
 // The proxy's front, advertised before anything listens on it, is a free
 // port below the kernel's ephemeral ones, which no connection is given.
 func TestKafkasProxyFrontIsBelowTheEphemeralPorts(t *testing.T) {
-	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
-	if err != nil {
-		t.Skip("no ip_local_port_range here:", err)
-	}
-	var below int
-	fmt.Sscan(string(b), &below)
+	below := ephemeralPortsFrom()
 	if below-stablePortsFrom < 1000 {
 		t.Skipf("the ephemeral ports start at %d: no room below them", below)
 	}
