@@ -29,6 +29,9 @@ type JMHSpec struct {
 	IterationTime    *Duration `yaml:"iteration_time" json:"iteration_time,omitempty" jsonschema_description:"Time of each warm-up and measured iteration: 100ms to 1m (default 1s)."`
 }
 
+// onJVM says some of s's nodes, and its codecs, run on the JVM.
+func (s *Spec) onJVM() bool { return slices.Contains(s.Runtimes, jvm.JVM) }
+
 // jmhOptions are how JMH times s's codecs: its jmh, defaults for what
 // that leaves out.
 func (s *Spec) jmhOptions() jvm.CodecOptions {
@@ -64,7 +67,7 @@ func (x *Runner) timeCodecs(ctx context.Context, s *Spec, runs []Run) error {
 		return err
 	}
 	var onJVM []codecbench.Case
-	if slices.Contains(s.Runtimes, jvm.JVM) {
+	if s.onJVM() {
 		onJVM = jvm.CodecCasesOf(cases)
 	}
 	done, total := 0, len(cases)+len(onJVM)

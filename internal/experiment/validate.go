@@ -72,7 +72,7 @@ func (s *Spec) validateExperiment(bad func(string, string, ...any)) {
 	}
 	switch {
 	case s.JMH == nil:
-	case len(s.Codecs) == 0 || !slices.Contains(s.Runtimes, jvm.JVM):
+	case len(s.Codecs) == 0 || !s.onJVM():
 		bad("jmh", "it sets how the codecs are timed on the JVM, and this spec times none there: add codecs and jvm to runtimes, or leave jmh out")
 	default:
 		if err := s.jmhOptions().Check(); err != nil {
@@ -463,7 +463,7 @@ func (s *Spec) validateRuntimes(bad func(string, string, ...any)) {
 			bad(fmt.Sprintf("runtimes[%d]", i), "%v", err)
 		}
 	}
-	if !slices.Contains(s.Runtimes, jvm.JVM) {
+	if !s.onJVM() {
 		return
 	}
 	const why = "; put the JVM's runs in a part of their own without it"
@@ -522,7 +522,7 @@ func (s *Spec) validateSchemas(bad func(string, string, ...any)) {
 	if !v2 {
 		return
 	}
-	if slices.Contains(s.Runtimes, jvm.JVM) {
+	if s.onJVM() {
 		bad("schemas", "runtime jvm: the JVM node speaks v1 only; put the runs of v2 in a part of their own with runtimes [go]")
 	}
 	if slices.Contains(s.Generators, GeneratorIndependent) {

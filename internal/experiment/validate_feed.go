@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/hopbench/hopbench/internal/jvm"
 	"github.com/hopbench/hopbench/internal/transport"
 )
 
@@ -38,7 +37,7 @@ func (s *Spec) validateOps(bad func(string, string, ...any)) {
 		}
 	}
 	switch {
-	case slices.Contains(s.Runtimes, jvm.JVM):
+	case s.onJVM():
 		bad("runtimes", "the JVM node serves no feeds yet: run feeds on go nodes%s", why)
 	case len(s.Hosts) > 0:
 		bad("hosts", "feeds run on this machine only: agents do not carry the time to the first message yet%s", why)
