@@ -188,20 +188,6 @@ func callerDeadline(ctx context.Context, m Meta) (context.Context, context.Cance
 	return ctx, cancel, true
 }
 
-// Outliving is ctx's deadline and values without its cancellation, for a
-// reply written after Serve has returned (a library's asynchronous
-// publish), since Serve cancels its context as it returns and a library
-// that watches the context drops a message whose context has ended (as
-// franz-go does with a buffered record). The reply still ends by the
-// caller's deadline; done releases its timer once the reply is written.
-func Outliving(ctx context.Context) (outliving context.Context, done context.CancelFunc) {
-	detached := context.WithoutCancel(ctx)
-	if deadline, ok := ctx.Deadline(); ok {
-		return context.WithDeadline(detached, deadline)
-	}
-	return detached, func() {}
-}
-
 // Result is a reply message as a call's outcome.
 func Result(m Meta, body []byte, maxBytes int) ([]byte, error) {
 	if name := m[HeaderError]; name != "" {

@@ -276,12 +276,14 @@ func (srv *server) consume(h transport.Handler, maxBytes int) {
 						Headers: toHeaders(meta, kgo.RecordHeader{Key: headerCorrelation, Value: []byte(correlation)})}
 					// Produced without waiting for the broker's ack, as a
 					// plain consumer (and bench/bareloop's responder)
-					// replies, under a context Serve's return does not
-					// end: franz-go drops a buffered record whose context
-					// has. A reply that cannot be written by the caller's
-					// deadline leaves the caller to it.
-					pctx, done := brokered.Outliving(ctx)
-					srv.cl.Produce(pctx, rec, func(*kgo.Record, error) { done() })
+					// replies, under a context that never ends: franz-go
+					// fails a buffered record whose context has ended (Serve
+					// cancels its own as it returns) and, when that record
+					// heads a batch, every reply batched behind it. A reply
+					// too late for its caller is dropped by the caller;
+					// one the broker cannot take fails after the client's
+					// RecordDeliveryTimeout.
+					srv.cl.Produce(context.WithoutCancel(ctx), rec, nil)
 				})
 			})
 		})

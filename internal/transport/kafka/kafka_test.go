@@ -218,3 +218,44 @@ func TestANodeBackDoesNotServeRequestsItsCallersGaveUp(t *testing.T) {
 func TestServerSaysWhenItsBrokerConnectionDrops(t *testing.T) {
 	transporttest.CheckHealth(t, "kafka", "kafka://"+brokertest.Addrs["kafka"]+"/health", transport.Config{Codec: "proto"})
 }
+
+// A reply its caller has given up on takes no other reply down with it:
+// franz-go fails a whole batch whose first record's context has ended, so
+// a reply produced under the call's deadline, lingering past it, failed
+// the replies batched behind it to the same caller. The node lingers half
+// a second, so the two replies below share a batch.
+func TestAReplyTooLateLosesNoOther(t *testing.T) {
+	ctx := context.Background()
+	st, err := transport.ParseStack("kafka+json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := node.Start(ctx, node.Config{Stack: st, Listen: "kafka://" + brokertest.Addrs["kafka"] + "/",
+		Transport: transport.Config{Options: map[string]string{"linger": "500ms"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	tr, _ := transport.Lookup("kafka")
+	cl, err := tr.Dial(ctx, n.Addr(), transport.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	late := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(ctx, 150*time.Millisecond)
+		defer cancel()
+		_, err := cl.Call(ctx, jsonEcho([]byte(`{"text":"late"}`)))
+		late <- err
+	}()
+	time.Sleep(50 * time.Millisecond) // the late call's reply is lingering
+	onTime, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if _, err := cl.Call(onTime, jsonEcho([]byte(`{"text":"on time"}`))); err != nil {
+		t.Fatalf("a call with 10s to go, its reply batched behind one to a call that gave up after 150ms: %v", err)
+	}
+	if err := <-late; transport.CodeOf(err) != transport.CodeDeadline {
+		t.Errorf("a call with 150ms to go, its reply lingering 500ms: %v; want its deadline exceeded", err)
+	}
+}
