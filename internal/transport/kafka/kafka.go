@@ -436,9 +436,12 @@ func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, erro
 		kgo.RecordHeader{Key: headerReplyTo, Value: []byte(c.replies)})}
 	// franz-go retries a produce in flight until it is delivered, whatever
 	// the context says, so the call waits for its promise or its deadline,
-	// whichever comes first; a broker gone away must not hold it.
+	// whichever comes first; a broker gone away must not hold it. The
+	// record's context never ends: franz-go fails a whole batch whose first
+	// record's context has, so a call giving up would fail the calls
+	// batched behind it. The node drops a request past its deadline.
 	produced := make(chan error, 1)
-	c.cl.Produce(ctx, rec, func(_ *kgo.Record, err error) { produced <- err })
+	c.cl.Produce(context.WithoutCancel(ctx), rec, func(_ *kgo.Record, err error) { produced <- err })
 	select {
 	case err := <-produced:
 		if err != nil {

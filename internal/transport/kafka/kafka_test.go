@@ -219,43 +219,61 @@ func TestServerSaysWhenItsBrokerConnectionDrops(t *testing.T) {
 	transporttest.CheckHealth(t, "kafka", "kafka://"+brokertest.Addrs["kafka"]+"/health", transport.Config{Codec: "proto"})
 }
 
-// A reply its caller has given up on takes no other reply down with it:
-// franz-go fails a whole batch whose first record's context has ended, so
-// a reply produced under the call's deadline, lingering past it, failed
-// the replies batched behind it to the same caller. The node lingers half
-// a second, so the two replies below share a batch.
-func TestAReplyTooLateLosesNoOther(t *testing.T) {
-	ctx := context.Background()
-	st, err := transport.ParseStack("kafka+json")
-	if err != nil {
-		t.Fatal(err)
+// A call that has given up takes no other call down with it: franz-go
+// fails a whole batch whose first record's context has ended, so a request
+// or a reply produced under its call's context, lingering past its end,
+// failed the records batched behind it. Here the node's replies, then the
+// client's requests, linger half a second, so the two calls' records share
+// a batch (the request topic has one partition, so that the requests do).
+func TestACallGivenUpLosesNoOther(t *testing.T) {
+	for _, c := range []struct {
+		name         string
+		node, client map[string]string
+	}{
+		{"the node's replies linger", map[string]string{"linger": "500ms", "partitions": "1"}, nil},
+		{"the client's requests linger", map[string]string{"partitions": "1"}, map[string]string{"linger": "500ms"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx := context.Background()
+			st, err := transport.ParseStack("kafka+json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, err := node.Start(ctx, node.Config{Stack: st, Listen: "kafka://" + brokertest.Addrs["kafka"] + "/",
+				Transport: transport.Config{Options: c.node}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer n.Close()
+			tr, _ := transport.Lookup("kafka")
+			cl, err := tr.Dial(ctx, n.Addr(), transport.Config{Options: c.client})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cl.Close()
+			checkNoCallLostToAnother(t, cl)
+		})
 	}
-	n, err := node.Start(ctx, node.Config{Stack: st, Listen: "kafka://" + brokertest.Addrs["kafka"] + "/",
-		Transport: transport.Config{Options: map[string]string{"linger": "500ms"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer n.Close()
-	tr, _ := transport.Lookup("kafka")
-	cl, err := tr.Dial(ctx, n.Addr(), transport.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
+}
+
+// checkNoCallLostToAnother makes a call that gives up after 150ms, and
+// 50ms later one with 10s to go, which must be answered.
+func checkNoCallLostToAnother(t *testing.T, cl transport.Client) {
+	t.Helper()
 	late := make(chan error, 1)
 	go func() {
-		ctx, cancel := context.WithTimeout(ctx, 150*time.Millisecond)
+		ctx, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond)
 		defer cancel()
 		_, err := cl.Call(ctx, jsonEcho([]byte(`{"text":"late"}`)))
 		late <- err
 	}()
-	time.Sleep(50 * time.Millisecond) // the late call's reply is lingering
-	onTime, cancel := context.WithTimeout(ctx, 10*time.Second)
+	time.Sleep(50 * time.Millisecond) // the late call's record is lingering
+	onTime, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if _, err := cl.Call(onTime, jsonEcho([]byte(`{"text":"on time"}`))); err != nil {
-		t.Fatalf("a call with 10s to go, its reply batched behind one to a call that gave up after 150ms: %v", err)
+		t.Fatalf("a call with 10s to go, its record batched behind one of a call that gave up after 150ms: %v", err)
 	}
 	if err := <-late; transport.CodeOf(err) != transport.CodeDeadline {
-		t.Errorf("a call with 150ms to go, its reply lingering 500ms: %v; want its deadline exceeded", err)
+		t.Errorf("a call with 150ms to go, its record lingering 500ms: %v; want its deadline exceeded", err)
 	}
 }
