@@ -28,7 +28,7 @@ func TestADryRunPrintsTheMatrixAndStartsNothing(t *testing.T) {
 		"   5  1s warm-up + 100 requests  response-time: rest chain:2 get user×5 closed:1 100 requests cache jvm\n",
 		"   1  1s warm-up + 100 requests  nested-sizes: rest+proto+gzip chain:2 get payment×650 closed:1 100 requests jvm\n",
 		"76 cases, 284 runs, about 9m0s",
-		"Not counted: starting the brokers, each JVM node's boot, calibrating",
+		"Not counted: starting the brokers, each JVM node's boot and calibrating",
 		"Nothing was started (--dry-run).",
 	} {
 		if !strings.Contains(out, want) {
@@ -42,6 +42,17 @@ func TestADryRunPrintsTheMatrixAndStartsNothing(t *testing.T) {
 		if _, err := os.Stat(dir); !os.IsNotExist(err) {
 			t.Errorf("the dry run made %s", dir)
 		}
+	}
+}
+
+// A spec that times codecs counts their timing in its estimate.
+func TestADryRunCountsTheCodecTiming(t *testing.T) {
+	out, _, err := run(t, "run", "--dry-run", "ensor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "Timing the codecs first: about ") {
+		t.Errorf("ensor times codecs, and its dry run does not say how long:\n%s", out)
 	}
 }
 

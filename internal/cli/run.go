@@ -150,13 +150,23 @@ const longRun = time.Hour
 // checkLength refuses an experiment longer than the spec's max_duration,
 // or, without one, longer than an hour unless the user said yes.
 func checkLength(spec *experiment.Spec, estimate time.Duration, yes bool) error {
+	basis := "by its runs' warm-ups and durations"
+	if len(spec.Codecs) > 0 {
+		basis += " and the timing of its codecs"
+	}
 	switch max := time.Duration(spec.MaxDuration); {
 	case max > 0 && estimate > max:
-		return fmt.Errorf("this experiment takes about %s by its runs' warm-ups and durations, more than its max_duration of %s: shorten it (fewer cases, shorter durations, --scale quick) or raise max_duration", roughly(estimate), max)
+		return fmt.Errorf("this experiment takes about %s %s, more than its max_duration of %s: shorten it (fewer cases, shorter durations, --scale quick) or raise max_duration", roughly(estimate), basis, max)
 	case max == 0 && estimate > longRun && !yes:
-		return fmt.Errorf("this experiment takes about %s by its runs' warm-ups and durations: run it with --yes, or set max_duration: in the spec", roughly(estimate))
+		return fmt.Errorf("this experiment takes about %s %s: run it with --yes, or set max_duration: in the spec", roughly(estimate), basis)
 	}
 	return nil
+}
+
+// estimateOf is about how long spec's runs take, with the timing of its
+// codecs before them.
+func estimateOf(spec *experiment.Spec, runs []experiment.Run) time.Duration {
+	return experiment.Estimate(runs) + spec.CodecEstimate(runs)
 }
 
 // needsJVM says whether an experiment starts JVM nodes or times codecs
@@ -211,7 +221,7 @@ func roundLine(r experiment.Round) string {
 // returns its records.
 func runExperiment(cmd *cobra.Command, a *app, spec *experiment.Spec, data []byte, f runFlags) ([]results.Record, error) {
 	runs := spec.Runs()
-	estimate := experiment.Estimate(runs)
+	estimate := estimateOf(spec, runs)
 	if err := checkLength(spec, estimate, f.yes); err != nil {
 		return nil, usageError{err}
 	}

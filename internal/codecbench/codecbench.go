@@ -71,6 +71,14 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
+// Typical is how long timing one case usually takes: its marshal and its
+// unmarshal, each a warm-up and Samples samples of SampleTime, as a fast
+// operation is timed. A slower one takes up to about Budget.
+func (o Options) Typical() time.Duration {
+	o = o.withDefaults()
+	return 2 * time.Duration(1+o.Samples) * o.SampleTime
+}
+
 // Timing is the per-operation time of one operation, in nanoseconds.
 type Timing struct {
 	MedianNs float64 `json:"median_ns"`

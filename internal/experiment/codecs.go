@@ -58,17 +58,9 @@ func (s *Spec) jmhOptions() jvm.CodecOptions {
 // CodecFile; what was timed before an interruption
 // is kept.
 func (x *Runner) timeCodecs(ctx context.Context, s *Spec, runs []Run) error {
-	payloads := make([]codecbench.Case, len(runs))
-	for i, r := range runs {
-		payloads[i] = codecbench.Case{Model: r.Model, Count: r.Count}
-	}
-	cases, err := codecbench.CasesOf(payloads, s.Codecs)
+	cases, onJVM, err := s.codecCases(runs)
 	if err != nil {
 		return err
-	}
-	var onJVM []codecbench.Case
-	if s.onJVM() {
-		onJVM = jvm.CodecCasesOf(cases)
 	}
 	done, total := 0, len(cases)+len(onJVM)
 	progress := func(r codecbench.Result) {
@@ -94,4 +86,35 @@ func (x *Runner) timeCodecs(ctx context.Context, s *Spec, runs []Run) error {
 		return fmt.Errorf("timing codecs: %w", err)
 	}
 	return nil
+}
+
+// codecCases are the cases s's codecs are timed on: every payload of runs
+// in each codec in Go, and those the JVM times.
+func (s *Spec) codecCases(runs []Run) (inGo, onJVM []codecbench.Case, err error) {
+	payloads := make([]codecbench.Case, len(runs))
+	for i, r := range runs {
+		payloads[i] = codecbench.Case{Model: r.Model, Count: r.Count}
+	}
+	if inGo, err = codecbench.CasesOf(payloads, s.Codecs); err != nil {
+		return nil, nil, err
+	}
+	if s.onJVM() {
+		onJVM = jvm.CodecCasesOf(inGo)
+	}
+	return inGo, onJVM, nil
+}
+
+// CodecEstimate is about how long timing s's codecs on runs' payloads
+// takes, before the runs: in Go, CodecProcesses processes each timing every
+// case as a fast operation takes (codecbench.Options.Typical); on the JVM,
+// JMH's iterations (jvm.CodecOptions.Floor). Zero without codecs.
+func (s *Spec) CodecEstimate(runs []Run) time.Duration {
+	if len(s.Codecs) == 0 {
+		return 0
+	}
+	inGo, onJVM, err := s.codecCases(runs)
+	if err != nil {
+		return 0 // refused when the experiment starts
+	}
+	return time.Duration(CodecProcesses*len(inGo))*codecbench.Options{}.Typical() + s.jmhOptions().Floor(len(onJVM))
 }

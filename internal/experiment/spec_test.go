@@ -328,3 +328,23 @@ func TestFeedsAreRefusedWhereTheyCannotRun(t *testing.T) {
 		}
 	}
 }
+
+// Timing the codecs is in the estimate: in Go, 5 processes each timing
+// every payload in every codec, its marshal and unmarshal a warm-up and 10
+// samples of 10ms each; on the JVM, JMH's iterations of the uncompressed
+// JSON and protobuf cases, two benchmarks each.
+func TestCodecEstimate(t *testing.T) {
+	s, err := Parse([]byte(with("payloads: [{model: text, counts: [10]}, {model: user, counts: [5]}]\nloads: [{closed: {clients: 1}}]\n" +
+		"codecs: [json, proto, json+gzip]\nruntimes: [go, jvm]\njmh: {forks: 2, warmup_iterations: 1, iterations: 2, iteration_time: 100ms}")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inGo := 5 * 6 * 2 * 11 * 10 * time.Millisecond // processes × cases × ops × (warm-up + samples) × sample time
+	onJVM := 4 * 2 * 2 * 3 * 100 * time.Millisecond // cases × benchmarks × forks × iterations × iteration time
+	if got := s.CodecEstimate(s.Runs()); got != inGo+onJVM {
+		t.Errorf("codec timing estimated at %s; want %s in Go and %s with JMH", got, inGo, onJVM)
+	}
+	if s, _ = Parse([]byte(base)); s.CodecEstimate(s.Runs()) != 0 {
+		t.Errorf("a spec without codecs: codec timing estimated at %s", s.CodecEstimate(s.Runs()))
+	}
+}

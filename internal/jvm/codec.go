@@ -47,6 +47,13 @@ func (o CodecOptions) Check() error {
 	return nil
 }
 
+// Floor is the least time JMH takes to time cases: each case's two
+// benchmarks (marshal, unmarshal), each in Forks forks of its warm-up and
+// measured iterations; the forks' start-up comes on top.
+func (o CodecOptions) Floor(cases int) time.Duration {
+	return time.Duration(cases*2*o.Forks*(o.WarmupIterations+o.Iterations)) * o.Iteration
+}
+
 // Method says how JMH ran, for the record.
 func (o CodecOptions) Method() string {
 	return fmt.Sprintf("JMH %s, average time, %d fork(s), %d×%s warm-up and %d×%s measured iterations a fork",
