@@ -339,7 +339,7 @@ func TestCodecEstimate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inGo := 5 * 6 * 2 * 11 * 10 * time.Millisecond // processes × cases × ops × (warm-up + samples) × sample time
+	inGo := 5 * 6 * 2 * 11 * 10 * time.Millisecond  // processes × cases × ops × (warm-up + samples) × sample time
 	onJVM := 4 * 2 * 2 * 3 * 100 * time.Millisecond // cases × benchmarks × forks × iterations × iteration time
 	if got := s.CodecEstimate(s.Runs()); got != inGo+onJVM {
 		t.Errorf("codec timing estimated at %s; want %s in Go and %s with JMH", got, inGo, onJVM)
