@@ -169,7 +169,7 @@ warmup: 500ms
 `)
 	for _, r := range recs {
 		if r.Outcome != "ok" || r.Errors != 0 || r.Requests == 0 || r.Runtime != jvm.JVM {
-			t.Errorf("%s: %s (%s), %d requests, %d errors, runtime %q", r.Case, r.Outcome, r.Reason, r.Requests, r.Errors, r.Runtime)
+			t.Errorf("%s: %s (%s), %d requests, %d errors %v, runtime %q", r.Case, r.Outcome, r.Reason, r.Requests, r.Errors, r.ErrorsByClass, r.Runtime)
 		}
 		for i, n := range r.Nodes {
 			if want := []string{"b", "c"}[i]; n.Host != want || n.Stats == nil {
@@ -197,7 +197,7 @@ func TestAUsersMessageRunsOnHosts(t *testing.T) {
 		"loads: [{closed: {clients: 2}}]\nduration: 1s\nwarmup: 300ms\n")
 	for _, r := range recs {
 		if r.Outcome != "ok" || r.Errors != 0 || r.Requests == 0 || r.Model != "shop.Order" {
-			t.Errorf("%s: %s (%s), %d requests of %s, %d errors", r.Case, r.Outcome, r.Reason, r.Requests, r.Model, r.Errors)
+			t.Errorf("%s: %s (%s), %d requests of %s, %d errors %v", r.Case, r.Outcome, r.Reason, r.Requests, r.Model, r.Errors, r.ErrorsByClass)
 		}
 		for i, n := range r.Nodes {
 			if want := []string{"b", "c"}[i]; n.Host != want {

@@ -30,7 +30,7 @@ func TestConformance(t *testing.T) {
 		{Name: "proto/serve=serial", Config: transport.Config{Codec: "proto", Options: map[string]string{"serve": "serial"}}},
 	} {
 		if raceDetector && strings.HasSuffix(v.Name, "qos2") {
-			t.Logf("%s: not under the race detector (paho.golang#343, race_on_test.go)", v.Name)
+			t.Logf("%s: not under the race detector (paho.golang#343, race_on_test.go): make test runs it without", v.Name)
 			continue
 		}
 		v.Transport, v.Listen = "mqtt", listen

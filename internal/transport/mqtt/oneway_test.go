@@ -15,7 +15,7 @@ func TestOneWay(t *testing.T) {
 		{Name: "qos=0", Options: map[string]string{"qos": "0"}, AtMostOnce: true},
 	} {
 		if raceDetector && v.Name == "qos=2" {
-			t.Logf("%s: not under the race detector (paho.golang#343, race_on_test.go)", v.Name)
+			t.Logf("%s: not under the race detector (paho.golang#343, race_on_test.go): make test runs it without", v.Name)
 			continue
 		}
 		v.Stack, v.Addr = "mqtt+proto", addr

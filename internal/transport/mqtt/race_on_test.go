@@ -7,5 +7,6 @@ package mqtt_test
 // replaces that connection: a race inside the library whenever a QoS 2
 // exchange is in flight as a client closes (eclipse-paho/paho.golang#343,
 // fixed upstream after v0.23.0). QoS 2 is tested without the race
-// detector, and with it once paho.golang is upgraded.
+// detector (make test runs those cases in a pass of their own), and with
+// it once paho.golang is upgraded.
 const raceDetector = true
