@@ -66,6 +66,11 @@ func TestEveryHelpExampleRuns(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	for text := range exampleChecks {
+		if !slices.ContainsFunc(groups, func(g exampleGroup) bool { return slices.Contains(g.lines, text) }) {
+			t.Errorf("no help example reads `%s` any more: check what it checked on the example that replaced it", text)
+		}
+	}
 	if !t.Run("make results", r.makeResults) {
 		t.FailNow()
 	}
@@ -125,6 +130,28 @@ func exampleGroups(c *cobra.Command) []exampleGroup {
 type exampleRun struct {
 	work, brokerDir string
 	results         [2]string
+}
+
+// exampleChecks are what some examples must print, checked on the
+// example's own run rather than by running the same command again in a
+// test of its own.
+var exampleChecks = map[string]func(t *testing.T, stdout string){
+	"hopbench advise --model text --count 100 --rate 1000 --sla 20ms --measure --stacks rest,grpc,nats": checkAdviseFitsAll,
+}
+
+// checkAdviseFitsAll: the issue's own example of advise --measure ranks
+// rest, grpc and nats as fitting 1 000 req/s within p99 ≤ 20ms, each with
+// an open-loop capacity figure in its evidence.
+func checkAdviseFitsAll(t *testing.T, out string) {
+	t.Helper()
+	for _, s := range []string{"rest", "grpc", "nats"} {
+		if !regexp.MustCompile(`\d\. ` + regexp.QuoteMeta(s) + `: fits`).MatchString(out) {
+			t.Errorf("%s does not fit:\n%s", s, out)
+		}
+	}
+	if n := len(regexp.MustCompile(`\(capacity:p99<=20ms/budget:\w+, 1 repetition\), headroom ×`).FindAllString(out, -1)); n != 3 {
+		t.Errorf("%d stacks cite a capacity run, want 3:\n%s", n, out)
+	}
 }
 
 // exampleLine is one example line, parsed and adjusted.
@@ -393,6 +420,8 @@ func (r *exampleRun) run(t *testing.T, l *exampleLine) {
 	t.Logf("`%s` as %s: %v, %s", l.text, shellQuote(l.args), err, time.Since(began).Round(time.Millisecond))
 	if err != nil {
 		t.Errorf("the example `%s` (run as hopbench %s) failed: %v\nstderr:\n%s\nstdout:\n%s", l.text, shellQuote(l.args), err, stderr.String(), stdout.String())
+	} else if check := exampleChecks[l.text]; check != nil {
+		check(t, stdout.String())
 	}
 }
 

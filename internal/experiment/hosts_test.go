@@ -145,7 +145,9 @@ func checkNothingLeft(t *testing.T, st *hosts.State, nodePIDs []int) {
 }
 
 // JVM nodes run on hosts too: the host's own hopbench node --runtime jvm
-// starts each, and a chain of them across two hosts serves with no error.
+// starts each, and a chain of them across two hosts serves with no error
+// (its SLA far off: a reply past it counts as an error, and on a busy
+// machine a JVM's first calls are slow, not wrong).
 func TestJVMNodesRunOnHosts(t *testing.T) {
 	if _, err := jvm.Jar(); err != nil {
 		if os.Getenv("HOPBENCH_REQUIRE_JVM") != "" {
@@ -166,6 +168,7 @@ payloads: [{model: user, counts: [10]}]
 loads: [{closed: {clients: 2}}]
 duration: 1s
 warmup: 500ms
+sla: 30s
 `)
 	for _, r := range recs {
 		if r.Outcome != "ok" || r.Errors != 0 || r.Requests == 0 || r.Runtime != jvm.JVM {
@@ -182,7 +185,8 @@ warmup: 500ms
 // Your own message runs on hosts of their own: the run ships its .proto
 // files and fill to each host's agent, which unpacks them for the session
 // and hands its nodes (Go and JVM) and load shares its own copy; a chain
-// across two hosts serves every operation with no error.
+// across two hosts serves every operation with no error (its SLA far off,
+// as in the test above).
 func TestAUsersMessageRunsOnHosts(t *testing.T) {
 	bin := hopbenchBin(t)
 	hostsUp(t, bin)
@@ -194,7 +198,7 @@ func TestAUsersMessageRunsOnHosts(t *testing.T) {
 	}
 	recs := runSpec(t, &Runner{Bin: bin, Dir: t.TempDir()}, "hosts: [{name: a}, {name: b}, {name: c}]\nplacement: {generator: a, nodes: [b, c]}\n"+
 		"runtimes: "+runtimes+"\nstacks: [rest+proto, grpc]\ntopologies: [\"chain:2\"]\nops: [get, echo]\n"+ordersPayload+
-		"loads: [{closed: {clients: 2}}]\nduration: 1s\nwarmup: 300ms\n")
+		"loads: [{closed: {clients: 2}}]\nduration: 1s\nwarmup: 300ms\nsla: 30s\n")
 	for _, r := range recs {
 		if r.Outcome != "ok" || r.Errors != 0 || r.Requests == 0 || r.Model != "shop.Order" {
 			t.Errorf("%s: %s (%s), %d requests of %s, %d errors %v", r.Case, r.Outcome, r.Reason, r.Requests, r.Model, r.Errors, r.ErrorsByClass)
