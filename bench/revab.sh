@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Another revision's node and load generator against this tree's, in the
+# same rounds: has a change made either slower, or is it the machine?
+#   bench/revab.sh REV [CLIENTS] [DURATION] [ROUNDS]   (default 64 10s 3)
+# Builds hopbench at REV in a temporary git worktree (REV must build from
+# its own tree) and starts both nodes on grpc and on rest (JSON over
+# HTTP/1.1). In each round, REV's first in odd rounds and this tree's in
+# even ones: the bare loops (bench/bareloop) and ghz call each node in
+# turn (the nodes compared), and REV's hopbench load and this tree's call
+# this tree's node in turn (the generators compared). Prints each side's
+# requests/s (median of the rounds, min–max) and this tree's over REV's in
+# the same round. ghz is installed into .tools/bin if missing
+# (scripts/peers.sh). Rerun on a quiet machine: the nodes share the CPUs
+# with the clients.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rev="${1:?usage: bench/revab.sh REV [CLIENTS] [DURATION] [ROUNDS]}"
+clients="${2:-64}"
+duration="${3:-10s}"
+rounds="${4:-3}"
+tools="$PWD/.tools/bin"
+mkdir -p bin
+work=$(mktemp -d)
+pids=()
+cleanup() {
+	for p in "${pids[@]}"; do kill -INT "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
+	git worktree remove --force "$work/tree" 2>/dev/null || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+git worktree add --detach "$work/tree" "$rev" >/dev/null
+(cd "$work/tree" && go build -o "$work/hopbench-rev" ./cmd/hopbench)
+go build -o bin/hopbench ./cmd/hopbench
+go build -o bin/bareloop ./bench/bareloop
+scripts/peers.sh "$tools" >&2
+start_node() { # binary stack port
+	"$1" node --stack "$2" --listen "127.0.0.1:$3" --admin "" 2>/dev/null &
+	pids+=($!)
+	for _ in $(seq 100); do (echo >"/dev/tcp/127.0.0.1/$3") 2>/dev/null && return; sleep 0.05; done
+	echo "node $2 of $1 did not start" >&2
+	exit 1
+}
+start_node "$work/hopbench-rev" grpc 7180
+start_node "$work/hopbench-rev" rest 7181
+start_node bin/hopbench grpc 7182
+start_node bin/hopbench rest 7183
+json_rps() { python3 -c 'import json,sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"; }
+# Each client calls the node on the port given and prints its requests/s.
+bare_grpc() { bin/bareloop -stack grpc -target "127.0.0.1:$1" -clients "$clients" -duration "$duration" | json_rps rps; }
+ghz_grpc() { "$tools/ghz" --insecure --call hopbench.v1.Hop/Echo -d "$(bin/bareloop -print-json)" -c "$clients" -z "$duration" --connections 1 -O json "127.0.0.1:$1" | json_rps rps; }
+bare_rest() { bin/bareloop -stack rest -target "127.0.0.1:$(($1 + 1))" -clients "$clients" -duration "$duration" | json_rps rps; }
+# A generator (REV's or this tree's binary) calls this tree's node and
+# prints its requests/s and its own CPU time a request (µs).
+load_json() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["rps"], d["client_cpu_us_per_req"], sep="\t")'; }
+load_grpc() { "$1" load --stack grpc --target 127.0.0.1:7182 --op echo --model text --count 10 --clients "$clients" --duration "$duration" --format json 2>/dev/null | load_json; }
+load_rest() { "$1" load --stack rest --target 127.0.0.1:7183 --op echo --model text --count 10 --clients "$clients" --duration "$duration" --format json 2>/dev/null | load_json; }
+for round in $(seq "$rounds"); do
+	sides="rev:7180:$work/hopbench-rev here:7182:bin/hopbench"
+	[ $((round % 2)) -eq 0 ] && sides="here:7182:bin/hopbench rev:7180:$work/hopbench-rev"
+	for side in $sides; do
+		IFS=: read -r name port binary <<<"$side"
+		for c in bare_grpc ghz_grpc bare_rest; do
+			echo "round $round/$rounds: $name's node, $c" >&2
+			printf '%s\t%s\t%s\t%s\n' "$round" "$name" "$c" "$($c "$port")" >>"$work/rps.tsv"
+		done
+		for c in load_grpc load_rest; do
+			echo "round $round/$rounds: $name's $c" >&2
+			printf '%s\t%s\t%s\t%s\n' "$round" "$name" "$c" "$($c "$binary")" >>"$work/rps.tsv"
+		done
+	done
+done
+python3 - "$work/rps.tsv" "$rev" "$clients" <<'EOF'
+import collections, statistics, sys
+rps = collections.defaultdict(dict)  # (client, side) -> round -> rps
+cpu = collections.defaultdict(dict)  # (generator, side) -> round -> its CPU µs a request
+for line in open(sys.argv[1]):
+    rnd, side, client, v, *us = line.split()
+    rps[(client, side)][rnd] = float(v)
+    if us:
+        cpu[(client, side)][rnd] = float(us[0])
+def spread(vs, f):
+    return f"{f(statistics.median(vs))} ({f(min(vs))}–{f(max(vs))})"
+n = lambda v: f"{v:.0f}"
+def table(what, names, of=rps, unit="req/s"):
+    print(f"| node | {what[0]} | clients | {what[1]} at {sys.argv[2]}, {unit} | {what[1]} here, {unit} | here / {sys.argv[2]}, same round |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    f = n if unit == "req/s" else lambda v: f"{v:.1f}"
+    for client, (node, name) in names.items():
+        rev, here = of[(client, "rev")], of[(client, "here")]
+        ratio = [here[r] / rev[r] for r in rev]
+        print(f"| {node} | {name} | {sys.argv[3]} | {spread(list(rev.values()), f)} | {spread(list(here.values()), f)} | {spread(ratio, lambda v: f'{v:.2f}x')} |")
+table(("client", "node"), {"bare_grpc": ("grpc", "bare grpc-go loop"), "ghz_grpc": ("grpc", "ghz v0.120.0"),
+                           "bare_rest": ("rest (json, HTTP/1.1)", "bare net/http loop")})
+print()
+generators = {"load_grpc": ("grpc, this tree's", "hopbench load"), "load_rest": ("rest (json, HTTP/1.1), this tree's", "hopbench load")}
+table(("generator", "hopbench load"), generators)
+print()
+table(("generator", "hopbench load"), generators, of=cpu, unit="its CPU µs a request")
+EOF
