@@ -21,7 +21,6 @@ func Run(ctx context.Context, cfg Config, newCall func() Call) (*Result, error) 
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	defer collectLess()()
 	if cfg.Kind == Capacity {
 		return capacitySearch(ctx, cfg, newCall)
 	}

@@ -78,7 +78,6 @@ func (w *Window) Measure(ctx context.Context, cfg Config, drive Driver, opened f
 	if drive == nil {
 		drive = Engine
 	}
-	defer collectLess()() // for every driver, as Run does for its engine
 	var before wire.Totals
 	cfg.AtStart = func() {
 		before = w.dialer.Counter.Snapshot()
