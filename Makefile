@@ -62,18 +62,16 @@ experiments-doc:
 # copies are of freshly zeroed messages before first use, so that one check
 # is off for the generated package only.
 GQL_GENERATED := ./internal/transport/graphql/generated
-# After the suite under -race, what is skipped under it runs without: the
-# codecs' size-bound property (one goroutine's arithmetic, 8 times slower
-# there) and MQTT at QoS 2 (paho.golang's own race, see
-# internal/transport/mqtt/race_on_test.go).
+# After the suite under -race, scripts/unraced.sh runs what is skipped
+# under it without: the codecs' size-bound property (one goroutine's
+# arithmetic, 8 times slower there) and MQTT at QoS 2 (paho.golang's own
+# race, see internal/transport/mqtt/race_on_test.go).
 test: setup
 	scripts/setup.sh chromium jvm prometheus xmllint
 	$(GO) vet $$($(GO) list ./... | grep -v /graphql/generated)
 	$(GO) vet -copylocks=false $(GQL_GENERATED)
 	HOPBENCH_REQUIRE_JVM=1 HOPBENCH_REQUIRE_XMLLINT=1 $(GO) test -race -count=1 -timeout 30m ./...
-	$(GO) test -count=1 -run 'TestSizeBoundIsAnUpperBound' ./internal/codec
-	$(GO) test -count=1 -run 'TestConformance/json\+zstd/qos2' ./internal/transport/mqtt
-	$(GO) test -count=1 -run 'TestOneWay/qos=2' ./internal/transport/mqtt
+	GO=$(GO) scripts/unraced.sh
 
 test-short:
 	$(GO) test -short ./...

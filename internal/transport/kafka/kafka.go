@@ -282,8 +282,11 @@ func (srv *server) consume(h transport.Handler, maxBytes int) {
 					// heads a batch, every reply batched behind it. A reply
 					// too late for its caller is dropped by the caller;
 					// one the broker cannot take fails after the client's
-					// RecordDeliveryTimeout.
-					srv.cl.Produce(context.WithoutCancel(ctx), rec, nil)
+					// RecordDeliveryTimeout. Tried, not waited for: with
+					// the client's buffer full the reply is dropped at once
+					// (its caller times out) rather than holding the
+					// handler under a context that never ends.
+					srv.cl.TryProduce(context.WithoutCancel(ctx), rec, nil)
 				})
 			})
 		})
@@ -440,8 +443,11 @@ func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, erro
 	// record's context never ends: franz-go fails a whole batch whose first
 	// record's context has, so a call giving up would fail the calls
 	// batched behind it. The node drops a request past its deadline.
+	// TryProduce, since Produce would wait under that context for room
+	// in a full buffer (a broker gone away): a full buffer fails the call
+	// as unavailable at once.
 	produced := make(chan error, 1)
-	c.cl.Produce(context.WithoutCancel(ctx), rec, func(_ *kgo.Record, err error) { produced <- err })
+	c.cl.TryProduce(context.WithoutCancel(ctx), rec, func(_ *kgo.Record, err error) { produced <- err })
 	select {
 	case err := <-produced:
 		if err != nil {
@@ -461,6 +467,8 @@ func produceError(ctx context.Context, topic string, err error) error {
 		return &transport.Error{Code: transport.CodeDeadline, Msg: "producing the request: " + err.Error(), Err: err}
 	case errors.Is(err, kerr.MessageTooLarge) || errors.Is(err, kerr.RecordListTooLarge):
 		return &transport.Error{Code: transport.CodeTooLarge, Msg: err.Error(), Err: err}
+	case errors.Is(err, kgo.ErrMaxBuffered):
+		return brokered.Unavailable("kafka: producing to %s: the client's buffer is full (is the broker there?): %w", topic, err)
 	}
 	return brokered.Unavailable("kafka: producing to %s: %w", topic, err)
 }
