@@ -34,6 +34,10 @@ go build -o bin/hopbench ./cmd/hopbench
 go build -o bin/bareloop ./bench/bareloop
 scripts/peers.sh "$tools" >&2
 start_node() { # binary stack port
+	if (echo >"/dev/tcp/127.0.0.1/$3") 2>/dev/null; then
+		echo "port $3 is taken: stop what serves on it first" >&2
+		exit 1
+	fi
 	"$1" node --stack "$2" --listen "127.0.0.1:$3" --admin "" 2>/dev/null &
 	pids+=($!)
 	for _ in $(seq 100); do (echo >"/dev/tcp/127.0.0.1/$3") 2>/dev/null && return; sleep 0.05; done
@@ -44,14 +48,15 @@ start_node "$work/hopbench-rev" grpc 7180
 start_node "$work/hopbench-rev" rest 7181
 start_node bin/hopbench grpc 7182
 start_node bin/hopbench rest 7183
-json_rps() { python3 -c 'import json,sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"; }
+# A side whose calls failed gives no figure: the script stops.
+json_rps() { python3 -c 'import json,sys; d=json.load(sys.stdin); sys.exit("calls failed") if d.get("errors") else print(d[sys.argv[1]])' "$1"; }
 # Each client calls the node on the port given and prints its requests/s.
 bare_grpc() { bin/bareloop -stack grpc -target "127.0.0.1:$1" -clients "$clients" -duration "$duration" | json_rps rps; }
 ghz_grpc() { "$tools/ghz" --insecure --call hopbench.v1.Hop/Echo -d "$(bin/bareloop -print-json)" -c "$clients" -z "$duration" --connections 1 -O json "127.0.0.1:$1" | json_rps rps; }
 bare_rest() { bin/bareloop -stack rest -target "127.0.0.1:$(($1 + 1))" -clients "$clients" -duration "$duration" | json_rps rps; }
 # A generator (REV's or this tree's binary) calls this tree's node and
 # prints its requests/s and its own CPU time a request (µs).
-load_json() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["rps"], d["client_cpu_us_per_req"], sep="\t")'; }
+load_json() { python3 -c 'import json,sys; d=json.load(sys.stdin); sys.exit("calls failed") if d.get("errors") else print(d["rps"], d["client_cpu_us_per_req"], sep="\t")'; }
 load_grpc() { "$1" load --stack grpc --target 127.0.0.1:7182 --op echo --model text --count 10 --clients "$clients" --duration "$duration" --format json 2>/dev/null | load_json; }
 load_rest() { "$1" load --stack rest --target 127.0.0.1:7183 --op echo --model text --count 10 --clients "$clients" --duration "$duration" --format json 2>/dev/null | load_json; }
 for round in $(seq "$rounds"); do
@@ -61,11 +66,13 @@ for round in $(seq "$rounds"); do
 		IFS=: read -r name port binary <<<"$side"
 		for c in bare_grpc ghz_grpc bare_rest; do
 			echo "round $round/$rounds: $name's node, $c" >&2
-			printf '%s\t%s\t%s\t%s\n' "$round" "$name" "$c" "$($c "$port")" >>"$work/rps.tsv"
+			v=$($c "$port") # an assignment, so that a failing side stops the script
+			printf '%s\t%s\t%s\t%s\n' "$round" "$name" "$c" "$v" >>"$work/rps.tsv"
 		done
 		for c in load_grpc load_rest; do
 			echo "round $round/$rounds: $name's $c" >&2
-			printf '%s\t%s\t%s\t%s\n' "$round" "$name" "$c" "$($c "$binary")" >>"$work/rps.tsv"
+			v=$($c "$binary")
+			printf '%s\t%s\t%s\t%s\n' "$round" "$name" "$c" "$v" >>"$work/rps.tsv"
 		done
 	done
 done

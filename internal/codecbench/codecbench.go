@@ -73,7 +73,8 @@ func (o Options) withDefaults() Options {
 
 // Typical is how long timing one case usually takes: its marshal and its
 // unmarshal, each a warm-up and Samples samples of SampleTime, as a fast
-// operation is timed. A slower one takes up to about Budget.
+// operation is timed. A slower one takes longer: about Budget, or
+// MinSamples of its own time if that is more.
 func (o Options) Typical() time.Duration {
 	o = o.withDefaults()
 	return 2 * time.Duration(1+o.Samples) * o.SampleTime
