@@ -49,14 +49,16 @@ func TestRefusals(t *testing.T) {
 	})
 }
 
-// jsonNode is a kafka+json node on a topic of its own.
-func jsonNode(t *testing.T) *node.Node {
+// jsonNode is a kafka+json node on a topic of its own, with the stack's
+// options given (nil: its defaults).
+func jsonNode(t *testing.T, options map[string]string) *node.Node {
 	t.Helper()
 	st, err := transport.ParseStack("kafka+json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := node.Start(context.Background(), node.Config{Stack: st, Listen: "kafka://" + brokertest.Addrs["kafka"] + "/"})
+	n, err := node.Start(context.Background(), node.Config{Stack: st, Listen: "kafka://" + brokertest.Addrs["kafka"] + "/",
+		Transport: transport.Config{Options: options}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +78,7 @@ func jsonEcho(body []byte) *transport.Request {
 // body crosses the wire at full size.
 func TestNoHiddenBatchCompression(t *testing.T) {
 	ctx := context.Background()
-	n := jsonNode(t)
+	n := jsonNode(t, nil)
 	counter := &wire.Counter{}
 	tr, _ := transport.Lookup("kafka")
 	cl, err := tr.Dial(ctx, n.Addr(), transport.Config{Dialer: &wire.Dialer{Counter: counter}})
@@ -103,7 +105,7 @@ func TestReplicasShareAService(t *testing.T) {
 // every caller read every reply), and its topic goes when it closes.
 func TestEachClientReadsOnlyItsOwnReplies(t *testing.T) {
 	ctx := context.Background()
-	n := jsonNode(t)
+	n := jsonNode(t, nil)
 	tr, _ := transport.Lookup("kafka")
 	busy, idle := &wire.Counter{}, &wire.Counter{}
 	a, err := tr.Dial(ctx, n.Addr(), transport.Config{Dialer: &wire.Dialer{Counter: busy}})
@@ -234,19 +236,9 @@ func TestACallGivenUpLosesNoOther(t *testing.T) {
 		{"the client's requests linger", map[string]string{"partitions": "1"}, map[string]string{"linger": "500ms"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			ctx := context.Background()
-			st, err := transport.ParseStack("kafka+json")
-			if err != nil {
-				t.Fatal(err)
-			}
-			n, err := node.Start(ctx, node.Config{Stack: st, Listen: "kafka://" + brokertest.Addrs["kafka"] + "/",
-				Transport: transport.Config{Options: c.node}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer n.Close()
+			n := jsonNode(t, c.node)
 			tr, _ := transport.Lookup("kafka")
-			cl, err := tr.Dial(ctx, n.Addr(), transport.Config{Options: c.client})
+			cl, err := tr.Dial(context.Background(), n.Addr(), transport.Config{Options: c.client})
 			if err != nil {
 				t.Fatal(err)
 			}
