@@ -2,7 +2,10 @@ package main_test
 
 import (
 	"encoding/json"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -141,5 +144,27 @@ func TestLoadOutFeedsReportAndCompare(t *testing.T) {
 	}
 	if stdout, code := hopbench(t, "compare", out, out); code != 0 {
 		t.Fatalf("compare: exit %d: %s", code, stdout)
+	}
+}
+
+// The load generator's process collects garbage less often than Go's
+// default unless GOGC is set, and its records say at which target.
+func TestTheGeneratorsGCTargetIsRecorded(t *testing.T) {
+	t.Parallel()
+	addr := startNode(t, "--stack", "rest")
+	for gogc, want := range map[string]float64{"": 400, "150": 150} {
+		out := t.TempDir()
+		cmd := exec.Command(bin, "load", "--target", addr, "--clients", "1", "--requests", "20", "--out", out)
+		cmd.Env = slices.DeleteFunc(os.Environ(), func(v string) bool { return strings.HasPrefix(v, "GOGC=") })
+		if gogc != "" {
+			cmd.Env = append(cmd.Env, "GOGC="+gogc)
+		}
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("GOGC=%q: %v: %s", gogc, err, b)
+		}
+		env, _ := readRecords(t, out)[0]["environment"].(map[string]any)
+		if env["gc_percent"] != want {
+			t.Errorf("GOGC=%q: the record's environment has gc_percent %v, want %v", gogc, env["gc_percent"], want)
+		}
 	}
 }

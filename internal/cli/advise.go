@@ -63,9 +63,10 @@ func newAdviseCommand(a *app) *cobra.Command {
 	var proto protoOptions
 	var v2 userschema.Files
 	cmd := &cobra.Command{
-		Use:   "advise [RESULTS...] --model M --count N [requirements]",
-		Short: "Rank the stacks for your requirements, from measured results",
-		Long:  adviseLong,
+		Use:         "advise [RESULTS...] --model M --count N [requirements]",
+		Annotations: generatesLoad,
+		Short:       "Rank the stacks for your requirements, from measured results",
+		Long:        adviseLong,
 		Example: `  hopbench advise --model payment --count 5 --rate 2000 --sla 20ms
   hopbench advise results/quick-20261122-210550 --model text --count 100 --async --durable
   hopbench advise --model text --count 100 --rate 1000 --sla 20ms --measure --stacks rest,grpc,nats

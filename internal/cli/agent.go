@@ -20,8 +20,9 @@ type agentFlags struct {
 func newAgentCommand(a *app) *cobra.Command {
 	f := agentFlags{}
 	cmd := &cobra.Command{
-		Use:   "agent",
-		Short: "Serve a coordinator on this host: start nodes, load shares and brokers here",
+		Use:         "agent",
+		Annotations: generatesLoad,
+		Short:       "Serve a coordinator on this host: start nodes, load shares and brokers here",
 		Long: `Serve the agent API (schema/hopbench/agent/v1) until interrupted: a coordinator
 (hopbench run with hosts in its spec) starts nodes, shares of the load and
 brokers on this host through it, and reads this host's CPU, memory and network

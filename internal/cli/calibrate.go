@@ -13,8 +13,9 @@ func newCalibrateCommand(a *app) *cobra.Command {
 	var samples int
 	var format string
 	cmd := &cobra.Command{
-		Use:   "calibrate",
-		Short: "Measure this machine's floor: loopback TCP and HTTP round trips, the generator's own cost",
+		Use:         "calibrate",
+		Annotations: generatesLoad,
+		Short:       "Measure this machine's floor: loopback TCP and HTTP round trips, the generator's own cost",
 		Long: `Measure the floor every stack's latency stands on, here and now: the median
 round trip of 64 bytes over loopback TCP and of a minimal net/http exchange,
 one in flight, and the load generator's own CPU per request against a call

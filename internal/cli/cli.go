@@ -34,6 +34,20 @@ var commands = []func(*app) *cobra.Command{
 	newHostsCommand,
 }
 
+// generatesLoad annotates the commands whose process is a load generator
+// (it calls services and measures them, in itself or as an agent): see
+// GeneratesLoad.
+var generatesLoad = map[string]string{"role": "generator"}
+
+// GeneratesLoad says whether the command args name (without the program
+// name) generates load in its own process, so that the program can tune
+// that process as an instrument: a node or a broker is what is measured,
+// and keeps Go's defaults.
+func GeneratesLoad(args []string) bool {
+	c, _, err := Commands().Find(args)
+	return err == nil && c.Annotations["role"] == generatesLoad["role"]
+}
+
 // app carries what every subcommand needs: the output streams.
 type app struct {
 	stdout, stderr io.Writer

@@ -74,9 +74,10 @@ failed makes hopbench load exit 3, and --junit writes them as JUnit XML.`
 func newLoadCommand(a *app) *cobra.Command {
 	f := loadFlags{}
 	cmd := &cobra.Command{
-		Use:   "load",
-		Short: "Drive a running node with load and report what it measured",
-		Long:  loadHelp,
+		Use:         "load",
+		Annotations: generatesLoad,
+		Short:       "Drive a running node with load and report what it measured",
+		Long:        loadHelp,
 		Example: `  hopbench node --stack grpc &
   hopbench load --stack grpc --op echo --model text --count 100 --clients 64 --duration 10s
   hopbench load --stack grpc --rate 1000 --duration 30s --format json

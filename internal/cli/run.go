@@ -40,8 +40,9 @@ type runFlags struct {
 func newRunCommand(a *app) *cobra.Command {
 	f := runFlags{}
 	cmd := &cobra.Command{
-		Use:   "run [SPEC | PRESET]",
-		Short: "Run an experiment: every run of a spec's matrix, recorded and summarized",
+		Use:         "run [SPEC | PRESET]",
+		Annotations: generatesLoad,
+		Short:       "Run an experiment: every run of a spec's matrix, recorded and summarized",
 		Long: `Run an experiment described by a YAML spec (a file, or the name of a preset:
 ` + strings.Join(presets.Names(), ", ") + `). Without one, runs the quick preset:
 every stack, direct and chain:5, latency at 1 client and throughput at 32.

@@ -4,9 +4,11 @@ package environment
 
 import (
 	"bufio"
+	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"strings"
 	"time"
 )
@@ -33,6 +35,12 @@ type Environment struct {
 	Kernel    string    `json:"kernel"`
 	Hostname  string    `json:"hostname"`
 	Libraries []Library `json:"libraries"`
+	// GCPercent is the garbage collector's target (GOGC) of the process
+	// that made the record, the load generator's; 0 in records made before
+	// it was recorded, -1 when collection was off. It changes the
+	// generator's own CPU a request, not the nodes', which run in processes
+	// of their own with Go's default unless GOGC is set for them.
+	GCPercent int       `json:"gc_percent,omitempty"`
 	Time      time.Time `json:"time"`
 }
 
@@ -97,8 +105,24 @@ func Describe() Environment {
 		Kernel:    readTrimmed("/proc/sys/kernel/osrelease"),
 		Hostname:  host,
 		Libraries: Libraries(),
+		GCPercent: GCPercent(),
 		Time:      time.Now().UTC(),
 	}
+}
+
+// GCPercent is this process's garbage collection target, as GOGC or
+// debug.SetGCPercent set it: read, not changed.
+func GCPercent() int {
+	s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	v := s[0].Value.Uint64()
+	if v == math.MaxUint64 { // GOGC=off
+		return -1
+	}
+	return int(v)
 }
 
 func cpuModel() string {

@@ -2,6 +2,7 @@ package environment
 
 import (
 	"runtime"
+	"runtime/debug"
 	"testing"
 )
 
@@ -15,5 +16,20 @@ func TestDescribeReadsTheMachine(t *testing.T) {
 	}
 	if env.Time.IsZero() {
 		t.Error("no time recorded")
+	}
+}
+
+func TestGCPercentIsReadNotSet(t *testing.T) {
+	old := debug.SetGCPercent(250)
+	defer debug.SetGCPercent(old)
+	if got := Describe().GCPercent; got != 250 {
+		t.Errorf("GCPercent after SetGCPercent(250) = %d", got)
+	}
+	debug.SetGCPercent(-1)
+	if got := GCPercent(); got != -1 {
+		t.Errorf("GCPercent with collection off = %d, want -1", got)
+	}
+	if got := GCPercent(); got != -1 {
+		t.Errorf("reading GCPercent changed it: %d", got)
 	}
 }
