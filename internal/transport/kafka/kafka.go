@@ -437,34 +437,41 @@ func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, erro
 	rec := &kgo.Record{Topic: c.addr.Name, Value: req.Body, Headers: toHeaders(brokered.RequestMeta(ctx, req),
 		kgo.RecordHeader{Key: headerCorrelation, Value: []byte(id)},
 		kgo.RecordHeader{Key: headerReplyTo, Value: []byte(c.replies)})}
-	// franz-go retries a produce in flight until it is delivered, whatever
-	// the context says, so the call waits for its promise or its deadline,
-	// whichever comes first; a broker gone away must not hold it. The
-	// record's context never ends: franz-go fails a whole batch whose first
-	// record's context has, so a call giving up would fail the calls
-	// batched behind it. The node drops a request past its deadline.
-	// TryProduce, since Produce would wait under that context for room
-	// in a full buffer (a broker gone away): a full buffer fails the call
-	// as unavailable at once.
-	produced := make(chan error, 1)
-	c.cl.TryProduce(context.WithoutCancel(ctx), rec, func(_ *kgo.Record, err error) { produced <- err })
-	select {
-	case err := <-produced:
-		if err != nil {
-			c.pending.Remove(id)
-			return nil, produceError(ctx, c.addr.Name, err)
-		}
-	case <-ctx.Done():
+	// The node drops a request past its deadline.
+	if err := produce(ctx, c.cl, "request", rec); err != nil {
 		c.pending.Remove(id)
-		return nil, &transport.Error{Code: transport.CodeDeadline, Msg: "producing the request: " + ctx.Err().Error(), Err: ctx.Err()}
+		return nil, err
 	}
 	return c.pending.Wait(ctx, id, wait, c.maxBytes)
 }
 
-func produceError(ctx context.Context, topic string, err error) error {
+// produce hands rec (a request, a reply or a message: what) to the
+// broker and waits for its ack or for ctx, whichever comes first.
+// franz-go retries a produce in flight until it is delivered, whatever the
+// context says; a broker gone away must not hold the caller. The record's
+// own context never ends: franz-go fails a whole batch whose first
+// record's context has, so a caller giving up would fail the records
+// batched behind its own. TryProduce, since Produce would wait for room in
+// a full buffer (a broker gone away): a full buffer fails at once as
+// unavailable.
+func produce(ctx context.Context, cl *kgo.Client, what string, rec *kgo.Record) error {
+	produced := make(chan error, 1)
+	cl.TryProduce(context.WithoutCancel(ctx), rec, func(_ *kgo.Record, err error) { produced <- err })
+	select {
+	case err := <-produced:
+		if err != nil {
+			return produceError(ctx, rec.Topic, what, err)
+		}
+		return nil
+	case <-ctx.Done():
+		return &transport.Error{Code: transport.CodeDeadline, Msg: "producing the " + what + ": " + ctx.Err().Error(), Err: ctx.Err()}
+	}
+}
+
+func produceError(ctx context.Context, topic, what string, err error) error {
 	switch {
 	case ctx.Err() != nil:
-		return &transport.Error{Code: transport.CodeDeadline, Msg: "producing the request: " + err.Error(), Err: err}
+		return &transport.Error{Code: transport.CodeDeadline, Msg: "producing the " + what + ": " + err.Error(), Err: err}
 	case errors.Is(err, kerr.MessageTooLarge) || errors.Is(err, kerr.RecordListTooLarge):
 		return &transport.Error{Code: transport.CodeTooLarge, Msg: err.Error(), Err: err}
 	case errors.Is(err, kgo.ErrMaxBuffered):

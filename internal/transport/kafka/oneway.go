@@ -83,12 +83,11 @@ func (Transport) Publisher(_ context.Context, target string, cfg transport.Confi
 	return &publisher{cl: cl, topic: s.addr.Name}, nil
 }
 
+// Publish waits for the broker's ack or for ctx (produce). A message
+// whose publish gave up may still be delivered: the run counts it as
+// unconfirmed if it is consumed.
 func (p *publisher) Publish(ctx context.Context, key string, body []byte) error {
-	r := &kgo.Record{Topic: p.topic, Key: []byte(key), Value: body}
-	if err := p.cl.ProduceSync(ctx, r).FirstErr(); err != nil {
-		return brokered.Unavailable("kafka: producing to %s: %w", p.topic, err)
-	}
-	return nil
+	return produce(ctx, p.cl, "message", &kgo.Record{Topic: p.topic, Key: []byte(key), Value: body})
 }
 
 func (p *publisher) Close() error {
