@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The load generator's memory at a fixed rate against an idle REST node:
+# its resident set each second, its peak (VmHWM), and its resident set at
+# the end of the first and of the last minute (or of the first and last
+# tenth of a shorter run), for each GOGC given ("" is hopbench's own
+# choice, 400; the record says which target it ran at):
+#   bench/memory.sh [DURATION] [RATE] [WORKERS] [GOGC...]   (default 60s 3000 256 "")
+# Prints a Markdown table, one row a GOGC.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+duration="${1:-60s}"
+rate="${2:-3000}"
+workers="${3:-256}"
+shift $(( $# > 3 ? 3 : $# ))
+settings=("$@")
+[ ${#settings[@]} -gt 0 ] || settings=("")
+mkdir -p bin
+go build -o bin/hopbench ./cmd/hopbench
+work=$(mktemp -d)
+node_pid=""
+cleanup() {
+	if [ -n "$node_pid" ]; then kill -INT "$node_pid" 2>/dev/null || true; wait "$node_pid" 2>/dev/null || true; fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+port=7174
+if (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "port $port is taken" >&2; exit 1; fi
+bin/hopbench node --stack rest --listen "127.0.0.1:$port" --admin "" 2>/dev/null &
+node_pid=$!
+for _ in $(seq 100); do (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.05; done
+
+echo "| GOGC | rate | workers | duration | peak (VmHWM) | RSS, first minute | RSS, last minute | last / first | errors |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+for gogc in "${settings[@]}"; do
+	env -u GOGC ${gogc:+GOGC=$gogc} bin/hopbench load --stack rest --target "127.0.0.1:$port" --op echo --model text --count 10 \
+		--rate "$rate" --workers "$workers" --duration "$duration" --format json >"$work/hb.json" &
+	load=$!
+	: >"$work/rss"
+	while kill -0 "$load" 2>/dev/null; do
+		awk '/^VmRSS|^VmHWM/ {printf "%s ", $2} END {print ""}' "/proc/$load/status" >>"$work/rss" 2>/dev/null || true
+		sleep 1
+	done
+	wait "$load" || { echo "the load at GOGC ${gogc:-400} failed" >&2; exit 1; }
+	python3 - "${gogc:-400 (default)}" "$rate" "$workers" "$duration" "$work/rss" "$work/hb.json" <<'PY'
+import json, sys
+gogc, rate, workers, duration, rssf, hbf = sys.argv[1:]
+rows = [list(map(int, l.split())) for l in open(rssf) if len(l.split()) == 2]
+hb = json.load(open(hbf))
+rss = [r[0] for r in rows]
+peak = max(r[1] for r in rows)
+minute = 60 if len(rss) >= 120 else max(1, len(rss) // 10)
+first, last = rss[minute - 1], rss[-1]
+mib = lambda kb: f"{kb / 1024:.0f} MiB"
+print(f"| {gogc} | {rate} | {workers} | {duration} | {mib(peak)} | {mib(first)} | {mib(last)} | {last / first:.3f} | {hb['errors']} |")
+PY
+done
