@@ -63,9 +63,11 @@ experiments-doc:
 # is off for the generated package only.
 GQL_GENERATED := ./internal/transport/graphql/generated
 # After the suite under -race, scripts/unraced.sh runs what is skipped
-# under it without: the codecs' size-bound property (one goroutine's
-# arithmetic, 8 times slower there) and MQTT at QoS 2 (paho.golang's own
-# race, see internal/transport/mqtt/race_on_test.go).
+# under it (internal/racetest) without: one goroutine's work that the
+# detector slows several times and checks nothing in (the codecs'
+# size-bound property, the committed reports and EXPERIMENTS.md made
+# again from their records) and MQTT at QoS 2 (paho.golang's own race,
+# see internal/transport/mqtt/mqtt_test.go).
 test: setup
 	scripts/setup.sh chromium jvm prometheus xmllint
 	$(GO) vet $$($(GO) list ./... | grep -v /graphql/generated)

@@ -15,13 +15,9 @@ rounds="${3:-3}"
 mkdir -p bin
 go build -o bin/hopbench ./cmd/hopbench
 
-node_pid=""
-stop_node() { if [ -n "$node_pid" ]; then kill -INT "$node_pid" 2>/dev/null || true; wait "$node_pid" 2>/dev/null || true; fi; }
-trap stop_node EXIT
+. bench/lib.sh
 port=17070
-bin/hopbench node --stack "$stack" --listen "127.0.0.1:$port" --admin "" 2>/dev/null &
-node_pid=$!
-for _ in $(seq 100); do (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.05; done
+start_node bin/hopbench "$stack" "$port"
 
 field() { # json key
 	python3 -c "import json,sys; print(round(json.load(sys.stdin).get('$1') or 0))"

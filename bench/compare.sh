@@ -21,22 +21,9 @@ mkdir -p "$tools" bin
 go build -o bin/hopbench ./cmd/hopbench
 go build -o bin/bareloop ./bench/bareloop
 scripts/peers.sh "$tools" >&2
-work=$(mktemp -d)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill -INT "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
-	rm -rf "$work"
-}
-trap cleanup EXIT
-start_node() { # stack port
-	bin/hopbench node --stack "$1" --listen "127.0.0.1:$2" --admin "" 2>/dev/null &
-	pids+=($!)
-	for _ in $(seq 100); do (echo >"/dev/tcp/127.0.0.1/$2") 2>/dev/null && return; sleep 0.05; done
-	echo "node $1 did not start" >&2
-	exit 1
-}
-start_node grpc 7170
-start_node rest 7171
+. bench/lib.sh
+start_node bin/hopbench grpc 7170
+start_node bin/hopbench rest 7171
 bin/bareloop -print-rest >"$work/body.json"
 printf 'POST http://127.0.0.1:7171/v1/text/echo\nContent-Type: application/json\n@%s\n' "$work/body.json" >"$work/targets"
 cat >"$work/post.lua" <<EOF

@@ -13,19 +13,10 @@ stack="${1:-rest}"
 rounds="${2:-3}"
 mkdir -p bin
 go build -o bin/hopbench ./cmd/hopbench
-tls_dir="$(mktemp -d)/tls"
-
-pids=()
-stop_nodes() { for p in "${pids[@]}"; do kill -INT "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done; }
-trap stop_nodes EXIT
-start_node() { # port [flags]
-	local port=$1; shift
-	bin/hopbench node --stack "$stack" --listen "127.0.0.1:$port" --admin "" "$@" 2>/dev/null &
-	pids+=($!)
-	for _ in $(seq 100); do (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null && return; sleep 0.05; done
-}
-start_node 17071
-start_node 17072 --tls-dir "$tls_dir"
+. bench/lib.sh
+tls_dir="$work/tls"
+start_node bin/hopbench "$stack" 17071
+start_node bin/hopbench "$stack" 17072 --tls-dir "$tls_dir"
 
 p50() { # port [flags]
 	local port=$1; shift

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The load generator's memory at a fixed rate against an idle REST node:
-# its resident set each second, its peak (VmHWM), and its resident set at
-# the end of the first and of the last minute (or of the first and last
-# tenth of a shorter run), for each GOGC given ("" is hopbench's own
-# choice, 400; the record says which target it ran at):
+# its resident set each second, its peak (VmHWM), and its resident set
+# after the first minute (after the first tenth of a shorter run) and at
+# the end, for each GOGC given ("" is hopbench's own choice, 400; the
+# record says which target it ran at):
 #   bench/memory.sh [DURATION] [RATE] [WORKERS] [GOGC...]   (default 60s 3000 256 "")
 # Prints a Markdown table, one row a GOGC.
 set -euo pipefail
@@ -16,18 +16,9 @@ settings=("$@")
 [ ${#settings[@]} -gt 0 ] || settings=("")
 mkdir -p bin
 go build -o bin/hopbench ./cmd/hopbench
-work=$(mktemp -d)
-node_pid=""
-cleanup() {
-	if [ -n "$node_pid" ]; then kill -INT "$node_pid" 2>/dev/null || true; wait "$node_pid" 2>/dev/null || true; fi
-	rm -rf "$work"
-}
-trap cleanup EXIT
+. bench/lib.sh
 port=7174
-if (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then echo "port $port is taken" >&2; exit 1; fi
-bin/hopbench node --stack rest --listen "127.0.0.1:$port" --admin "" 2>/dev/null &
-node_pid=$!
-for _ in $(seq 100); do (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.05; done
+start_node bin/hopbench rest "$port"
 
 echo "| GOGC | rate | workers | duration | peak (VmHWM) | RSS, first minute | RSS, last minute | last / first | errors |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
@@ -48,7 +39,7 @@ rows = [list(map(int, l.split())) for l in open(rssf) if len(l.split()) == 2]
 hb = json.load(open(hbf))
 rss = [r[0] for r in rows]
 peak = max(r[1] for r in rows)
-minute = 60 if len(rss) >= 120 else max(1, len(rss) // 10)
+minute = 60 if len(rss) >= 120 else max(2, len(rss) // 10)
 first, last = rss[minute - 1], rss[-1]
 mib = lambda kb: f"{kb / 1024:.0f} MiB"
 print(f"| {gogc} | {rate} | {workers} | {duration} | {mib(peak)} | {mib(first)} | {mib(last)} | {last / first:.3f} | {hb['errors']} |")

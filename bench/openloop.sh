@@ -20,17 +20,9 @@ go build -o bin/hopbench ./cmd/hopbench
 go build -o bin/bareloop ./bench/bareloop
 hb="${HOPBENCH:-bin/hopbench}"
 scripts/peers.sh "$tools" >&2
-work=$(mktemp -d)
-node_pid=""
-cleanup() {
-	if [ -n "$node_pid" ]; then kill -INT "$node_pid" 2>/dev/null || true; wait "$node_pid" 2>/dev/null || true; fi
-	rm -rf "$work"
-}
-trap cleanup EXIT
+. bench/lib.sh
 port=7173
-bin/hopbench node --stack rest --listen "127.0.0.1:$port" --admin "" 2>/dev/null &
-node_pid=$!
-for _ in $(seq 100); do (echo >"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.05; done
+start_node bin/hopbench rest "$port"
 bin/bareloop -print-rest >"$work/body.json"
 printf 'POST http://127.0.0.1:%s/v1/text/echo\nContent-Type: application/json\n@%s\n' "$port" "$work/body.json" >"$work/targets"
 

@@ -20,30 +20,13 @@ duration="${3:-10s}"
 rounds="${4:-3}"
 tools="$PWD/.tools/bin"
 mkdir -p bin
-work=$(mktemp -d)
-pids=()
-cleanup() {
-	for p in "${pids[@]}"; do kill -INT "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done
-	git worktree remove --force "$work/tree" 2>/dev/null || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
+. bench/lib.sh
+trap 'git worktree remove --force "$work/tree" 2>/dev/null || true; stop_all' EXIT
 git worktree add --detach "$work/tree" "$rev" >/dev/null
 (cd "$work/tree" && go build -o "$work/hopbench-rev" ./cmd/hopbench)
 go build -o bin/hopbench ./cmd/hopbench
 go build -o bin/bareloop ./bench/bareloop
 scripts/peers.sh "$tools" >&2
-start_node() { # binary stack port
-	if (echo >"/dev/tcp/127.0.0.1/$3") 2>/dev/null; then
-		echo "port $3 is taken: stop what serves on it first" >&2
-		exit 1
-	fi
-	"$1" node --stack "$2" --listen "127.0.0.1:$3" --admin "" 2>/dev/null &
-	pids+=($!)
-	for _ in $(seq 100); do (echo >"/dev/tcp/127.0.0.1/$3") 2>/dev/null && return; sleep 0.05; done
-	echo "node $2 of $1 did not start" >&2
-	exit 1
-}
 start_node "$work/hopbench-rev" grpc 7180
 start_node "$work/hopbench-rev" rest 7181
 start_node bin/hopbench grpc 7182

@@ -19,3 +19,6 @@ run() { # package pattern name: the test or subtest (or its prefix) the pattern 
 run ./internal/codec 'TestSizeBoundIsAnUpperBound' TestSizeBoundIsAnUpperBound
 run ./internal/transport/mqtt 'TestConformance/json\+zstd/qos2' TestConformance/json+zstd/qos2
 run ./internal/transport/mqtt 'TestOneWay/qos=2' TestOneWay/qos=2
+run ./internal/cli 'TestTheCommittedStudyReportsAreTheirRecords' TestTheCommittedStudyReportsAreTheirRecords
+run ./internal/expdoc 'TestExperimentsMDIsMadeFromItsRecords' TestExperimentsMDIsMadeFromItsRecords
+run ./internal/expdoc 'TestOneDigitChangedOnThePageIsCaught' TestOneDigitChangedOnThePageIsCaught

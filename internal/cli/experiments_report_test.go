@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"testing"
+
+	"github.com/hopbench/hopbench/internal/racetest"
 )
 
 // Every committed study's report.md is what hopbench report makes of its
@@ -14,6 +16,7 @@ import (
 // drift from each other. The "From" line, which names the directory as
 // given, is left out of the comparison.
 func TestTheCommittedStudyReportsAreTheirRecords(t *testing.T) {
+	racetest.Unraced(t, "rendering on one goroutine, several times slower under -race for nothing")
 	dirs, err := filepath.Glob("../../experiments/*/report.md")
 	if err != nil || len(dirs) == 0 {
 		t.Fatalf("no committed reports: %v", err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hopbench/hopbench/internal/codec"
 	"github.com/hopbench/hopbench/internal/payload"
+	"github.com/hopbench/hopbench/internal/racetest"
 )
 
 // boundRatio is how far above the encoded size a size bound may be from
@@ -39,9 +40,7 @@ var mediumAtMost = map[string]int{"payment": 1000, "recipe": 2000}
 // generator makes for a random seed, and from 64 items on at most
 // boundRatio times it.
 func TestSizeBoundIsAnUpperBound(t *testing.T) {
-	if raceDetector {
-		t.Skip("one goroutine's arithmetic, about 8 times slower under -race for nothing: make test runs it without -race")
-	}
+	racetest.Unraced(t, "one goroutine's arithmetic, about 8 times slower under -race for nothing")
 	rng := rand.New(rand.NewPCG(36, 6))
 	small := []int{0, 1, 2, 3, 7, 9, 10, 15, 16, 17, 23, 24, 25, 63, 64, 65, 99, 100, 101, 127, 128, 200, 201, 255, 256}
 	worst := map[string]float64{} // the largest bound over size from 64 items on, for the log

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hopbench/hopbench/internal/racetest"
 )
 
 var update = flag.Bool("update", false, "write EXPERIMENTS.md from its template and the records")
@@ -28,6 +30,7 @@ func render(t *testing.T) []byte {
 // EXPERIMENTS.md is what its template makes of the committed records:
 // a figure changed by hand, or records that no longer say it, fail here.
 func TestExperimentsMDIsMadeFromItsRecords(t *testing.T) {
+	racetest.Unraced(t, "rendering on one goroutine, several times slower under -race for nothing")
 	got := render(t)
 	page := filepath.Join(root, Page)
 	if *update {
@@ -48,6 +51,7 @@ func TestExperimentsMDIsMadeFromItsRecords(t *testing.T) {
 // One digit of a figure the template draws from the records, changed on
 // the page, is caught, with its line.
 func TestOneDigitChangedOnThePageIsCaught(t *testing.T) {
+	racetest.Unraced(t, "rendering on one goroutine, several times slower under -race for nothing")
 	got := string(render(t))
 	at := strings.Index(got, " findings: holds ")
 	if at < 0 {

@@ -34,7 +34,7 @@ func TestConformance(t *testing.T) {
 				{Name: "plain", Large: true},
 				{Name: "gzip", Config: transport.Config{Compression: "gzip"}},
 				{Name: "h2c", Config: transport.Config{HTTP2: true}},
-				{Name: "tls", Config: transport.Config{ServerTLS: b.Server(false), ClientTLS: b.Client(false)}, Large: true},
+				{Name: "tls", Config: transport.Config{ServerTLS: b.Server(false), ClientTLS: b.Client(false)}},
 				{Name: "mtls+h2+gzip", Config: transport.Config{HTTP2: true, Compression: "gzip", ServerTLS: b.Server(true), ClientTLS: b.Client(true)}},
 				{Name: "tls/emulated-network", Config: transport.Config{ServerTLS: b.Server(false), ClientTLS: b.Client(false)}, Network: transporttest.Emulated},
 				{Name: "json", Config: transport.Config{Codec: "json"}},

@@ -17,7 +17,7 @@ func TestConformance(t *testing.T) {
 	for _, v := range []transporttest.Variant{
 		{Name: "plain", Large: true},
 		{Name: "gzip", Config: transport.Config{Compression: "gzip"}},
-		{Name: "tls", Config: transport.Config{ServerTLS: b.Server(false), ClientTLS: b.Client(false)}, Large: true},
+		{Name: "tls", Config: transport.Config{ServerTLS: b.Server(false), ClientTLS: b.Client(false)}},
 		{Name: "mtls+gzip", Config: transport.Config{Compression: "gzip", ServerTLS: b.Server(true), ClientTLS: b.Client(true)}},
 		{Name: "tls/emulated-network", Config: transport.Config{ServerTLS: b.Server(false), ClientTLS: b.Client(false)}, Network: transporttest.Emulated},
 	} {

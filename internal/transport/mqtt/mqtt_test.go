@@ -12,6 +12,7 @@ import (
 	"github.com/hopbench/hopbench/internal/broker"
 	"github.com/hopbench/hopbench/internal/broker/brokertest"
 	"github.com/hopbench/hopbench/internal/codec"
+	"github.com/hopbench/hopbench/internal/racetest"
 	"github.com/hopbench/hopbench/internal/transport"
 	_ "github.com/hopbench/hopbench/internal/transport/mqtt"
 	"github.com/hopbench/hopbench/internal/transport/transporttest"
@@ -29,8 +30,15 @@ func TestConformance(t *testing.T) {
 		{Name: "proto/emulated-network", Config: transport.Config{Codec: "proto"}, Network: transporttest.Emulated},
 		{Name: "proto/serve=serial", Config: transport.Config{Codec: "proto", Options: map[string]string{"serve": "serial"}}},
 	} {
-		if raceDetector && strings.HasSuffix(v.Name, "qos2") {
-			t.Logf("%s: not under the race detector (paho.golang#343, race_on_test.go): make test runs it without", v.Name)
+		// paho.golang v0.23.0 (the newest served here) writes a PUBREL on
+		// its connection without its state's lock while a disconnect
+		// replaces that connection: a race inside the library whenever a
+		// QoS 2 exchange is in flight as a client closes
+		// (eclipse-paho/paho.golang#343, fixed upstream after v0.23.0).
+		// QoS 2 is tested without the race detector (scripts/unraced.sh),
+		// and with it once paho.golang is upgraded.
+		if racetest.Enabled && strings.HasSuffix(v.Name, "qos2") {
+			t.Logf("%s: not under the race detector (paho.golang#343): make test runs it without", v.Name)
 			continue
 		}
 		v.Transport, v.Listen = "mqtt", listen

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hopbench/hopbench/internal/broker/brokertest"
 	"github.com/hopbench/hopbench/internal/oneway/onewaytest"
+	"github.com/hopbench/hopbench/internal/racetest"
 )
 
 func TestOneWay(t *testing.T) {
@@ -14,8 +15,8 @@ func TestOneWay(t *testing.T) {
 		{Name: "qos=2", Options: map[string]string{"qos": "2"}, AtMostOnce: true},
 		{Name: "qos=0", Options: map[string]string{"qos": "0"}, AtMostOnce: true},
 	} {
-		if raceDetector && v.Name == "qos=2" {
-			t.Logf("%s: not under the race detector (paho.golang#343, race_on_test.go): make test runs it without", v.Name)
+		if racetest.Enabled && v.Name == "qos=2" { // paho.golang#343: see TestConformance
+			t.Logf("%s: not under the race detector (paho.golang#343): make test runs it without", v.Name)
 			continue
 		}
 		v.Stack, v.Addr = "mqtt+proto", addr

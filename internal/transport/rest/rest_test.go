@@ -23,7 +23,7 @@ func TestConformance(t *testing.T) {
 	variants := []transporttest.Variant{
 		{Name: "json/h1", Config: transport.Config{Codec: "json"}, Large: true},
 		{Name: "json-fast/h1", Config: transport.Config{Codec: "json-fast"}},
-		{Name: "proto/h1", Config: transport.Config{Codec: "proto"}, Large: true},
+		{Name: "proto/h1", Config: transport.Config{Codec: "proto"}},
 		{Name: "msgpack/h1", Config: transport.Config{Codec: "msgpack"}},
 		{Name: "cbor/h1", Config: transport.Config{Codec: "cbor"}},
 		{Name: "avro/h1", Config: transport.Config{Codec: "avro"}},

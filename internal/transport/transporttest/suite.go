@@ -46,7 +46,10 @@ type Variant struct {
 	Name      string
 	Transport string
 	Config    transport.Config
-	// Large runs the 64 MiB case; slow under -race, so not every variant does.
+	// Large runs the 64 MiB case; slow under -race, so one variant of each
+	// path carries it (a protocol, an HTTP version, a codec where its
+	// encoding of the body differs), not its TLS twin: the limits it
+	// tests are the transport's own, the same under TLS.
 	Large bool
 	// Listen is the server's address (default 127.0.0.1:0); broker stacks
 	// give their broker's URL with no name, so each server gets its own.

@@ -24,7 +24,7 @@ func TestConformance(t *testing.T) {
 	variants := []transporttest.Variant{
 		{Name: "gzip", Config: transport.Config{Compression: "gzip"}},
 		{Name: "zstd", Config: transport.Config{Compression: "zstd"}},
-		{Name: "tls", Config: transport.Config{ServerTLS: b.Server(false), ClientTLS: b.Client(false)}, Large: true},
+		{Name: "tls", Config: transport.Config{ServerTLS: b.Server(false), ClientTLS: b.Client(false)}},
 		{Name: "mtls+gzip", Config: transport.Config{Compression: "gzip", ServerTLS: b.Server(true), ClientTLS: b.Client(true)}},
 		{Name: "emulated-network", Network: transporttest.Emulated},
 	}
