@@ -26,6 +26,7 @@ for gogc in "${settings[@]}"; do
 	env -u GOGC ${gogc:+GOGC=$gogc} bin/hopbench load --stack rest --target "127.0.0.1:$port" --op echo --model text --count 10 \
 		--rate "$rate" --workers "$workers" --duration "$duration" --format json >"$work/hb.json" &
 	load=$!
+	pids+=("$load")
 	: >"$work/rss"
 	while kill -0 "$load" 2>/dev/null; do
 		awk '/^VmRSS|^VmHWM/ {printf "%s ", $2} END {print ""}' "/proc/$load/status" >>"$work/rss" 2>/dev/null || true

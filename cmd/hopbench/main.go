@@ -19,8 +19,8 @@ import (
 // 4 MB live at 64 clients), so at Go's default of 100 it collected 374
 // times in 8 s, 7 % of its CPU; at 400, in five rounds alternating with
 // 100 against one gRPC node, it spent 10-25 % less CPU a request, and it
-// held 65 MiB instead of 53 at 3 000 req/s with 256 workers
-// (docs/load.md). On a shared machine the generator's CPU is taken from
+// peaked at 84 MiB instead of 67 at 3 000 req/s with 256 workers
+// (bench/memory.sh, docs/load.md). On a shared machine the generator's CPU is taken from
 // the service measured. Every record says which target its generator ran
 // at (environment.gc_percent); nodes and brokers keep Go's default.
 const generatorGOGC = 400

@@ -2,5 +2,5 @@
 
 package racetest
 
-// Enabled: this binary was built with -race.
+// Enabled: this binary was built with -race (here it was not).
 const Enabled = false

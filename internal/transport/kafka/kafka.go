@@ -445,7 +445,7 @@ func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, erro
 	return c.pending.Wait(ctx, id, wait, c.maxBytes)
 }
 
-// produce hands rec (a request, a reply or a message: what) to the
+// produce hands rec (a request or a one-way message: what) to the
 // broker and waits for its ack or for ctx, whichever comes first.
 // franz-go retries a produce in flight until it is delivered, whatever the
 // context says; a broker gone away must not hold the caller. The record's
@@ -464,14 +464,14 @@ func produce(ctx context.Context, cl *kgo.Client, what string, rec *kgo.Record) 
 		}
 		return nil
 	case <-ctx.Done():
-		return &transport.Error{Code: transport.CodeDeadline, Msg: "producing the " + what + ": " + ctx.Err().Error(), Err: ctx.Err()}
+		return &transport.Error{Code: transport.CodeDeadline, Msg: "producing the " + what + " to " + rec.Topic + ": " + ctx.Err().Error(), Err: ctx.Err()}
 	}
 }
 
 func produceError(ctx context.Context, topic, what string, err error) error {
 	switch {
 	case ctx.Err() != nil:
-		return &transport.Error{Code: transport.CodeDeadline, Msg: "producing the " + what + ": " + err.Error(), Err: err}
+		return &transport.Error{Code: transport.CodeDeadline, Msg: "producing the " + what + " to " + topic + ": " + err.Error(), Err: err}
 	case errors.Is(err, kerr.MessageTooLarge) || errors.Is(err, kerr.RecordListTooLarge):
 		return &transport.Error{Code: transport.CodeTooLarge, Msg: err.Error(), Err: err}
 	case errors.Is(err, kgo.ErrMaxBuffered):

@@ -85,9 +85,15 @@ func (Transport) Publisher(_ context.Context, target string, cfg transport.Confi
 
 // Publish waits for the broker's ack or for ctx (produce). A message
 // whose publish gave up may still be delivered: the run counts it as
-// unconfirmed if it is consumed.
+// unconfirmed if it is consumed. A publish given up is unavailable, as it
+// was when it produced synchronously: the one-way run reopens its
+// publisher on that class (a broker restarted).
 func (p *publisher) Publish(ctx context.Context, key string, body []byte) error {
-	return produce(ctx, p.cl, "message", &kgo.Record{Topic: p.topic, Key: []byte(key), Value: body})
+	err := produce(ctx, p.cl, "message", &kgo.Record{Topic: p.topic, Key: []byte(key), Value: body})
+	if transport.CodeOf(err) == transport.CodeDeadline {
+		return brokered.Unavailable("kafka: %w", err)
+	}
+	return err
 }
 
 func (p *publisher) Close() error {
