@@ -2,5 +2,5 @@
 
 package racetest
 
-// Enabled: this binary was built with -race.
+// Enabled says whether this binary was built with -race: here, it was.
 const Enabled = true
