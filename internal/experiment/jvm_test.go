@@ -81,7 +81,7 @@ sla: 2s
 func TestAUsersMessageRunsOnTheJVM(t *testing.T) {
 	needJVM(t)
 	recs := runSpec(t, &Runner{Bin: hopbenchBin(t), Dir: t.TempDir()}, "runtimes: [go, jvm]\nstacks: [rest, rest+proto, grpc]\n"+
-		"topologies: [chain:2]\nops: [get, echo, post]\n"+ordersPayload+"loads: [{closed: {clients: 2}}]\nrequests: 40\nwarmup: 0s\n")
+		"topologies: [chain:2]\nops: [get, echo, post]\n"+ordersPayload+"loads: [{closed: {clients: 2}}]\nrequests: 40\nwarmup: 0s\nsla: 30s\n")
 	reply := map[string]int{}
 	for _, r := range recs {
 		if r.Outcome != results.OutcomeOK || r.Errors != 0 || r.Requests != 40 || r.Model != "shop.Order" {
