@@ -457,15 +457,16 @@ func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, erro
 func produce(ctx context.Context, cl *kgo.Client, what string, rec *kgo.Record) error {
 	produced := make(chan error, 1)
 	cl.TryProduce(context.WithoutCancel(ctx), rec, func(_ *kgo.Record, err error) { produced <- err })
+	var err error
 	select {
-	case err := <-produced:
-		if err != nil {
-			return produceError(ctx, rec.Topic, what, err)
-		}
-		return nil
+	case err = <-produced:
 	case <-ctx.Done():
-		return &transport.Error{Code: transport.CodeDeadline, Msg: "producing the " + what + " to " + rec.Topic + ": " + ctx.Err().Error(), Err: ctx.Err()}
+		err = ctx.Err()
 	}
+	if err != nil {
+		return produceError(ctx, rec.Topic, what, err)
+	}
+	return nil
 }
 
 func produceError(ctx context.Context, topic, what string, err error) error {
