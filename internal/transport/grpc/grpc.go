@@ -94,6 +94,7 @@ func (Transport) Listen(ctx context.Context, addr string, cfg transport.Config, 
 		grpc.KeepaliveParams(keepalive.ServerParameters{MaxConnectionIdle: lim.IdleTimeout}),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
 		grpc.ConnectionTimeout(lim.ReadTimeout),
+		grpc.NumStreamWorkers(streamWorkers),
 	}
 	if cfg.ServerTLS != nil {
 		opts = append(opts, grpc.Creds(credentials.NewTLS(cfg.ServerTLS)))
@@ -115,6 +116,14 @@ func (Transport) Listen(ctx context.Context, addr string, cfg transport.Config, 
 	stop := func() error { srv.Stop(); return nil }
 	return transport.RunServer(l, srv.Serve, stop, grpc.ErrServerStopped), nil
 }
+
+// streamWorkers is how many goroutines serve the node's calls and are
+// kept between them. grpc-go otherwise starts a goroutine for every call,
+// whose stack grows again on each: a fifth of a gRPC node's CPU at 64
+// clients (bench/PROFILE.md). A call that finds every worker busy still
+// gets a goroutine of its own at once, so none waits for another; an idle
+// worker costs its stack, and grpc-go renews each after 65 536 calls.
+const streamWorkers = 256
 
 // serviceDesc is f's service with handlers that take and give frames.
 func serviceDesc(h transport.Handler, f hopframe.Family) *grpc.ServiceDesc {
