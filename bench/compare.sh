@@ -6,7 +6,10 @@
 # gRPC node: hopbench load, a bare grpc-go loop, ghz. REST node (JSON over
 # HTTP/1.1): hopbench load, a bare net/http loop, vegeta, wrk. Prints a
 # Markdown table: each tool's requests/s (median of the rounds, min–max)
-# and its ratio to hopbench's in the same round (median, min–max). Needs
+# and its ratio to hopbench's in the same round (median, min–max). Then,
+# on each node, hopbench load and the bare loop at one client, taking
+# turns: their p50s and hopbench's over the bare loop's in the same round
+# (what the caller's own cost adds to one call). Needs
 # Go; ghz v0.120.0 and vegeta v12.13.0 are installed into .tools/bin if
 # missing, wrk from Debian (scripts/peers.sh): none is a dependency of
 # hopbench. Rerun on a quiet machine: every tool shares the CPUs with the
@@ -31,7 +34,7 @@ wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
 wrk.body = [[$(cat "$work/body.json")]]
 EOF
-json_rps() { python3 -c 'import json,sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"; }
+json_rps() { python3 -c 'import json,sys; r=json.load(sys.stdin); assert not r.get("errors"), r; print(r[sys.argv[1]])' "$1"; }
 
 # Each tool prints its requests/s.
 hopbench_grpc() { bin/hopbench load --stack grpc --target 127.0.0.1:7170 --op echo --model text --count 10 --clients "$clients" --duration "$duration" --format json 2>/dev/null | json_rps rps; }
@@ -40,12 +43,18 @@ ghz_grpc() { "$tools/ghz" --insecure --call hopbench.v1.Hop/Echo -d "$(bin/barel
 hopbench_rest() { bin/hopbench load --stack rest --target 127.0.0.1:7171 --op echo --model text --count 10 --clients "$clients" --duration "$duration" --format json 2>/dev/null | json_rps rps; }
 bare_rest() { bin/bareloop -stack rest -target 127.0.0.1:7171 -clients "$clients" -duration "$duration" | json_rps rps; }
 vegeta_rest() { "$tools/vegeta" attack -rate 0 -max-workers "$clients" -workers "$clients" -duration "$duration" -targets "$work/targets" | "$tools/vegeta" report -type json | json_rps throughput; }
+# At one client each prints its p50 in µs.
+hopbench_grpc1() { bin/hopbench load --stack grpc --target 127.0.0.1:7170 --op echo --model text --count 10 --clients 1 --duration "$duration" --format json 2>/dev/null | json_rps p50_us; }
+bare_grpc1() { bin/bareloop -stack grpc -target 127.0.0.1:7170 -clients 1 -duration "$duration" | json_rps p50_us; }
+hopbench_rest1() { bin/hopbench load --stack rest --target 127.0.0.1:7171 --op echo --model text --count 10 --clients 1 --duration "$duration" --format json 2>/dev/null | json_rps p50_us; }
+bare_rest1() { bin/bareloop -stack rest -target 127.0.0.1:7171 -clients 1 -duration "$duration" | json_rps p50_us; }
 wrk_rest() { wrk -t 2 -c "$clients" -d "$duration" -s "$work/post.lua" http://127.0.0.1:7171/v1/text/echo | awk '/^Requests\/sec:/ {print $2}'; }
 
 # Rounds: on each node, every tool once, in an order rotated by the round.
-declare -A tools_of=([grpc]="hopbench_grpc bare_grpc ghz_grpc" [rest]="hopbench_rest bare_rest vegeta_rest wrk_rest")
+declare -A tools_of=([grpc]="hopbench_grpc bare_grpc ghz_grpc" [rest]="hopbench_rest bare_rest vegeta_rest wrk_rest"
+	[grpc1]="hopbench_grpc1 bare_grpc1" [rest1]="hopbench_rest1 bare_rest1")
 for round in $(seq "$rounds"); do
-	for node in grpc rest; do
+	for node in grpc rest grpc1 rest1; do
 		read -r -a ts <<<"${tools_of[$node]}"
 		n=${#ts[@]}
 		for i in $(seq 0 $((n - 1))); do
@@ -71,9 +80,17 @@ def spread(vs, fmt):
 print(f"| node | load tool | clients | requests/s, median (min–max) | vs hopbench load, same round |")
 print("| --- | --- | --- | --- | --- |")
 order = list(names)
-for (node, tool), by in sorted(rps.items(), key=lambda kv: (kv[0][0], order.index(kv[0][1]))):
+rates = [kv for kv in rps.items() if kv[0][0] in nodes]
+for (node, tool), by in sorted(rates, key=lambda kv: (kv[0][0], order.index(kv[0][1]))):
     base = rps[(node, "hopbench_" + node)]
     ratios = [by[r] / base[r] for r in by if base.get(r)]
     print(f"| {nodes[node]} | {names[tool]} | {sys.argv[2]} | {spread(list(by.values()), lambda v: f'{v:.0f}')} | {spread(ratios, lambda v: f'{v:.2f}x')} |")
+print("\n| node | clients | hopbench load p50 µs, median (min–max) | bare loop p50 µs | hopbench / bare loop, same round |")
+print("| --- | --- | --- | --- | --- |")
+for node in nodes:
+    hb, bare = rps[(node + "1", f"hopbench_{node}1")], rps[(node + "1", f"bare_{node}1")]
+    ratios = [hb[r] / bare[r] for r in hb if bare.get(r)]
+    us = lambda v: f"{v:.0f}"
+    print(f"| {nodes[node]} | 1 | {spread(list(hb.values()), us)} | {spread(list(bare.values()), us)} | {spread(ratios, lambda v: f'{v:.2f}x')} |")
 print(f"\n{len(set(r for r, *_ in rows))} round(s); the tools took turns on the same nodes, their order rotated each round.")
 EOF

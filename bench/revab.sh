@@ -7,9 +7,11 @@
 # HTTP/1.1). In each round, REV's first in odd rounds and this tree's in
 # even ones: the bare loops (bench/bareloop) and ghz call each node in
 # turn (the nodes compared), and REV's hopbench load and this tree's call
-# this tree's node in turn (the generators compared). Prints each side's
-# requests/s (median of the rounds, min–max) and this tree's over REV's in
-# the same round. ghz is installed into .tools/bin if missing
+# this tree's node in turn (the generators compared), and each side's
+# hopbench load calls its own gRPC node. Prints each side's requests/s
+# (median of the rounds, min–max) and this tree's over REV's in the same
+# round, and each tree's hopbench over ghz on its own node: has the
+# ratio to ghz moved since REV, in the same rounds? ghz is installed into .tools/bin if missing
 # (scripts/peers.sh). Rerun on a quiet machine: the nodes share the CPUs
 # with the clients.
 set -euo pipefail
@@ -41,6 +43,7 @@ bare_rest() { bin/bareloop -stack rest -target "127.0.0.1:$(($1 + 1))" -clients 
 # prints its requests/s and its own CPU time a request (µs).
 load_json() { python3 -c 'import json,sys; d=json.load(sys.stdin); sys.exit("calls failed") if d.get("errors") else print(d["rps"], d["client_cpu_us_per_req"], sep="\t")'; }
 load_grpc() { "$1" load --stack grpc --target 127.0.0.1:7182 --op echo --model text --count 10 --clients "$clients" --duration "$duration" --format json 2>/dev/null | load_json; }
+own_grpc() { "$1" load --stack grpc --target "127.0.0.1:$2" --op echo --model text --count 10 --clients "$clients" --duration "$duration" --format json 2>/dev/null | load_json; }
 load_rest() { "$1" load --stack rest --target 127.0.0.1:7183 --op echo --model text --count 10 --clients "$clients" --duration "$duration" --format json 2>/dev/null | load_json; }
 for round in $(seq "$rounds"); do
 	sides="rev:7180:$work/hopbench-rev here:7182:bin/hopbench"
@@ -52,9 +55,9 @@ for round in $(seq "$rounds"); do
 			v=$($c "$port") # an assignment, so that a failing side stops the script
 			printf '%s\t%s\t%s\t%s\n' "$round" "$name" "$c" "$v" >>"$work/rps.tsv"
 		done
-		for c in load_grpc load_rest; do
+		for c in load_grpc load_rest own_grpc; do
 			echo "round $round/$rounds: $name's $c" >&2
-			v=$($c "$binary")
+			v=$($c "$binary" "$port")
 			printf '%s\t%s\t%s\t%s\n' "$round" "$name" "$c" "$v" >>"$work/rps.tsv"
 		done
 	done
@@ -86,4 +89,11 @@ generators = {"load_grpc": ("grpc, this tree's", "hopbench load"), "load_rest": 
 table(("generator", "hopbench load"), generators)
 print()
 table(("generator", "hopbench load"), generators, of=cpu, unit="its CPU µs a request")
+print()
+print(f"| node | tree | clients | hopbench load on its own node, req/s | ghz on that node, req/s | hopbench / ghz, same round |")
+print("| --- | --- | --- | --- | --- | --- |")
+for side, tree in (("rev", sys.argv[2]), ("here", "here")):
+    own, ghz = rps[("own_grpc", side)], rps[("ghz_grpc", side)]
+    ratio = [own[r] / ghz[r] for r in own]
+    print(f"| grpc | {tree} | {sys.argv[3]} | {spread(list(own.values()), n)} | {spread(list(ghz.values()), n)} | {spread(ratio, lambda v: f'{v:.2f}x')} |")
 EOF

@@ -1,6 +1,6 @@
 // Command bareloop is the yardstick for hopbench's load generator: the
 // plainest possible loop of calls, as many goroutines as clients, counting
-// replies and nothing else. bench/compare.sh runs it beside hopbench load
+// replies and timing each (its JSON says rps and p50_us). bench/compare.sh runs it beside hopbench load
 // and ghz against the same node, bench/pairs.sh runs it as a pair with its
 // own responder (-serve) beside hopbench's node and load; it is not part of
 // hopbench.
@@ -28,12 +28,14 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/HdrHistogram/hdrhistogram-go"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/hopbench/hopbench/internal/codec"
 	"github.com/hopbench/hopbench/internal/payload"
+	"github.com/hopbench/hopbench/internal/stats"
 	pb "github.com/hopbench/hopbench/schema/hopbench/v1"
 )
 
@@ -77,8 +79,8 @@ func main() {
 		fail(err)
 	}
 	defer closeIt()
-	requests, failed, rps := loop(call, *clients, *duration)
-	fmt.Printf("{\"requests\": %d, \"errors\": %d, \"rps\": %.1f}\n", requests, failed, rps)
+	requests, failed, rps, p50 := loop(call, *clients, *duration)
+	fmt.Printf("{\"requests\": %d, \"errors\": %d, \"rps\": %.1f, \"p50_us\": %d}\n", requests, failed, rps, p50)
 }
 
 // stacks are the stacks bareloop calls and serves.
@@ -153,29 +155,38 @@ func restBody(text *pb.Text) ([]byte, error) {
 }
 
 // loop makes calls from clients goroutines, each calling again as soon as
-// a call returns, for d; it returns the calls made, those that failed, and
-// the replies per second.
-func loop(call func(context.Context) error, clients int, d time.Duration) (requests, failed int64, rps float64) {
+// a call returns, for d; it returns the calls made, those that failed, the
+// replies per second and the median time a call that succeeded took, in
+// hopbench's histogram geometry.
+func loop(call func(context.Context) error, clients int, d time.Duration) (requests, failed int64, rps float64, p50 int64) {
 	var ok, bad atomic.Int64
 	deadline := time.Now().Add(d)
 	var wg sync.WaitGroup
+	hists := make([]*hdrhistogram.Histogram, clients)
 	start := time.Now()
-	for range clients {
+	for i := range clients {
+		hists[i] = stats.NewHistogram()
 		wg.Add(1)
-		go func() {
+		go func(h *hdrhistogram.Histogram) {
 			defer wg.Done()
 			for time.Now().Before(deadline) {
+				t := time.Now()
 				if call(context.Background()) == nil {
+					stats.Record(h, time.Since(t))
 					ok.Add(1)
 				} else {
 					bad.Add(1)
 				}
 			}
-		}()
+		}(hists[i])
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	return ok.Load() + bad.Load(), bad.Load(), float64(ok.Load()) / elapsed.Seconds()
+	all := stats.NewHistogram()
+	for _, h := range hists {
+		all.Merge(h)
+	}
+	return ok.Load() + bad.Load(), bad.Load(), float64(ok.Load()) / elapsed.Seconds(), all.ValueAtQuantile(50)
 }
 
 // fail says err and exits.
