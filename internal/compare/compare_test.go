@@ -2,6 +2,7 @@ package compare
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -184,5 +185,26 @@ func TestRunsThatPartlyFailedAreLeftOutAndNamed(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "stack=graphql") || len(leftOut) != len(res.LeftOutA) {
 		t.Errorf("benchfmt exports a run that partly failed, or names %d of %d left out", len(leftOut), len(res.LeftOutA))
+	}
+}
+
+// The benchfmt header names every generator target among the runs, with
+// how many runs had each, not the first run's alone.
+func TestBenchfmtNamesEachGeneratorTarget(t *testing.T) {
+	recs := read(t, "testdata/a.jsonl")
+	for i := range recs {
+		gc := 400
+		if i == 0 {
+			gc = 100
+		}
+		recs[i].Environment.GCPercent = &gc
+	}
+	var out bytes.Buffer
+	if _, err := Benchfmt(&out, recs); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("generator-gogc: 100 in 1 record, 400 in %d records\n", len(recs)-1)
+	if !strings.Contains(out.String(), want) {
+		t.Errorf("benchfmt header lacks %q:\n%s", want, out.String()[:200])
 	}
 }

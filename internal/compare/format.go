@@ -140,8 +140,8 @@ func Benchfmt(w io.Writer, recs []results.Record) (leftOut []string, err error) 
 	if len(recs) > 0 {
 		e := recs[0].Environment
 		fmt.Fprintf(&b, "goos: %s\ngoarch: %s\ncpu: %s\nhopbench: %s\n", e.OS, e.Arch, e.CPU, e.Hopbench)
-		if e.GCPercent != 0 {
-			fmt.Fprintf(&b, "generator-gogc: %d\n", e.GCPercent)
+		if gc := results.GCTargets(recs); gc != "" {
+			fmt.Fprintf(&b, "generator-gogc: %s\n", gc)
 		}
 	}
 	experiment := ""

@@ -4,11 +4,13 @@ package environment
 
 import (
 	"bufio"
+	"fmt"
 	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -36,11 +38,11 @@ type Environment struct {
 	Hostname  string    `json:"hostname"`
 	Libraries []Library `json:"libraries"`
 	// GCPercent is the garbage collector's target (GOGC) of the process
-	// that made the record, the load generator's; 0 in records made before
-	// it was recorded, -1 when collection was off. It changes the
+	// that made the record, the load generator's; nil in records made
+	// before it was recorded, -1 when collection was off. It changes the
 	// generator's own CPU a request, not the nodes', which run in processes
 	// of their own with Go's default unless GOGC is set for them.
-	GCPercent int       `json:"gc_percent,omitempty"`
+	GCPercent *int      `json:"gc_percent,omitempty"`
 	Time      time.Time `json:"time"`
 }
 
@@ -105,9 +107,48 @@ func Describe() Environment {
 		Kernel:    readTrimmed("/proc/sys/kernel/osrelease"),
 		Hostname:  host,
 		Libraries: Libraries(),
-		GCPercent: GCPercent(),
+		GCPercent: ptr(GCPercent()),
 		Time:      time.Now().UTC(),
 	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// GCTargets says at which targets the generators of a set of records ran,
+// each given by its GCPercent: "400" when all ran at one, else each
+// target with its number of records ("400 in 10 records, 100 in 2"),
+// "off" for -1 and "not recorded" for records made before it was. It is
+// "" when no record says.
+func GCTargets(percents []*int) string {
+	counts := map[string]int{}
+	var order []string
+	for _, p := range percents {
+		name := "not recorded"
+		if p != nil {
+			name = strconv.Itoa(*p)
+			if *p < 0 {
+				name = "off"
+			}
+		}
+		if counts[name] == 0 {
+			order = append(order, name)
+		}
+		counts[name]++
+	}
+	if len(order) == 0 || len(order) == 1 && order[0] == "not recorded" {
+		return ""
+	}
+	if len(order) == 1 {
+		return order[0]
+	}
+	parts := make([]string, len(order))
+	for i, name := range order {
+		parts[i] = fmt.Sprintf("%s in %d record", name, counts[name])
+		if counts[name] > 1 {
+			parts[i] += "s"
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // GCPercent is this process's garbage collection target, as GOGC or

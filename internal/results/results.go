@@ -480,3 +480,13 @@ type Host struct {
 	// could not read them.
 	UsageError string `json:"usage_error,omitempty"`
 }
+
+// GCTargets says at which garbage-collection targets the generators of
+// recs ran (environment.GCTargets): "" when no record says.
+func GCTargets(recs []Record) string {
+	percents := make([]*int, len(recs))
+	for i, r := range recs {
+		percents[i] = r.Environment.GCPercent
+	}
+	return environment.GCTargets(percents)
+}
