@@ -2,8 +2,8 @@
 # The load generator's memory at a fixed rate against an idle REST node:
 # its resident set each second, its peak (VmHWM), and its resident set
 # after the first minute (after the first tenth of a shorter run) and at
-# the end, for each GOGC given ("" is hopbench's own choice, 400; the
-# record says which target it ran at):
+# the end, for each GOGC given ("" is hopbench's own choice; the GOGC
+# column is the target the load's record says it ran at):
 #   bench/memory.sh [DURATION] [RATE] [WORKERS] [GOGC...]   (default 60s 3000 256 "")
 # Prints a Markdown table, one row a GOGC.
 set -euo pipefail
@@ -24,7 +24,7 @@ echo "| GOGC | rate | workers | duration | peak (VmHWM) | RSS, first minute | RS
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 for gogc in "${settings[@]}"; do
 	env -u GOGC ${gogc:+GOGC=$gogc} bin/hopbench load --stack rest --target "127.0.0.1:$port" --op echo --model text --count 10 \
-		--rate "$rate" --workers "$workers" --duration "$duration" --format json >"$work/hb.json" &
+		--rate "$rate" --workers "$workers" --duration "$duration" --format json --out "$work/rec" >"$work/hb.json" &
 	load=$!
 	pids+=("$load")
 	: >"$work/rss"
@@ -32,10 +32,12 @@ for gogc in "${settings[@]}"; do
 		awk '/^VmRSS|^VmHWM/ {printf "%s ", $2} END {print ""}' "/proc/$load/status" >>"$work/rss" 2>/dev/null || true
 		sleep 1
 	done
-	wait "$load" || { echo "the load at GOGC ${gogc:-400} failed" >&2; exit 1; }
-	python3 - "${gogc:-400 (default)}" "$rate" "$workers" "$duration" "$work/rss" "$work/hb.json" <<'PY'
+	wait "$load" || { echo "the load at GOGC ${gogc:-unset} failed" >&2; exit 1; }
+	python3 - "$gogc" "$rate" "$workers" "$duration" "$work/rss" "$work/hb.json" "$work/rec/results.jsonl" <<'PY'
 import json, sys
-gogc, rate, workers, duration, rssf, hbf = sys.argv[1:]
+gogc, rate, workers, duration, rssf, hbf, recf = sys.argv[1:]
+rec = json.loads(open(recf).read().splitlines()[-1])
+gogc = f"{rec['environment'].get('gc_percent', 'not recorded')}" + ("" if gogc else " (hopbench's own)")
 rows = [list(map(int, l.split())) for l in open(rssf) if len(l.split()) == 2]
 hb = json.load(open(hbf))
 rss = [r[0] for r in rows]
@@ -45,4 +47,5 @@ first, last = rss[minute - 1], rss[-1]
 mib = lambda kb: f"{kb / 1024:.0f} MiB"
 print(f"| {gogc} | {rate} | {workers} | {duration} | {mib(peak)} | {mib(first)} | {mib(last)} | {last / first:.3f} | {hb['errors']} |")
 PY
+	rm -rf "$work/rec"
 done
