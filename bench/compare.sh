@@ -34,12 +34,12 @@ wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
 wrk.body = [[$(cat "$work/body.json")]]
 EOF
-json_rps() { python3 -c 'import json,sys; r=json.load(sys.stdin); assert not r.get("errors"), r; print(r[sys.argv[1]])' "$1"; }
+json_rps() { python3 -c 'import json,sys; r=json.load(sys.stdin); sys.exit(f"calls failed: {r}") if r.get("errors") else print(r[sys.argv[1]])' "$1"; }
 
 # Each tool prints its requests/s.
 hopbench_grpc() { bin/hopbench load --stack grpc --target 127.0.0.1:7170 --op echo --model text --count 10 --clients "$clients" --duration "$duration" --format json 2>/dev/null | json_rps rps; }
 bare_grpc() { bin/bareloop -stack grpc -target 127.0.0.1:7170 -clients "$clients" -duration "$duration" | json_rps rps; }
-ghz_grpc() { "$tools/ghz" --insecure --call hopbench.v1.Hop/Echo -d "$(bin/bareloop -print-json)" -c "$clients" -z "$duration" --connections 1 -O json 127.0.0.1:7170 | json_rps rps; }
+ghz_grpc() { "$tools/ghz" --insecure --call hopbench.v1.Hop/Echo -d "$(bin/bareloop -print-json)" -c "$clients" -z "$duration" --connections 1 -O json 127.0.0.1:7170 | ghz_rps "$clients"; }
 hopbench_rest() { bin/hopbench load --stack rest --target 127.0.0.1:7171 --op echo --model text --count 10 --clients "$clients" --duration "$duration" --format json 2>/dev/null | json_rps rps; }
 bare_rest() { bin/bareloop -stack rest -target 127.0.0.1:7171 -clients "$clients" -duration "$duration" | json_rps rps; }
 vegeta_rest() { "$tools/vegeta" attack -rate 0 -max-workers "$clients" -workers "$clients" -duration "$duration" -targets "$work/targets" | "$tools/vegeta" report -type json | json_rps throughput; }
@@ -48,7 +48,8 @@ hopbench_grpc1() { bin/hopbench load --stack grpc --target 127.0.0.1:7170 --op e
 bare_grpc1() { bin/bareloop -stack grpc -target 127.0.0.1:7170 -clients 1 -duration "$duration" | json_rps p50_us; }
 hopbench_rest1() { bin/hopbench load --stack rest --target 127.0.0.1:7171 --op echo --model text --count 10 --clients 1 --duration "$duration" --format json 2>/dev/null | json_rps p50_us; }
 bare_rest1() { bin/bareloop -stack rest -target 127.0.0.1:7171 -clients 1 -duration "$duration" | json_rps p50_us; }
-wrk_rest() { wrk -t 2 -c "$clients" -d "$duration" -s "$work/post.lua" http://127.0.0.1:7171/v1/text/echo | awk '/^Requests\/sec:/ {print $2}'; }
+wrk_rest() { wrk -t 2 -c "$clients" -d "$duration" -s "$work/post.lua" http://127.0.0.1:7171/v1/text/echo |
+	awk '/Non-2xx|Socket errors/ {print "wrk: " $0 > "/dev/stderr"; bad = 1} /^Requests\/sec:/ {rps = $2} END {if (bad) exit 1; print rps}'; }
 
 # Rounds: on each node, every tool once, in an order rotated by the round.
 declare -A tools_of=([grpc]="hopbench_grpc bare_grpc ghz_grpc" [rest]="hopbench_rest bare_rest vegeta_rest wrk_rest"
@@ -60,7 +61,8 @@ for round in $(seq "$rounds"); do
 		for i in $(seq 0 $((n - 1))); do
 			t=${ts[$(((i + round) % n))]}
 			echo "round $round/$rounds: $t" >&2
-			printf '%s\t%s\t%s\t%s\n' "$round" "$node" "$t" "$($t)" >>"$work/rps.tsv"
+			v=$($t) || { echo "$t failed in round $round: no figure from it" >&2; exit 1; }
+			printf '%s\t%s\t%s\t%s\n' "$round" "$node" "$t" "$v" >>"$work/rps.tsv"
 		done
 	done
 done
@@ -85,7 +87,7 @@ for (node, tool), by in sorted(rates, key=lambda kv: (kv[0][0], order.index(kv[0
     base = rps[(node, "hopbench_" + node)]
     ratios = [by[r] / base[r] for r in by if base.get(r)]
     print(f"| {nodes[node]} | {names[tool]} | {sys.argv[2]} | {spread(list(by.values()), lambda v: f'{v:.0f}')} | {spread(ratios, lambda v: f'{v:.2f}x')} |")
-print("\n| node | clients | hopbench load p50 µs, median (min–max) | bare loop p50 µs | hopbench / bare loop, same round |")
+print("\n| node | clients | hopbench load p50 µs, median (min–max) | bare loop p50 µs, median (min–max) | hopbench / bare loop, same round |")
 print("| --- | --- | --- | --- | --- |")
 for node in nodes:
     hb, bare = rps[(node + "1", f"hopbench_{node}1")], rps[(node + "1", f"bare_{node}1")]

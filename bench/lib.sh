@@ -26,3 +26,18 @@ start_node() {
 	echo "node $stack of $bin did not start on $port" >&2
 	exit 1
 }
+
+# ghz counts failed calls in its rps and names them by status only: its
+# rate is of the calls answered OK, and a failure stops the script but for
+# the calls in flight that its end of -z cuts off (at most one a client):
+#   ghz ... -O json | ghz_rps CLIENTS
+ghz_rps() {
+	python3 -c '
+import json, sys
+r, clients = json.load(sys.stdin), int(sys.argv[1])
+codes = r.get("statusCodeDistribution", {})
+cut = sum(v for k, v in codes.items() if k in ("Canceled", "Unavailable"))
+if any(k not in ("OK", "Canceled", "Unavailable") for k in codes) or cut > clients:
+    sys.exit(f"ghz: calls failed: {codes}")
+print(r["rps"] * codes.get("OK", 0) / r["count"])' "$1"
+}

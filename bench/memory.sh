@@ -37,7 +37,8 @@ for gogc in "${settings[@]}"; do
 import json, sys
 gogc, rate, workers, duration, rssf, hbf, recf = sys.argv[1:]
 rec = json.loads(open(recf).read().splitlines()[-1])
-gogc = f"{rec['environment'].get('gc_percent', 'not recorded')}" + ("" if gogc else " (hopbench's own)")
+target = rec["environment"].get("gc_percent", "not recorded")
+gogc = ("off" if target == -1 else f"{target}") + ("" if gogc else " (hopbench's own)")
 rows = [list(map(int, l.split())) for l in open(rssf) if len(l.split()) == 2]
 hb = json.load(open(hbf))
 rss = [r[0] for r in rows]

@@ -37,7 +37,7 @@ start_node bin/hopbench rest 7183
 json_rps() { python3 -c 'import json,sys; d=json.load(sys.stdin); sys.exit("calls failed") if d.get("errors") else print(d[sys.argv[1]])' "$1"; }
 # Each client calls the node on the port given and prints its requests/s.
 bare_grpc() { bin/bareloop -stack grpc -target "127.0.0.1:$1" -clients "$clients" -duration "$duration" | json_rps rps; }
-ghz_grpc() { "$tools/ghz" --insecure --call hopbench.v1.Hop/Echo -d "$(bin/bareloop -print-json)" -c "$clients" -z "$duration" --connections 1 -O json "127.0.0.1:$1" | json_rps rps; }
+ghz_grpc() { "$tools/ghz" --insecure --call hopbench.v1.Hop/Echo -d "$(bin/bareloop -print-json)" -c "$clients" -z "$duration" --connections 1 -O json "127.0.0.1:$1" | ghz_rps "$clients"; }
 bare_rest() { bin/bareloop -stack rest -target "127.0.0.1:$(($1 + 1))" -clients "$clients" -duration "$duration" | json_rps rps; }
 # A generator (REV's or this tree's binary) calls this tree's node and
 # prints its requests/s and its own CPU time a request (µs).

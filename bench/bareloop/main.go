@@ -144,6 +144,9 @@ func restCall(target string, clients int, body []byte) func(context.Context) err
 		}
 		_, err = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
+		if err == nil && resp.StatusCode/100 != 2 {
+			err = fmt.Errorf("status %s", resp.Status)
+		}
 		return err
 	}
 }

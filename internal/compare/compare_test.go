@@ -205,6 +205,6 @@ func TestBenchfmtNamesEachGeneratorTarget(t *testing.T) {
 	}
 	want := fmt.Sprintf("generator-gogc: 100 in 1 record, 400 in %d records\n", len(recs)-1)
 	if !strings.Contains(out.String(), want) {
-		t.Errorf("benchfmt header lacks %q:\n%s", want, out.String()[:200])
+		t.Errorf("benchfmt header lacks %q:\n%s", want, out.String()[:min(200, out.Len())])
 	}
 }

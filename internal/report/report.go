@@ -205,7 +205,7 @@ func environmentOf(recs []results.Record, after float64) [][2]string {
 		{"runs", fmt.Sprintf("%d, %s to %s", len(recs), recs[0].Started.UTC().Format("2006-01-02 15:04:05"), recs[len(recs)-1].Ended.UTC().Format("2006-01-02 15:04:05 UTC"))},
 	}
 	if gc := results.GCTargets(recs); gc != "" {
-		env = append(env, [2]string{"generator", "GOGC=" + gc + " (the load generator's garbage collector; nodes keep their own)"})
+		env = append(env, [2]string{"generator", "GOGC " + gc + " (the load generator's garbage collector; nodes keep their own)"})
 	}
 	if c := recs[0].Calibration; c != nil {
 		env = append(env, [2]string{"floor", fmt.Sprintf("TCP round trip %.1f µs, HTTP round trip %.1f µs, generator %.2f µs CPU per request (medians of %d)",

@@ -123,6 +123,8 @@ func (Transport) Listen(ctx context.Context, addr string, cfg transport.Config, 
 // clients (bench/PROFILE.md). A call that finds every worker busy still
 // gets a goroutine of its own at once, so none waits for another; an idle
 // worker costs its stack, and grpc-go renews each after 65 536 calls.
+// grpc-go marks the option experimental: TestNoCallWaitsForAWorker holds
+// it to what this relies on.
 const streamWorkers = 256
 
 // serviceDesc is f's service with handlers that take and give frames.

@@ -65,3 +65,50 @@ func goroutineID(t *testing.T) uint64 {
 	}
 	return id
 }
+
+// No call waits for a worker: 300 calls in flight at once, more than the
+// 256 kept goroutines, are all in the handler together before any returns.
+func TestNoCallWaitsForAWorker(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	const calls = 300
+	var entered sync.WaitGroup
+	entered.Add(calls)
+	allIn := make(chan struct{})
+	go func() { entered.Wait(); close(allIn) }()
+	h := transport.Handler{Bytes: func(ctx context.Context, req *transport.Request) ([]byte, error) {
+		entered.Done()
+		select {
+		case <-allIn:
+			return req.Body, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}}
+	srv, err := grpc.Transport{}.Listen(ctx, "127.0.0.1:0", transport.Config{}, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	client, err := grpc.Transport{}.Dial(ctx, srv.Addr(), transport.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	proto, _ := codec.Lookup("proto")
+	callCtx, stop := context.WithTimeout(ctx, 20*time.Second)
+	defer stop()
+	errs := make(chan error, calls)
+	for range calls {
+		go func() {
+			req := &transport.Request{Op: transport.OpEcho, Model: "text", Body: []byte{0x0a, 0}, Codec: proto}
+			_, err := client.Call(callCtx, req)
+			errs <- err
+		}()
+	}
+	for range calls {
+		if err := <-errs; err != nil {
+			t.Fatalf("a call of %d in flight at once: %v (calls waited for a worker)", calls, err)
+		}
+	}
+}
