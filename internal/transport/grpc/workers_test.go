@@ -28,21 +28,10 @@ func TestCallsRunOnKeptGoroutines(t *testing.T) {
 		ran[goroutineID(t)] = true
 		return req.Body, nil
 	}}
-	srv, err := grpc.Transport{}.Listen(ctx, "127.0.0.1:0", transport.Config{}, h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	client, err := grpc.Transport{}.Dial(ctx, srv.Addr(), transport.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	proto, _ := codec.Lookup("proto")
+	echo := serveEcho(ctx, t, h)
 	const calls = 600
 	for i := range calls {
-		req := &transport.Request{Op: transport.OpEcho, Model: "text", Body: []byte{0x0a, 0}, Codec: proto}
-		if _, err := client.Call(ctx, req); err != nil {
+		if err := echo(ctx); err != nil {
 			t.Fatalf("call %d: %v", i, err)
 		}
 	}
@@ -85,30 +74,39 @@ func TestNoCallWaitsForAWorker(t *testing.T) {
 			return nil, ctx.Err()
 		}
 	}}
-	srv, err := grpc.Transport{}.Listen(ctx, "127.0.0.1:0", transport.Config{}, h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	client, err := grpc.Transport{}.Dial(ctx, srv.Addr(), transport.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer client.Close()
-	proto, _ := codec.Lookup("proto")
+	echo := serveEcho(ctx, t, h)
 	callCtx, stop := context.WithTimeout(ctx, 20*time.Second)
 	defer stop()
 	errs := make(chan error, calls)
 	for range calls {
 		go func() {
-			req := &transport.Request{Op: transport.OpEcho, Model: "text", Body: []byte{0x0a, 0}, Codec: proto}
-			_, err := client.Call(callCtx, req)
-			errs <- err
+			errs <- echo(callCtx)
 		}()
 	}
 	for range calls {
 		if err := <-errs; err != nil {
 			t.Fatalf("a call of %d in flight at once: %v (calls waited for a worker)", calls, err)
 		}
+	}
+}
+
+// serveEcho serves h on a gRPC node and returns an echo call to it, both
+// closed when the test ends.
+func serveEcho(ctx context.Context, t *testing.T, h transport.Handler) func(context.Context) error {
+	srv, err := grpc.Transport{}.Listen(ctx, "127.0.0.1:0", transport.Config{}, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	client, err := grpc.Transport{}.Dial(ctx, srv.Addr(), transport.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close() })
+	proto, _ := codec.Lookup("proto")
+	return func(ctx context.Context) error {
+		req := &transport.Request{Op: transport.OpEcho, Model: "text", Body: []byte{0x0a, 0}, Codec: proto}
+		_, err := client.Call(ctx, req)
+		return err
 	}
 }
