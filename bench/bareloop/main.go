@@ -1,9 +1,9 @@
 // Command bareloop is the yardstick for hopbench's load generator: the
 // plainest possible loop of calls, as many goroutines as clients, counting
-// replies and timing each (its JSON says rps and p50_us). bench/compare.sh runs it beside hopbench load
-// and ghz against the same node, bench/pairs.sh runs it as a pair with its
-// own responder (-serve) beside hopbench's node and load; it is not part of
-// hopbench.
+// replies and timing each (its JSON says rps and p50_us).
+// bench/compare.sh runs it beside hopbench load and ghz against the same
+// node, bench/pairs.sh runs it as a pair with its own responder (-serve)
+// beside hopbench's node and load; it is not part of hopbench.
 //
 //	bareloop -stack grpc|rest|nats|amqp|kafka -target ADDR -clients 64 -duration 10s
 //	bareloop -stack grpc|rest|nats|amqp|kafka -target ADDR -serve   (the bare responder)

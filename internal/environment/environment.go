@@ -116,9 +116,9 @@ func ptr[T any](v T) *T { return &v }
 
 // GCTargets says at which targets the generators of a set of records ran,
 // each given by its GCPercent: "400" when all ran at one, else each
-// target with its number of records ("400 in 10 records, 100 in 2"),
-// "off" for -1 and "not recorded" for records made before it was. It is
-// "" when no record says.
+// target with its number of records ("400 in 10 records, 100 in 2
+// records"), "off" for -1 and "not recorded" for records made before it
+// was. It is "" when no record says.
 func GCTargets(percents []*int) string {
 	counts := map[string]int{}
 	var order []string
