@@ -34,20 +34,23 @@ wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
 wrk.body = [[$(cat "$work/body.json")]]
 EOF
-json_rps() { python3 -c 'import json,sys; r=json.load(sys.stdin); sys.exit(f"calls failed: {r}") if r.get("errors") else print(r[sys.argv[1]])' "$1"; }
+# hb and bare STACK PORT CLIENTS KEY: hopbench load's or the bare loop's
+# figure KEY (rps, p50_us) against the node on PORT.
+hb() { bin/hopbench load --stack "$1" --target "127.0.0.1:$2" --op echo --model text --count 10 --clients "$3" --duration "$duration" --format json 2>/dev/null | json_rps "$4"; }
+bare() { bin/bareloop -stack "$1" -target "127.0.0.1:$2" -clients "$3" -duration "$duration" | json_rps "$4"; }
 
 # Each tool prints its requests/s.
-hopbench_grpc() { bin/hopbench load --stack grpc --target 127.0.0.1:7170 --op echo --model text --count 10 --clients "$clients" --duration "$duration" --format json 2>/dev/null | json_rps rps; }
-bare_grpc() { bin/bareloop -stack grpc -target 127.0.0.1:7170 -clients "$clients" -duration "$duration" | json_rps rps; }
+hopbench_grpc() { hb grpc 7170 "$clients" rps; }
+bare_grpc() { bare grpc 7170 "$clients" rps; }
 ghz_grpc() { "$tools/ghz" --insecure --call hopbench.v1.Hop/Echo -d "$(bin/bareloop -print-json)" -c "$clients" -z "$duration" --connections 1 -O json 127.0.0.1:7170 | ghz_rps "$clients"; }
-hopbench_rest() { bin/hopbench load --stack rest --target 127.0.0.1:7171 --op echo --model text --count 10 --clients "$clients" --duration "$duration" --format json 2>/dev/null | json_rps rps; }
-bare_rest() { bin/bareloop -stack rest -target 127.0.0.1:7171 -clients "$clients" -duration "$duration" | json_rps rps; }
+hopbench_rest() { hb rest 7171 "$clients" rps; }
+bare_rest() { bare rest 7171 "$clients" rps; }
 vegeta_rest() { "$tools/vegeta" attack -rate 0 -max-workers "$clients" -workers "$clients" -duration "$duration" -targets "$work/targets" | "$tools/vegeta" report -type json | json_rps throughput; }
 # At one client each prints its p50 in µs.
-hopbench_grpc1() { bin/hopbench load --stack grpc --target 127.0.0.1:7170 --op echo --model text --count 10 --clients 1 --duration "$duration" --format json 2>/dev/null | json_rps p50_us; }
-bare_grpc1() { bin/bareloop -stack grpc -target 127.0.0.1:7170 -clients 1 -duration "$duration" | json_rps p50_us; }
-hopbench_rest1() { bin/hopbench load --stack rest --target 127.0.0.1:7171 --op echo --model text --count 10 --clients 1 --duration "$duration" --format json 2>/dev/null | json_rps p50_us; }
-bare_rest1() { bin/bareloop -stack rest -target 127.0.0.1:7171 -clients 1 -duration "$duration" | json_rps p50_us; }
+hopbench_grpc1() { hb grpc 7170 1 p50_us; }
+bare_grpc1() { bare grpc 7170 1 p50_us; }
+hopbench_rest1() { hb rest 7171 1 p50_us; }
+bare_rest1() { bare rest 7171 1 p50_us; }
 wrk_rest() { wrk -t 2 -c "$clients" -d "$duration" -s "$work/post.lua" http://127.0.0.1:7171/v1/text/echo |
 	awk '/Non-2xx|Socket errors/ {print "wrk: " $0 > "/dev/stderr"; bad = 1} /^Requests\/sec:/ {rps = $2} END {if (bad) exit 1; print rps}'; }
 

@@ -27,6 +27,10 @@ start_node() {
 	exit 1
 }
 
+# json_rps KEY prints KEY of the JSON on its input (hopbench load's,
+# bareloop's or vegeta's), and fails, saying so, when its calls failed.
+json_rps() { python3 -c 'import json,sys; r=json.load(sys.stdin); sys.exit(f"calls failed: {r}") if r.get("errors") else print(r[sys.argv[1]])' "$1"; }
+
 # ghz counts failed calls in its rps and names them by status only: its
 # rate is of the calls answered OK, and a failure stops the script but for
 # the calls in flight that its end of -z cuts off (at most one a client):

@@ -24,7 +24,7 @@ echo "| GOGC | rate | workers | duration | peak (VmHWM) | RSS, first minute | RS
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 for gogc in "${settings[@]}"; do
 	env -u GOGC ${gogc:+GOGC=$gogc} bin/hopbench load --stack rest --target "127.0.0.1:$port" --op echo --model text --count 10 \
-		--rate "$rate" --workers "$workers" --duration "$duration" --format json --out "$work/rec" >"$work/hb.json" &
+		--rate "$rate" --workers "$workers" --duration "$duration" --out "$work/rec" >/dev/null &
 	load=$!
 	pids+=("$load")
 	: >"$work/rss"
@@ -33,20 +33,19 @@ for gogc in "${settings[@]}"; do
 		sleep 1
 	done
 	wait "$load" || { echo "the load at GOGC ${gogc:-unset} failed" >&2; exit 1; }
-	python3 - "$gogc" "$rate" "$workers" "$duration" "$work/rss" "$work/hb.json" "$work/rec/results.jsonl" <<'PY'
+	python3 - "$gogc" "$rate" "$workers" "$duration" "$work/rss" "$work/rec/results.jsonl" <<'PY'
 import json, sys
-gogc, rate, workers, duration, rssf, hbf, recf = sys.argv[1:]
+gogc, rate, workers, duration, rssf, recf = sys.argv[1:]
 rec = json.loads(open(recf).read().splitlines()[-1])
 target = rec["environment"].get("gc_percent", "not recorded")
 gogc = ("off" if target == -1 else f"{target}") + ("" if gogc else " (hopbench's own)")
 rows = [list(map(int, l.split())) for l in open(rssf) if len(l.split()) == 2]
-hb = json.load(open(hbf))
 rss = [r[0] for r in rows]
 peak = max(r[1] for r in rows)
 minute = 60 if len(rss) >= 120 else max(2, len(rss) // 10)
 first, last = rss[minute - 1], rss[-1]
 mib = lambda kb: f"{kb / 1024:.0f} MiB"
-print(f"| {gogc} | {rate} | {workers} | {duration} | {mib(peak)} | {mib(first)} | {mib(last)} | {last / first:.3f} | {hb['errors']} |")
+print(f"| {gogc} | {rate} | {workers} | {duration} | {mib(peak)} | {mib(first)} | {mib(last)} | {last / first:.3f} | {rec['errors']} |")
 PY
 	rm -rf "$work/rec"
 done

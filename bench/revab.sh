@@ -33,18 +33,21 @@ start_node "$work/hopbench-rev" grpc 7180
 start_node "$work/hopbench-rev" rest 7181
 start_node bin/hopbench grpc 7182
 start_node bin/hopbench rest 7183
-# A side whose calls failed gives no figure: the script stops.
-json_rps() { python3 -c 'import json,sys; d=json.load(sys.stdin); sys.exit("calls failed") if d.get("errors") else print(d[sys.argv[1]])' "$1"; }
+# A side whose calls failed gives no figure (json_rps, ghz_rps and
+# load_json fail): the script stops.
 # Each client calls the node on the port given and prints its requests/s.
 bare_grpc() { bin/bareloop -stack grpc -target "127.0.0.1:$1" -clients "$clients" -duration "$duration" | json_rps rps; }
 ghz_grpc() { "$tools/ghz" --insecure --call hopbench.v1.Hop/Echo -d "$(bin/bareloop -print-json)" -c "$clients" -z "$duration" --connections 1 -O json "127.0.0.1:$1" | ghz_rps "$clients"; }
 bare_rest() { bin/bareloop -stack rest -target "127.0.0.1:$(($1 + 1))" -clients "$clients" -duration "$duration" | json_rps rps; }
-# A generator (REV's or this tree's binary) calls this tree's node and
-# prints its requests/s and its own CPU time a request (µs).
+# A generator (REV's or this tree's binary) calls a node and prints its
+# requests/s and its own CPU time a request (µs): gen BINARY STACK PORT.
 load_json() { python3 -c 'import json,sys; d=json.load(sys.stdin); sys.exit("calls failed") if d.get("errors") else print(d["rps"], d["client_cpu_us_per_req"], sep="\t")'; }
-load_grpc() { "$1" load --stack grpc --target 127.0.0.1:7182 --op echo --model text --count 10 --clients "$clients" --duration "$duration" --format json 2>/dev/null | load_json; }
-own_grpc() { "$1" load --stack grpc --target "127.0.0.1:$2" --op echo --model text --count 10 --clients "$clients" --duration "$duration" --format json 2>/dev/null | load_json; }
-load_rest() { "$1" load --stack rest --target 127.0.0.1:7183 --op echo --model text --count 10 --clients "$clients" --duration "$duration" --format json 2>/dev/null | load_json; }
+gen() { "$1" load --stack "$2" --target "127.0.0.1:$3" --op echo --model text --count 10 --clients "$clients" --duration "$duration" --format json 2>/dev/null | load_json; }
+# On this tree's nodes (7182, 7183); own_grpc on the side's own gRPC node,
+# which for this tree is load_grpc's, so it runs for REV's side only.
+load_grpc() { gen "$1" grpc 7182; }
+load_rest() { gen "$1" rest 7183; }
+own_grpc() { gen "$1" grpc "$2"; }
 for round in $(seq "$rounds"); do
 	sides="rev:7180:$work/hopbench-rev here:7182:bin/hopbench"
 	[ $((round % 2)) -eq 0 ] && sides="here:7182:bin/hopbench rev:7180:$work/hopbench-rev"
@@ -55,7 +58,9 @@ for round in $(seq "$rounds"); do
 			v=$($c "$port") # an assignment, so that a failing side stops the script
 			printf '%s\t%s\t%s\t%s\n' "$round" "$name" "$c" "$v" >>"$work/rps.tsv"
 		done
-		for c in load_grpc load_rest own_grpc; do
+		gens="load_grpc load_rest"
+		[ "$name" = rev ] && gens+=" own_grpc"
+		for c in $gens; do
 			echo "round $round/$rounds: $name's $c" >&2
 			v=$($c "$binary" "$port")
 			printf '%s\t%s\t%s\t%s\n' "$round" "$name" "$c" "$v" >>"$work/rps.tsv"
@@ -93,7 +98,7 @@ print()
 print(f"| node | tree | clients | hopbench load on its own node, req/s | ghz on that node, req/s | hopbench / ghz, same round |")
 print("| --- | --- | --- | --- | --- | --- |")
 for side, tree in (("rev", sys.argv[2]), ("here", "here")):
-    own, ghz = rps[("own_grpc", side)], rps[("ghz_grpc", side)]
+    own, ghz = rps[("own_grpc" if side == "rev" else "load_grpc", side)], rps[("ghz_grpc", side)]
     ratio = [own[r] / ghz[r] for r in own]
     print(f"| grpc | {tree} | {sys.argv[3]} | {spread(list(own.values()), n)} | {spread(list(ghz.values()), n)} | {spread(ratio, lambda v: f'{v:.2f}x')} |")
 EOF
