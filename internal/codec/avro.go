@@ -132,7 +132,20 @@ func (c *avroCodec) marshal(s avro.Schema, m proto.Message) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.apisOf(m).enc.Marshal(s, t)
+	return c.marshalTree(s, t, d)
+}
+
+// marshalTree writes a user's message's generic values. hamba/avro builds
+// its encoders from the values' Go types as it meets them, and has
+// panicked on shapes of a user's schema no test here foresaw: such a
+// message is refused with an error naming it, not a crashed process.
+func (c *avroCodec) marshalTree(s avro.Schema, t map[string]any, d protoreflect.Message) (b []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			b, err = nil, fmt.Errorf("avro: hamba/avro cannot encode %s (%v); choose another codec for this message", d.Descriptor().FullName(), p)
+		}
+	}()
+	return c.apisOf(d.Interface()).enc.Marshal(s, t)
 }
 
 // apisOf are the APIs m's messages are coded with.

@@ -109,6 +109,14 @@ func dynZero(fd protoreflect.FieldDescriptor) any {
 	return avroZero(fd.Kind())
 }
 
+// avroNull is an absent union's value: a union map with no branch, which
+// hamba writes as null. An untyped nil would go through hamba's encoder
+// for a *null struct instead, which builds the encoder of the record
+// branch for that struct and panics (nil type) when the record holds a
+// union of more than null and one type with a null default, as a oneof's
+// field does.
+var avroNull = map[string]any(nil)
+
 // avroTree is m as hamba's generic values for DynamicAvroSchema: every
 // field present.
 func avroTree(m protoreflect.Message) (map[string]any, error) {
@@ -125,7 +133,7 @@ func avroTree(m protoreflect.Message) (map[string]any, error) {
 			if m.WhichOneof(od) == fd {
 				t[string(od.Name())] = map[string]any{oneofBranchName(od, fd): map[string]any{"value": v}}
 			} else if _, set := t[string(od.Name())]; !set {
-				t[string(od.Name())] = nil
+				t[string(od.Name())] = avroNull
 			}
 			continue
 		}
@@ -151,7 +159,7 @@ func avroField(m protoreflect.Message, fd protoreflect.FieldDescriptor) (any, er
 		return avroMap(fd, v.Map())
 	case fd.HasPresence() && (fd.ContainingOneof() == nil || fd.ContainingOneof().IsSynthetic()):
 		if !m.Has(fd) {
-			return nil, nil
+			return avroNull, nil
 		}
 		item, err := avroScalar(fd, v)
 		return map[string]any{avroTypeName(fd): item}, err

@@ -163,12 +163,19 @@ type rawCodec struct{}
 
 func (rawCodec) Name() string { return "proto" }
 
-func (rawCodec) Marshal(v any) ([]byte, error) {
+// Marshal copies the frame: connect-go puts what Marshal returns into its
+// buffer pool for later writes, and a frame's body is often shared (the
+// load's pre-encoded request, sent by every worker at once).
+func (rawCodec) Marshal(v any) ([]byte, error) { return rawCodec{}.MarshalAppend(nil, v) }
+
+// MarshalAppend appends the frame to connect-go's pooled buffer, so a
+// shared body is copied once and never handed to the pool.
+func (rawCodec) MarshalAppend(dst []byte, v any) ([]byte, error) {
 	f, ok := v.(*hopframe.Frame)
 	if !ok {
 		return nil, fmt.Errorf("connect: cannot marshal a %T, only frames", v)
 	}
-	return f.Bytes(), nil
+	return append(append(append(dst, f.Header...), f.Body...), f.Tail...), nil
 }
 
 func (rawCodec) Unmarshal(data []byte, v any) error {
@@ -188,6 +195,10 @@ type rawJSON struct{}
 func (rawJSON) Name() string { return "json" }
 
 func (rawJSON) Marshal(v any) ([]byte, error) { return rawCodec{}.Marshal(v) }
+
+func (rawJSON) MarshalAppend(dst []byte, v any) ([]byte, error) {
+	return rawCodec{}.MarshalAppend(dst, v)
+}
 
 func (rawJSON) Unmarshal(data []byte, v any) error {
 	if err := (rawCodec{}).Unmarshal(data, v); err != nil {
