@@ -4,6 +4,7 @@
 package transporttest
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"crypto/rand"
@@ -95,6 +96,7 @@ var cases = []testCase{
 	{name: "RoundTripAUsersMessage", run: testUsersMessage},
 	{name: "EmptyPayloads", run: testEmpty},
 	{name: "ManyCallsInFlight", run: testInFlight},
+	{name: "OneBodySharedByCallsInFlight", run: testSharedBody},
 	{name: "AnsweredWithinItsDeadline", run: testAnsweredWithinDeadline},
 	{name: "DeadlineExceeded", run: testDeadline},
 	{name: "ServerErrorArrivesAsError", run: testServerError},
@@ -317,6 +319,62 @@ func testUsersMessage(t *testing.T, e *env) {
 	}
 	e.roundTrip(t, m, 7)
 	e.roundTrip(t, m, 0)
+}
+
+// testSharedBody sends one encoded body from many calls at once, echoes
+// and posts, as a run's workers send the load's pre-encoded request: a
+// stack that hands the caller's bytes to a library's buffer pool
+// (connect-go pools what a codec's Marshal returns, and reads replies
+// into what it pooled) corrupts later calls' bodies.
+func testSharedBody(t *testing.T, e *env) {
+	models := []payload.Model{mustModel("payment")}
+	if codecbench.Carries(e.codec.Name(), mustModel(ordersModel)) == nil {
+		models = append(models, mustModel(ordersModel))
+	}
+	for _, m := range models {
+		want, _ := m.Message(5, payload.DefaultSeed)
+		body, err := codec.Compressed(e.codec, e.z, codec.DefaultMaxBytes).Marshal(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept := bytes.Clone(body)
+		const calls, each = 8, 40
+		var wg sync.WaitGroup
+		errs := make(chan error, calls)
+		for range calls {
+			wg.Go(func() {
+				for i := range each {
+					op := []transport.Op{transport.OpEcho, transport.OpPost}[i%2]
+					req := &transport.Request{Op: op, Model: m.Name, Body: body, Codec: e.codec, Compression: e.z}
+					got, err := e.client.Call(context.Background(), req)
+					if err == nil && op == transport.OpEcho && !proto.Equal(decodeAs(e, m, got), want) {
+						err = errors.New("the echo is not the request")
+					}
+					if err != nil {
+						errs <- fmt.Errorf("%s: %w", m.Name, err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(body, kept) {
+			t.Fatalf("%s: the caller's body was written to", m.Name)
+		}
+	}
+}
+
+// decodeAs decodes a reply of m, nil when it does not decode.
+func decodeAs(e *env, m payload.Model, b []byte) proto.Message {
+	msg := m.New()
+	if codec.Compressed(e.codec, e.z, codec.DefaultMaxBytes).Unmarshal(b, msg) != nil {
+		return nil
+	}
+	return msg
 }
 
 func testEmpty(t *testing.T, e *env) {
