@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"bytes"
 	"fmt"
 	"sync"
 
@@ -116,7 +117,9 @@ func (c *avroResolvedCodec) Unmarshal(data []byte, m proto.Message) error {
 	if !ok {
 		return fmt.Errorf("avro single object: no known schema has fingerprint %x", fp)
 	}
-	if writer == reader {
+	if writer == reader || bytes.Equal(fp, rh[len(soe.Magic):]) {
+		// The same schema, by its fingerprint: two descriptors of one
+		// user's message in a process derive equal schemas, not one.
 		return c.apisOf(m).unmarshal(reader, body, m)
 	}
 	if _, dyn := isDynamic(m); dyn && recursive(m.ProtoReflect().Descriptor()) {
