@@ -201,24 +201,68 @@ func (u *userTypes) enum(ed protoreflect.EnumDescriptor) *gql.Enum {
 }
 
 // userSelection selects every field of md to depth levels of messages: what
-// a query asks of a list of it, built from the same descriptor.
+// a query asks of a list of it, built from the same descriptor. At the
+// bottom a message field selects its __typename alone (GraphQL has no
+// empty selection), so a message that contains itself keeps a present,
+// empty value there (a oneof's branch set to an empty list).
 func userSelection(md protoreflect.MessageDescriptor, depth int) string {
 	var b strings.Builder
 	b.WriteString("{")
 	fds := md.Fields()
 	for i := range fds.Len() {
 		fd := fds.Get(i)
-		sub := fd.Message() != nil && !fd.IsMap() && wellKnown(fd.Message()) == nil
-		if sub && depth <= 1 {
-			continue
-		}
 		b.WriteString(" " + fd.JSONName())
-		if sub {
+		switch {
+		case fd.Message() == nil || fd.IsMap() || wellKnown(fd.Message()) != nil:
+		case depth <= 1:
+			b.WriteString(" { __typename }")
+		default:
 			b.WriteString(" " + userSelection(fd.Message(), depth-1))
 		}
 	}
 	b.WriteString(" }")
 	return b.String()
+}
+
+// userReply is a reply of a user's message as the proto JSON mapping reads
+// it: the nulls GraphQL writes for every field selected and unset (which
+// the mapping reads as a oneof set twice) and the __typename of a message
+// selected at the bottom dropped, but the nulls inside a JSON value
+// (Struct, Value, ListValue) kept.
+func userReply(data []byte, md protoreflect.MessageDescriptor) ([]byte, error) {
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		return nil, transport.Errorf(transport.CodeInternal, "the reply's data is not JSON: %v", err)
+	}
+	return json.Marshal(tidy(v, md))
+}
+
+// tidy tidies v, an object of md, and the objects of its message fields.
+func tidy(v any, md protoreflect.MessageDescriptor) any {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return v
+	}
+	for k, x := range obj {
+		fd := md.Fields().ByJSONName(k)
+		switch {
+		case x == nil || k == "__typename":
+			delete(obj, k)
+		case fd == nil || fd.Message() == nil || fd.IsMap() || wellKnown(fd.Message()) != nil:
+		case fd.IsList():
+			for _, e := range asList(x) {
+				tidy(e, fd.Message())
+			}
+		default:
+			tidy(x, fd.Message())
+		}
+	}
+	return obj
+}
+
+func asList(v any) []any {
+	l, _ := v.([]any)
+	return l
 }
 
 // selectionDepth is how deep a query selects a user's message: one level
