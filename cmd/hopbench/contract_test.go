@@ -27,7 +27,7 @@ func TestBrokerStackNodesHonourTheNodeContract(t *testing.T) {
 			st, _ := transport.ParseStack(stack)
 			tr, _ := transport.Lookup(st.Transport)
 			b := startBroker(t, transport.BrokerOf(tr))
-			cfg := nodeapi.Config{Stack: stack, Listen: tr.(transport.Brokered).Scheme() + "://" + b.Addr + "/"}
+			cfg := nodeapi.Config{Stack: stack, Listen: tr.Caps().Scheme + "://" + b.Addr + "/"}
 			nodetest.Check(t, cfg, nodetest.Command(bin, "node"))
 		})
 	}

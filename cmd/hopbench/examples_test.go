@@ -392,8 +392,8 @@ func exampleListen(stack string) string {
 	if err != nil {
 		return "127.0.0.1:0"
 	}
-	if b, ok := tr.(transport.Brokered); ok {
-		return fmt.Sprintf("%s://%s/hopbench-examples-%d", b.Scheme(), broker.DefaultAddr[b.Broker()], os.Getpid())
+	if c := tr.Caps(); c.Broker != "" {
+		return fmt.Sprintf("%s://%s/hopbench-examples-%d", c.Scheme, broker.DefaultAddr[c.Broker], os.Getpid())
 	}
 	return "127.0.0.1:0"
 }

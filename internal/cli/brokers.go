@@ -26,12 +26,12 @@ func defaultAddr(st transport.Stack, useTLS bool) string {
 	if err != nil {
 		return "127.0.0.1:7070"
 	}
-	if b, ok := t.(transport.Brokered); ok {
-		addr := broker.DefaultAddr[b.Broker()]
-		if tlsAddr := broker.DefaultTLSAddr[b.Broker()]; useTLS && tlsAddr != "" {
+	if c := t.Caps(); c.Broker != "" {
+		addr := broker.DefaultAddr[c.Broker]
+		if tlsAddr := broker.DefaultTLSAddr[c.Broker]; useTLS && tlsAddr != "" {
 			addr = tlsAddr
 		}
-		return b.Scheme() + "://" + addr + "/hopbench"
+		return c.Scheme + "://" + addr + "/hopbench"
 	}
 	return "127.0.0.1:7070"
 }

@@ -344,25 +344,31 @@ func (s *Spec) validateScalars(bad func(string, string, ...any)) {
 	s.validateNetworkMode(bad)
 	s.validateRuntimes(bad)
 	s.validateSchemas(bad)
-	s.validateQUIC(bad)
+	s.validateStackCaps(bad)
 	if s.MTLS && !slices.Contains(s.TLS, true) {
 		bad("mtls", "mutual TLS needs tls: true (or [false, true])")
 	}
 }
 
-// validateQUIC refuses what rest-h3 cannot run with: no TLS (QUIC needs
-// TLS 1.3), hosts of their own.
-func (s *Spec) validateQUIC(bad func(string, string, ...any)) {
+// validateStackCaps refuses what a stack's declared capabilities rule
+// out: running it plain when it needs TLS (rest-h3: QUIC carries TLS
+// 1.3), or on hosts of their own when it runs on this machine only.
+func (s *Spec) validateStackCaps(bad func(string, string, ...any)) {
 	for i, name := range s.Stacks {
-		if st, ok := s.stacks[name]; !ok || st.Transport != "rest-h3" {
+		st, ok := s.stacks[name]
+		if !ok {
+			continue
+		}
+		c, err := transport.CapsOf(st.Transport)
+		if err != nil {
 			continue
 		}
 		at := fmt.Sprintf("stacks[%d]", i)
 		switch {
-		case len(s.TLS) == 0 || slices.Contains(s.TLS, false):
-			bad(at, "rest-h3 runs over QUIC, which needs TLS 1.3: set tls: true (a part of its own can have it)")
-		case len(s.Hosts) > 0:
-			bad(at, "rest-h3 does not run on hosts of their own yet: run it on this machine")
+		case c.NeedsTLS != "" && (len(s.TLS) == 0 || slices.Contains(s.TLS, false)):
+			bad(at, "%s: set tls: true (a part of its own can have it)", c.NeedsTLS)
+		case c.LocalOnly != "" && len(s.Hosts) > 0:
+			bad(at, "%s", c.LocalOnly)
 		}
 	}
 }

@@ -28,9 +28,11 @@ type feeder struct{}
 
 func init() { transport.Register(feeder{}) }
 
-func (feeder) Name() string     { return "feeder" }
-func (feeder) Codecs() []string { return []string{"proto"} }
-func (feeder) Feeds() error     { return nil }
+func (feeder) Name() string { return "feeder" }
+
+func (feeder) Caps() transport.Caps {
+	return transport.Caps{Codecs: []string{"proto"}, Feeds: true}
+}
 
 func (feeder) Listen(context.Context, string, transport.Config, transport.Handler) (transport.Server, error) {
 	return nil, errors.New("feeder serves nothing")

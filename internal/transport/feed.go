@@ -38,43 +38,12 @@ func ParseOpArg(s string) (Op, int, error) {
 	return OpFeed, n, nil
 }
 
-// Feeding is implemented by transports that carry feeds; Feeds says why
-// not when an option of theirs cannot (nil: it can).
-type Feeding interface{ Feeds() error }
-
 // FeedClient is a Client that calls feeds: each message's body (encoded,
 // and compressed as the stack compresses bodies) is handed to each as it
 // arrives, in order. An error from each ends the call, the transport
 // cancelling it upstream, and is returned as it came.
 type FeedClient interface {
 	Feed(ctx context.Context, req *Request, each func(msg []byte) error) error
-}
-
-// FeedRefusal is why the named transport carries no feeds; nil when it
-// does.
-func FeedRefusal(name string) error {
-	t, err := Lookup(name)
-	if err != nil {
-		return err
-	}
-	if f, ok := t.(Feeding); ok {
-		return f.Feeds()
-	}
-	return fmt.Errorf("%s replies with one message a call, so it carries no feed (server streaming); stacks that do: %s", name, strings.Join(FeedingNames(), ", "))
-}
-
-// FeedingNames lists the transports that carry feeds, sorted.
-func FeedingNames() []string {
-	var out []string
-	for _, n := range Names() {
-		if f, ok := registry[n].(Feeding); ok && f.Feeds() == nil {
-			out = append(out, n)
-		}
-	}
-	if len(out) == 0 {
-		return []string{"none yet"}
-	}
-	return out
 }
 
 // CallFeed calls a feed on c, refusing by name a client that carries none.

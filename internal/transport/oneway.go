@@ -78,12 +78,7 @@ func MessengerOf(name string) (Messenger, error) {
 }
 
 func messengerNames() string {
-	var names []string
-	for _, n := range Names() {
-		if _, ok := registry[n].(Messenger); ok {
-			names = append(names, n)
-		}
-	}
+	names := namesWhere(func(c Caps) bool { return c.OneWay })
 	if len(names) == 0 {
 		return "none registered"
 	}

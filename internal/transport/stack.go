@@ -21,7 +21,7 @@ type Stack struct {
 // when they are not the technology's defaults.
 func (s Stack) String() string {
 	name := s.Transport
-	if t, err := Lookup(s.Transport); err == nil && s.Codec != t.Codecs()[0] {
+	if t, err := Lookup(s.Transport); err == nil && s.Codec != t.Caps().Codecs[0] {
 		name += "+" + s.Codec
 	}
 	if s.Compression != "none" {
@@ -39,21 +39,22 @@ func ParseStack(s string) (Stack, error) {
 	if err != nil {
 		return Stack{}, fmt.Errorf("stack %q: %w", s, err)
 	}
-	st := Stack{Transport: t.Name(), Codec: t.Codecs()[0], Compression: "none"}
+	codecs := t.Caps().Codecs
+	st := Stack{Transport: t.Name(), Codec: codecs[0], Compression: "none"}
 	var sawCodec, sawCompression bool
 	for _, p := range parts[1:] {
 		switch {
 		case slices.Contains(codec.Names(), p) && !sawCodec:
-			if !slices.Contains(t.Codecs(), p) {
-				return Stack{}, fmt.Errorf("stack %q: %s carries %s bodies, not %s", s, t.Name(), strings.Join(t.Codecs(), ", "), p)
-			}
 			st.Codec, sawCodec = p, true
 		case slices.Contains(codec.CompressionNames(), p) && !sawCompression:
 			st.Compression, sawCompression = p, true
 		default:
 			return Stack{}, fmt.Errorf("stack %q: %q is not a codec (%s) or compression (%s), or is given twice",
-				s, p, strings.Join(t.Codecs(), ", "), strings.Join(codec.CompressionNames(), ", "))
+				s, p, strings.Join(codecs, ", "), strings.Join(CompressionsOf(t), ", "))
 		}
+	}
+	if err := refuseConfig(t, st.Codec, st.Compression); err != nil {
+		return Stack{}, fmt.Errorf("stack %q: %w", s, err)
 	}
 	return st, nil
 }

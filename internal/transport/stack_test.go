@@ -32,7 +32,9 @@ func TestParseStack(t *testing.T) {
 func TestParseStackErrorsSayWhatIsKnown(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"soap", `unknown stack technology "soap" (known: graphql, grpc, grpc-stream, rest, rest-h3)`},
-		{"grpc+json", "grpc carries proto bodies, not json"},
+		{"grpc+json", `grpc carries proto bodies only, not "json"`},
+		{"grpc+zstd", `grpc compresses bodies with gzip only, not "zstd"`},
+		{"graphql+gzip", `graphql compresses no bodies, not "gzip"`},
 		{"rest+xml", `"xml" is not a codec (json, json-fast, proto, msgpack, cbor, avro, avro-resolved) or compression (none, gzip, zstd)`},
 		{"rest+json+proto", `"proto" is not a codec`},
 	} {

@@ -115,25 +115,6 @@ type Healthy interface {
 	Health() error
 }
 
-// PoolOnly is a Transport whose clients cannot meaningfully be opened for
-// every call (connections: per-request); PerRequest says why.
-type PoolOnly interface {
-	PerRequest() error
-}
-
-// PerRequestRefusal is why the named transport takes no per-request
-// connections; nil when it does.
-func PerRequestRefusal(name string) error {
-	t, err := Lookup(name)
-	if err != nil {
-		return err
-	}
-	if p, ok := t.(PoolOnly); ok {
-		return p.PerRequest()
-	}
-	return nil
-}
-
 // Client makes calls to one server. Safe for concurrent use; connections
 // are reused, never opened per call.
 type Client interface {
@@ -218,8 +199,8 @@ func (c Config) MaxBytesOrDefault() int {
 // Transport is one technology: rest, grpc, graphql, ...
 type Transport interface {
 	Name() string
-	// Codecs lists the codecs the transport carries; the first is its default.
-	Codecs() []string
+	// Caps are what the stack carries and how, declared once.
+	Caps() Caps
 	// Listen starts serving h on addr (host:port; port 0 picks one).
 	Listen(ctx context.Context, addr string, cfg Config, h Handler) (Server, error)
 	// Dial returns a client for the server at target.
@@ -229,10 +210,14 @@ type Transport interface {
 var registry = map[string]Transport{}
 
 // Register adds a transport; each technology's package calls it from init.
-// Registering a name twice is a programming error.
+// Registering a name twice, or with capabilities that contradict each
+// other, is a programming error.
 func Register(t Transport) {
 	if _, dup := registry[t.Name()]; dup {
 		panic("transport: " + t.Name() + " registered twice")
+	}
+	if err := t.Caps().check(t); err != nil {
+		panic("transport: " + t.Name() + "'s capabilities: " + err.Error())
 	}
 	registry[t.Name()] = t
 }
@@ -302,6 +287,9 @@ func Duration(v string) error {
 // callers, made here once so that no transport can forget them: options
 // resolved, unknown ones refused with the known ones named.
 func Listen(ctx context.Context, t Transport, addr string, cfg Config, h Handler) (Server, error) {
+	if err := refuseConfig(t, cfg.Codec, cfg.Compression); err != nil {
+		return nil, err
+	}
 	if _, err := ResolveOptions(t, cfg.Options); err != nil {
 		return nil, err
 	}
@@ -310,23 +298,13 @@ func Listen(ctx context.Context, t Transport, addr string, cfg Config, h Handler
 
 // Dial connects a client of t to target after the same checks as Listen.
 func Dial(ctx context.Context, t Transport, target string, cfg Config) (Client, error) {
+	if err := refuseConfig(t, cfg.Codec, cfg.Compression); err != nil {
+		return nil, err
+	}
 	if _, err := ResolveOptions(t, cfg.Options); err != nil {
 		return nil, err
 	}
 	return t.Dial(ctx, target, cfg)
-}
-
-// Optioned is implemented by transports with options of their own.
-type Optioned interface {
-	Options() []Option
-}
-
-// OptionsOf lists t's options, none for most transports.
-func OptionsOf(t Transport) []Option {
-	if o, ok := t.(Optioned); ok {
-		return o.Options()
-	}
-	return nil
 }
 
 // ResolveOptions checks given against t's options and returns every option
@@ -377,140 +355,13 @@ type Traits struct {
 	Notes []string
 }
 
-// Characterized is implemented by transports that declare their Traits.
-type Characterized interface{ Traits() Traits }
-
-// TraitsOf returns t's traits (none declared: the zero Traits).
-func TraitsOf(t Transport) Traits {
-	if c, ok := t.(Characterized); ok {
-		return c.Traits()
-	}
-	return Traits{}
-}
-
-// Brokered is implemented by transports that talk through a broker. Their
-// addresses are URLs naming the broker and the service's queue, topic or
-// subject, e.g. amqp://127.0.0.1:5672/hopbench; a server given no name
-// makes a unique one, as a port of 0 picks a free port.
-type Brokered interface {
-	// Broker names the broker: rabbitmq, kafka, nats, redis or mosquitto.
-	Broker() string
-	// Scheme is the URL scheme of the stack's addresses.
-	Scheme() string
-}
-
-// BrokerOf returns the broker t talks through, or "" for direct stacks.
-func BrokerOf(t Transport) string {
-	if b, ok := t.(Brokered); ok {
-		return b.Broker()
-	}
-	return ""
-}
-
-// SelfCompressing is implemented by transports whose protocol compresses
-// bodies itself (gRPC's grpc-encoding): callers send and get bodies
-// uncompressed, and the configured compression is the protocol's.
-type SelfCompressing interface {
-	CompressesItself() bool
-}
-
-// CompressesItself reports whether t compresses bodies itself.
-func CompressesItself(t Transport) bool {
-	s, ok := t.(SelfCompressing)
-	return ok && s.CompressesItself()
-}
-
-// SelfDecoding is implemented by transports whose servers decode request
-// bodies themselves (GraphQL's resolvers), into the payload schema's v1
-// messages: they serve a Handler's Message, never its Bytes, so a node of
-// another version cannot serve them.
-type SelfDecoding interface {
-	DecodesItself() bool
-}
-
-// DecodesItself reports whether t decodes request bodies itself.
-func DecodesItself(t Transport) bool {
-	s, ok := t.(SelfDecoding)
-	return ok && s.DecodesItself()
-}
-
-// CodecMapper is a transport whose protocol fixes what a codec name means
-// on its wire: connect's json is the proto JSON mapping.
-type CodecMapper interface {
-	BodyCodec(name string) (codec.Codec, error)
-}
-
-// BodyCodec is the codec a stack's bodies are encoded in and the
-// compression hopbench applies to them on t: the stack's, or none when t
-// compresses bodies itself (its protocol then compresses after).
-func BodyCodec(t Transport, st Stack) (codec.Codec, codec.Compression, error) {
-	lookup := codec.Lookup
-	if m, ok := t.(CodecMapper); ok {
-		lookup = m.BodyCodec
-	}
-	c, err := lookup(st.Codec)
-	if err != nil {
-		return nil, nil, err
-	}
-	z, err := codec.LookupCompression(st.Compression)
-	if err != nil {
-		return nil, nil, err
-	}
-	if CompressesItself(t) {
-		z, _ = codec.LookupCompression("none")
-	}
-	return c, z, nil
-}
-
-// StackBroker returns the broker a stack talks through: "" for a direct
-// stack, or one whose technology is not registered.
-func StackBroker(st Stack) string {
-	t, err := Lookup(st.Transport)
-	if err != nil {
-		return ""
-	}
-	return BrokerOf(t)
-}
-
-// HTTPCarried is implemented by transports whose calls are HTTP requests,
-// which an L7 (HTTP) proxy can carry: HTTPVersion is the version their
-// calls take with the run's HTTP/2 setting, HTTP1 or HTTP2.
-type HTTPCarried interface{ HTTPVersion(http2 bool) string }
-
-// Unproxied is implemented by transports no TCP proxy can carry; it says
-// why.
-type Unproxied interface{ Unproxied() string }
-
-// The HTTP versions an L7 proxy speaks (HTTPCarried).
+// The HTTP versions an L7 proxy speaks (Caps.HTTP).
 const (
 	HTTP1 = "http/1.1"
 	HTTP2 = "h2"
 )
 
-// HTTPVersionOf is the HTTP version name's calls take, with http2 as the
-// run sets it, for an L7 proxy between its caller and server; "" when
-// they are not HTTP requests (an L4 proxy carries them).
-func HTTPVersionOf(name string, http2 bool) string {
-	if t, err := Lookup(name); err == nil {
-		if h, ok := t.(HTTPCarried); ok {
-			return h.HTTPVersion(http2)
-		}
-	}
-	return ""
-}
-
-// UnproxiedWhy says why no TCP proxy can carry name's calls; "" when one
-// can.
-func UnproxiedWhy(name string) string {
-	if t, err := Lookup(name); err == nil {
-		if u, ok := t.(Unproxied); ok {
-			return u.Unproxied()
-		}
-	}
-	return ""
-}
-
-// HTTPEither is the HTTPVersion of a transport whose calls take HTTP/2
+// HTTPEither is the HTTP version of a transport whose calls take HTTP/2
 // when the run asks for it, HTTP/1.1 otherwise.
 func HTTPEither(http2 bool) string {
 	if http2 {
@@ -518,3 +369,7 @@ func HTTPEither(http2 bool) string {
 	}
 	return HTTP1
 }
+
+// HTTP2Always is the HTTP version of a transport whose calls take HTTP/2
+// whatever the run asks.
+func HTTP2Always(bool) string { return HTTP2 }

@@ -50,7 +50,7 @@ func (m *measurement) placement(ctx context.Context) (string, *broker.Broker, er
 		addr = brk.TLSAddr
 	}
 	// No name: each node gets a queue, topic or subject of its own.
-	return tr.(transport.Brokered).Scheme() + "://" + addr + "/", brk, nil
+	return tr.Caps().Scheme + "://" + addr + "/", brk, nil
 }
 
 // runTLS says how a run's connections are encrypted, and records it: the

@@ -29,8 +29,20 @@ type Transport struct{}
 
 func (Transport) Name() string { return "amqp" }
 
-// Traits are what amqp offers beyond its figures.
-func (Transport) Traits() transport.Traits {
+// Caps: every codec and compression, through RabbitMQ; one-way messages.
+func (t Transport) Caps() transport.Caps {
+	return transport.Caps{
+		Codecs:  codec.Names(),
+		OneWay:  true,
+		Broker:  "rabbitmq",
+		Scheme:  "amqp",
+		Options: t.options(),
+		Traits:  t.traits(),
+	}
+}
+
+// traits are what amqp offers beyond its figures.
+func (Transport) traits() transport.Traits {
 	return transport.Traits{
 		Decoupled: true,
 		Durable:   "option persistent=true (durable queues, persistent messages) and confirm=true (publisher confirms)",
@@ -39,14 +51,10 @@ func (Transport) Traits() transport.Traits {
 	}
 }
 
-func (Transport) Codecs() []string { return codec.Names() }
-func (Transport) Broker() string   { return "rabbitmq" }
-func (Transport) Scheme() string   { return "amqp" }
-
 // directReplyTo is RabbitMQ's direct reply-to pseudo-queue.
 const directReplyTo = "amq.rabbitmq.reply-to"
 
-func (Transport) Options() []transport.Option {
+func (Transport) options() []transport.Option {
 	return []transport.Option{
 		{Name: "reply", Default: "direct", Help: "where replies come back: direct (RabbitMQ's direct reply-to) or queue (an exclusive queue per client)",
 			Check: transport.OneOf("direct", "queue")},

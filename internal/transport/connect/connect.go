@@ -63,21 +63,26 @@ var protocols = []protocol{
 // Transport is one stack of the family.
 type Transport struct{ p protocol }
 
-func (t Transport) Name() string             { return t.p.name }
-func (t Transport) Traits() transport.Traits { return t.p.traits }
-func (Transport) Feeds() error               { return nil }
-func (Transport) Codecs() []string           { return []string{"proto", "json"} }
-func (Transport) CompressesItself() bool     { return true }
+func (t Transport) Name() string { return t.p.name }
 
-// check refuses what the family cannot carry, before anything starts.
-func (t Transport) check(cfg transport.Config) error {
-	if cfg.Codec != "" && cfg.Codec != "proto" && cfg.Codec != "json" {
-		return fmt.Errorf("%s carries proto and json bodies only, not %q", t.p.name, cfg.Codec)
+// Caps: Protobuf and the proto JSON mapping (json is connect-go's, not
+// hopbench's json codec), compressed by the protocol (gzip, connect-go's
+// built-in compressor), feeds as server streams; connect-grpc's calls
+// take HTTP/2 always, the others' when the run asks.
+func (t Transport) Caps() transport.Caps {
+	http := transport.HTTPEither
+	if t.p.http2Only {
+		http = transport.HTTP2Always
 	}
-	if cfg.Compression != "" && cfg.Compression != "none" && cfg.Compression != "gzip" {
-		return fmt.Errorf("%s compresses with gzip only (connect-go's built-in compressor), not %q", t.p.name, cfg.Compression)
+	return transport.Caps{
+		Codecs:           []string{"proto", "json"},
+		Compressions:     []string{"gzip"},
+		WireCodec:        bodyCodec,
+		CompressesItself: true,
+		Feeds:            true,
+		HTTP:             http,
+		Traits:           t.p.traits,
 	}
-	return nil
 }
 
 // httpConfig is cfg with the HTTP version the protocol needs: gRPC is
@@ -91,9 +96,6 @@ func (t Transport) httpConfig(cfg transport.Config) transport.Config {
 
 // Listen serves h on addr: every family's three methods, in every protocol.
 func (t Transport) Listen(ctx context.Context, addr string, cfg transport.Config, h transport.Handler) (transport.Server, error) {
-	if err := t.check(cfg); err != nil {
-		return nil, err
-	}
 	cfg = t.httpConfig(cfg)
 	var lc net.ListenConfig
 	l, err := lc.Listen(ctx, "tcp", addr)
@@ -208,9 +210,9 @@ func (rawJSON) Unmarshal(data []byte, v any) error {
 	return nil
 }
 
-// BodyCodec: connect's json is the proto JSON mapping, as connect-go's
+// bodyCodec: connect's json is the proto JSON mapping, as connect-go's
 // JSON codec writes it; its proto is Protobuf.
-func (Transport) BodyCodec(name string) (codec.Codec, error) {
+func bodyCodec(name string) (codec.Codec, error) {
 	if name == "json" {
 		return codec.ProtoJSON, nil
 	}
@@ -252,9 +254,6 @@ func fromError(ctx context.Context, err error) error {
 // Dial returns a client for the server at target, calling with t's
 // protocol.
 func (t Transport) Dial(_ context.Context, target string, cfg transport.Config) (transport.Client, error) {
-	if err := t.check(cfg); err != nil {
-		return nil, err
-	}
 	cfg = t.httpConfig(cfg)
 	limit := cfg.MaxBytesOrDefault()
 	var wire connect.Codec = rawCodec{}
@@ -337,10 +336,4 @@ func (c *client) Feed(ctx context.Context, req *transport.Request, each func([]b
 		return fromError(ctx, err)
 	}
 	return nil
-}
-
-// HTTPVersion: the family's calls are HTTP requests; connect-grpc's take
-// HTTP/2 always, the others when the run asks.
-func (t Transport) HTTPVersion(http2 bool) string {
-	return transport.HTTPEither(http2 || t.p.http2Only)
 }

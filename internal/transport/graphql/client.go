@@ -19,9 +19,6 @@ import (
 
 // Dial returns a client for the graphql server at target.
 func (Transport) Dial(_ context.Context, target string, cfg transport.Config) (transport.Client, error) {
-	if err := check(cfg); err != nil {
-		return nil, err
-	}
 	return &client{url: rest.BaseURL(target, cfg) + "/graphql", maxBytes: cfg.MaxBytesOrDefault(), http: rest.NewHTTPClient(cfg)}, nil
 }
 
@@ -167,7 +164,7 @@ func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, erro
 		return nil, transport.Errorf(transport.CodeInternal, "HTTP %d: the reply has no data.%s", resp.StatusCode, field)
 	}
 	if isUser {
-		return withoutNulls(data)
+		return userReply(data, user.List)
 	}
 	return data, nil
 }
@@ -193,32 +190,4 @@ func userRequest(req *transport.Request, p *userschema.Payload) ([]byte, string,
 		return b.Bytes(), string(req.Op), nil
 	}
 	return nil, "", transport.Errorf(transport.CodeBadRequest, "unknown operation %q", req.Op)
-}
-
-// withoutNulls drops the nulls GraphQL writes for every field selected and
-// unset, which the proto JSON mapping reads as a oneof set twice.
-func withoutNulls(data []byte) ([]byte, error) {
-	var v any
-	if err := json.Unmarshal(data, &v); err != nil {
-		return nil, transport.Errorf(transport.CodeInternal, "the reply's data is not JSON: %v", err)
-	}
-	return json.Marshal(dropNulls(v))
-}
-
-func dropNulls(v any) any {
-	switch v := v.(type) {
-	case map[string]any:
-		for k, x := range v {
-			if x == nil {
-				delete(v, k)
-			} else {
-				v[k] = dropNulls(x)
-			}
-		}
-	case []any:
-		for i, x := range v {
-			v[i] = dropNulls(x)
-		}
-	}
-	return v
 }

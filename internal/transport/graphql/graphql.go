@@ -37,27 +37,23 @@ type Transport struct{}
 
 func (Transport) Name() string { return "graphql" }
 
-// Traits are what graphql offers beyond its figures.
-func (Transport) Traits() transport.Traits {
-	return transport.Traits{
-		Schema: "a typed schema the client queries: fields are added and deprecated in place, and clients ask only for what they read",
-		Notes:  []string{"one query gathers data that would take several REST calls, shaped as the client needs it", "resolving and serializing each field costs CPU on every call"},
+// Caps: JSON, uncompressed, decoded by gqlgen's resolvers into v1's
+// messages; HTTP POSTs, HTTP/2 when the run asks (an L7 proxy carries
+// them).
+func (Transport) Caps() transport.Caps {
+	return transport.Caps{
+		Codecs:        []string{"json"},
+		Compressions:  []string{},
+		DecodesItself: true,
+		HTTP:          transport.HTTPEither,
+		Options: []transport.Option{
+			{Name: "introspection", Default: "true", Help: "answer introspection queries (__schema, __type), which GraphQL tools and IDEs rely on", Check: transport.Bool},
+		},
+		Traits: transport.Traits{
+			Schema: "a typed schema the client queries: fields are added and deprecated in place, and clients ask only for what they read",
+			Notes:  []string{"one query gathers data that would take several REST calls, shaped as the client needs it", "resolving and serializing each field costs CPU on every call"},
+		},
 	}
-}
-
-func (Transport) Codecs() []string { return []string{"json"} }
-
-// DecodesItself: gqlgen's resolvers decode requests into v1's messages.
-func (Transport) DecodesItself() bool { return true }
-
-func check(cfg transport.Config) error {
-	if cfg.Codec != "" && cfg.Codec != "json" {
-		return fmt.Errorf("graphql carries JSON only, not %q", cfg.Codec)
-	}
-	if cfg.Compression != "" && cfg.Compression != "none" {
-		return fmt.Errorf("graphql runs without compression here, not %q", cfg.Compression)
-	}
-	return nil
 }
 
 // MaxQueryItems bounds the items one GraphQL request may ask for, over all
@@ -65,18 +61,8 @@ func check(cfg transport.Config) error {
 // node's body limit (see replyLimit).
 const MaxQueryItems = 1_000_000
 
-// Options are graphql's own settings.
-func (Transport) Options() []transport.Option {
-	return []transport.Option{
-		{Name: "introspection", Default: "true", Help: "answer introspection queries (__schema, __type), which GraphQL tools and IDEs rely on", Check: transport.Bool},
-	}
-}
-
 // Listen serves h.Message at POST /graphql on addr.
 func (t Transport) Listen(ctx context.Context, addr string, cfg transport.Config, h transport.Handler) (transport.Server, error) {
-	if err := check(cfg); err != nil {
-		return nil, err
-	}
 	opts, err := transport.ResolveOptions(t, cfg.Options)
 	if err != nil {
 		return nil, err
@@ -182,7 +168,3 @@ func unpack(input generated.PayloadInput) (string, proto.Message, error) {
 	}
 	return "", nil, transport.Errorf(transport.CodeBadRequest, "PayloadInput sets no model")
 }
-
-// HTTPVersion: GraphQL's calls are HTTP POSTs, HTTP/2 when the run asks
-// (an L7 proxy carries them).
-func (Transport) HTTPVersion(http2 bool) string { return transport.HTTPEither(http2) }

@@ -37,8 +37,8 @@ func TestConformance(t *testing.T) {
 
 func TestRefusesWhatItCannotCarry(t *testing.T) {
 	transporttest.CheckRefusals(t, "graphql", []transporttest.Refusal{
-		{Config: transport.Config{Codec: "proto"}, Want: `graphql carries JSON only, not "proto"`},
-		{Config: transport.Config{Compression: "gzip"}, Want: `without compression`},
+		{Config: transport.Config{Codec: "proto"}, Want: `graphql carries json bodies only, not "proto"`},
+		{Config: transport.Config{Compression: "gzip"}, Want: `graphql compresses no bodies, not "gzip"`},
 	})
 }
 

@@ -11,10 +11,6 @@ import (
 	"github.com/hopbench/hopbench/internal/transport/hopframe"
 )
 
-// Feeds: grpc carries feeds as server streams, a stream each; grpc-stream
-// on its one shared stream, their messages interleaved with other calls'.
-func (Transport) Feeds() error { return nil }
-
 // feedDesc serves f's Feed, a server stream: the request's one frame in,
 // each message a frame out, an error as the stream's status.
 func feedDesc(h transport.Handler, f hopframe.Family) grpc.StreamDesc {

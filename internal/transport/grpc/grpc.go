@@ -47,8 +47,23 @@ func (t Transport) Name() string {
 	return "grpc"
 }
 
-// Traits are what grpc offers beyond its figures.
-func (t Transport) Traits() transport.Traits {
+// Caps: Protobuf bodies, compressed by gRPC itself (gzip, grpc-go's
+// built-in compressor), over HTTP/2 always; feeds as server streams, a
+// stream each (grpc-stream: on its one shared stream, their messages
+// interleaved with other calls').
+func (t Transport) Caps() transport.Caps {
+	return transport.Caps{
+		Codecs:           []string{"proto"},
+		Compressions:     []string{"gzip"},
+		CompressesItself: true,
+		Feeds:            true,
+		HTTP:             transport.HTTP2Always,
+		Traits:           t.traits(),
+	}
+}
+
+// traits are what grpc offers beyond its figures.
+func (t Transport) traits() transport.Traits {
 	notes := []string{"generated clients in every major language from one .proto", "HTTP/2 streams many calls over one connection"}
 	if t.stream {
 		notes = append(notes, "a client's calls share one bidirectional stream; a message past the limit ends it, failing the calls on it")
@@ -59,25 +74,8 @@ func (t Transport) Traits() transport.Traits {
 	}
 }
 
-func (Transport) Codecs() []string       { return []string{"proto"} }
-func (Transport) CompressesItself() bool { return true }
-
-// check refuses configurations gRPC cannot carry, before anything starts.
-func check(cfg transport.Config) error {
-	if cfg.Codec != "" && cfg.Codec != "proto" {
-		return fmt.Errorf("grpc carries proto bodies only, not %q", cfg.Codec)
-	}
-	if cfg.Compression != "" && cfg.Compression != "none" && cfg.Compression != "gzip" {
-		return fmt.Errorf("grpc compresses with gzip only (grpc-go's built-in compressor), not %q", cfg.Compression)
-	}
-	return nil
-}
-
 // Listen serves h on addr.
 func (Transport) Listen(ctx context.Context, addr string, cfg transport.Config, h transport.Handler) (transport.Server, error) {
-	if err := check(cfg); err != nil {
-		return nil, err
-	}
 	var lc net.ListenConfig
 	l, err := lc.Listen(ctx, "tcp", addr)
 	if err != nil {
@@ -186,9 +184,6 @@ func fromStatus(err error) error {
 
 // Dial returns a client for the grpc server at target.
 func (t Transport) Dial(_ context.Context, target string, cfg transport.Config) (transport.Client, error) {
-	if err := check(cfg); err != nil {
-		return nil, err
-	}
 	limit := cfg.MaxBytesOrDefault()
 	callOpts := []grpc.CallOption{grpc.ForceCodecV2(rawCodec{}), grpc.MaxCallRecvMsgSize(limit), grpc.MaxCallSendMsgSize(limit)}
 	if cfg.Compression == "gzip" {
@@ -234,6 +229,3 @@ func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, erro
 	}
 	return f.Reply(req.Op, &out)
 }
-
-// HTTPVersion: gRPC is HTTP/2 only (an L7 proxy must speak it both sides).
-func (Transport) HTTPVersion(bool) string { return transport.HTTP2 }

@@ -37,8 +37,21 @@ type Transport struct{}
 
 func (Transport) Name() string { return "kafka" }
 
-// Traits are what kafka offers beyond its figures.
-func (Transport) Traits() transport.Traits {
+// Caps: every codec and compression, through Kafka; one-way messages.
+func (t Transport) Caps() transport.Caps {
+	return transport.Caps{
+		Codecs:     codec.Names(),
+		OneWay:     true,
+		Broker:     "kafka",
+		Scheme:     "kafka",
+		PerRequest: perRequest,
+		Options:    t.options(),
+		Traits:     t.traits(),
+	}
+}
+
+// traits are what kafka offers beyond its figures.
+func (Transport) traits() transport.Traits {
 	return transport.Traits{
 		Decoupled: true,
 		Durable:   "always: every record is written to the topic's log and kept for its retention (acks=all waits for the in-sync replicas)",
@@ -47,11 +60,7 @@ func (Transport) Traits() transport.Traits {
 	}
 }
 
-func (Transport) Codecs() []string { return codec.Names() }
-func (Transport) Broker() string   { return "kafka" }
-func (Transport) Scheme() string   { return "kafka" }
-
-func (Transport) Options() []transport.Option {
+func (Transport) options() []transport.Option {
 	return []transport.Option{
 		{Name: "acks", Default: "all", Help: "producer acks: all (every in-sync replica), leader, or none", Check: transport.OneOf("all", "leader", "none")},
 		{Name: "linger", Default: "0s", Help: "producer linger: how long a record waits for others to batch with", Check: transport.Duration},
@@ -174,13 +183,11 @@ func fromHeaders(hs []kgo.RecordHeader) (m brokered.Meta, correlation, replyTo s
 	return m, correlation, replyTo
 }
 
-// PerRequest: a Kafka client is long-lived by design. It learns the
+// perRequest: a Kafka client is long-lived by design. It learns the
 // cluster's metadata, keeps a connection to every broker it uses, and here
 // owns a reply topic it creates on connecting and deletes on closing; one
 // per call would measure topic administration, not a call.
-func (Transport) PerRequest() error {
-	return errors.New("kafka takes no per-request connections: a Kafka client learns the cluster's metadata, keeps its broker connections and owns a reply topic for its life, so a new one per call would measure topic administration, not a call")
-}
+const perRequest = ("kafka takes no per-request connections: a Kafka client learns the cluster's metadata, keeps its broker connections and owns a reply topic for its life, so a new one per call would measure topic administration, not a call")
 
 type server struct {
 	addr     brokered.Addr

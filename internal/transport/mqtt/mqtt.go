@@ -30,8 +30,20 @@ type Transport struct{}
 
 func (Transport) Name() string { return "mqtt" }
 
-// Traits are what mqtt offers beyond its figures.
-func (Transport) Traits() transport.Traits {
+// Caps: every codec and compression, through Mosquitto; one-way messages.
+func (t Transport) Caps() transport.Caps {
+	return transport.Caps{
+		Codecs:  codec.Names(),
+		OneWay:  true,
+		Broker:  "mosquitto",
+		Scheme:  "mqtt",
+		Options: t.options(),
+		Traits:  t.traits(),
+	}
+}
+
+// traits are what mqtt offers beyond its figures.
+func (Transport) traits() transport.Traits {
 	return transport.Traits{
 		Decoupled: true,
 		Durable:   "QoS 1 or 2 in a persistent session (clean start off, a session expiry): the broker queues a client's messages while it is away, on disk with persistence; hopbench's clients start clean sessions",
@@ -40,11 +52,7 @@ func (Transport) Traits() transport.Traits {
 	}
 }
 
-func (Transport) Codecs() []string { return codec.Names() }
-func (Transport) Broker() string   { return "mosquitto" }
-func (Transport) Scheme() string   { return "mqtt" }
-
-func (Transport) Options() []transport.Option {
+func (Transport) options() []transport.Option {
 	return []transport.Option{
 		{Name: "qos", Default: "1", Help: "MQTT quality of service of requests, replies and subscriptions: 0 (at most once), 1 (at least once: a PUBACK for each message) or 2 (exactly once: PUBREC, PUBREL, PUBCOMP)",
 			Check: transport.OneOf("0", "1", "2")},

@@ -26,18 +26,26 @@ type Transport struct{}
 
 func (Transport) Name() string { return "nats" }
 
-// Traits are what nats offers beyond its figures.
-func (Transport) Traits() transport.Traits {
+// Caps: every codec and compression, through NATS; one-way messages.
+func (t Transport) Caps() transport.Caps {
+	return transport.Caps{
+		Codecs:  codec.Names(),
+		OneWay:  true,
+		Broker:  "nats",
+		Scheme:  "nats",
+		Options: t.options(),
+		Traits:  t.traits(),
+	}
+}
+
+// traits are what nats offers beyond its figures.
+func (Transport) traits() transport.Traits {
 	return transport.Traits{
 		Decoupled: true,
 		Browser:   "browsers reach NATS only over its WebSocket listener (not enabled here)",
 		Notes:     []string{"a small broker (one Go binary, tens of MiB)", "core NATS keeps no messages: a request with no service listening fails at once (JetStream adds persistence)"},
 	}
 }
-
-func (Transport) Codecs() []string { return codec.Names() }
-func (Transport) Broker() string   { return "nats" }
-func (Transport) Scheme() string   { return "nats" }
 
 // dialer adapts a Config's dialer to nats.CustomDialer.
 type dialer struct{ cfg transport.Config }
@@ -88,7 +96,7 @@ type server struct {
 	handlers *brokered.Handlers
 }
 
-func (Transport) Options() []transport.Option {
+func (Transport) options() []transport.Option {
 	return []transport.Option{brokered.ServeOption, JetStreamOption}
 }
 

@@ -31,8 +31,20 @@ type Transport struct{}
 
 func (Transport) Name() string { return "redis" }
 
-// Traits are what redis offers beyond its figures.
-func (Transport) Traits() transport.Traits {
+// Caps: every codec and compression, through Redis; one-way messages.
+func (t Transport) Caps() transport.Caps {
+	return transport.Caps{
+		Codecs:  codec.Names(),
+		OneWay:  true,
+		Broker:  "redis",
+		Scheme:  "redis",
+		Options: t.options(),
+		Traits:  t.traits(),
+	}
+}
+
+// traits are what redis offers beyond its figures.
+func (Transport) traits() transport.Traits {
 	return transport.Traits{
 		Decoupled: true,
 		Durable:   "requests wait in a stream in Redis's memory, which its append-only file (fsynced every second) keeps across a restart, but for the last second's",
@@ -42,17 +54,13 @@ func (Transport) Traits() transport.Traits {
 	}
 }
 
-func (Transport) Codecs() []string { return codec.Names() }
-func (Transport) Broker() string   { return "redis" }
-func (Transport) Scheme() string   { return "redis" }
-
 // DefaultMaxLen is the maxlen option's default: the entries a stream keeps
 // at most, about (trimming is approximate: Redis drops whole nodes of a
 // stream's tree, up to 100 entries each, so a stream can hold up to 100
 // more).
 const DefaultMaxLen = 10000
 
-func (Transport) Options() []transport.Option {
+func (Transport) options() []transport.Option {
 	return []transport.Option{
 		{Name: "maxlen", Default: strconv.Itoa(DefaultMaxLen), Check: transport.PositiveInt,
 			Help: "entries a request or reply stream keeps at most (XADD MAXLEN ~, so up to 100 more): served requests and read replies are deleted at once, so this bounds a backlog; past it the oldest entries are dropped"},

@@ -13,13 +13,6 @@ import (
 	"github.com/hopbench/hopbench/internal/transport"
 )
 
-// Feeds: rest and rest-h3 carry feeds as one streamed reply a call (see
-// the package comment for its two forms).
-func (Transport) Feeds() error { return nil }
-
-// Feeds: as rest's, over HTTP/3.
-func (H3) Feeds() error { return nil }
-
 // serveFeed serves GET /v1/{model}/feed. A failure before the first
 // message is a unary call's status; after it, the end of the stream.
 func serveFeed(w http.ResponseWriter, r *http.Request, h transport.Handler, maxBytes int, writeFor time.Duration) {

@@ -25,16 +25,22 @@ type H3 struct{}
 
 func (H3) Name() string { return "rest-h3" }
 
-// Traits are what rest-h3 offers beyond its figures.
-func (H3) Traits() transport.Traits {
-	return transport.Traits{
-		Notes: []string{"HTTP/3 over QUIC (UDP): no head-of-line blocking between requests; browsers reach it after an Alt-Svc upgrade", "some networks block or throttle UDP"},
+// Caps: rest's codecs, compressions and feeds over QUIC, which needs
+// TLS 1.3 and is UDP, which no TCP proxy (L4 or L7) carries.
+func (H3) Caps() transport.Caps {
+	return transport.Caps{
+		Codecs:    codec.Names(),
+		Feeds:     true,
+		NeedsTLS:  "rest-h3 runs over QUIC, which needs TLS 1.3",
+		Unproxied: "HTTP/3 is QUIC over UDP, which a TCP proxy (L4 or L7) does not carry",
+		LocalOnly: "rest-h3 does not run on hosts of their own yet: run it on this machine",
+		Traits: transport.Traits{
+			Notes: []string{"HTTP/3 over QUIC (UDP): no head-of-line blocking between requests; browsers reach it after an Alt-Svc upgrade", "some networks block or throttle UDP"},
+		},
 	}
 }
 
-func (H3) Codecs() []string { return codec.Names() }
-
-var errH3NeedsTLS = errors.New("rest-h3 runs over QUIC, which needs TLS 1.3: serve and call it with TLS (a spec's tls: true; hopbench node --tls)")
+var errH3NeedsTLS = errors.New(H3{}.Caps().NeedsTLS + ": serve and call it with TLS (a spec's tls: true; hopbench node --tls)")
 
 // Listen serves h on addr's UDP port until the server is closed.
 func (H3) Listen(ctx context.Context, addr string, cfg transport.Config, h transport.Handler) (transport.Server, error) {
@@ -156,9 +162,4 @@ func (c *h3Client) Close() error {
 	err := c.rt.Close()
 	c.sockets.close()
 	return err
-}
-
-// Unproxied: HTTP/3 is QUIC over UDP, which no TCP proxy carries.
-func (H3) Unproxied() string {
-	return "HTTP/3 is QUIC over UDP, which a TCP proxy (L4 or L7) does not carry"
 }

@@ -54,14 +54,18 @@ type Transport struct{}
 
 func (Transport) Name() string { return "rest" }
 
-// Traits are what rest offers beyond its figures.
-func (Transport) Traits() transport.Traits {
-	return transport.Traits{
-		Notes: []string{"any HTTP client, browser or curl calls it; caching proxies and tooling understand it"},
+// Caps: every codec and compression, feeds as a streamed reply (see the
+// package comment), HTTP/2 when the run asks (an L7 proxy carries it).
+func (Transport) Caps() transport.Caps {
+	return transport.Caps{
+		Codecs: codec.Names(),
+		Feeds:  true,
+		HTTP:   transport.HTTPEither,
+		Traits: transport.Traits{
+			Notes: []string{"any HTTP client, browser or curl calls it; caching proxies and tooling understand it"},
+		},
 	}
 }
-
-func (Transport) Codecs() []string { return codec.Names() }
 
 // Protocols returns the HTTP versions a Config asks for: HTTP/1.1, or with
 // HTTP2 h2 over TLS and h2c without.
@@ -253,7 +257,3 @@ func writeError(w http.ResponseWriter, err error) {
 	w.WriteHeader(statusOf[transport.CodeOf(err)])
 	io.WriteString(w, err.Error()+"\n")
 }
-
-// HTTPVersion: REST's calls take HTTP/2 when the run asks (an L7 proxy
-// carries them).
-func (Transport) HTTPVersion(http2 bool) string { return transport.HTTPEither(http2) }

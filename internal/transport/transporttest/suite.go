@@ -147,7 +147,7 @@ func newEnv(t *testing.T, tr transport.Transport, listen string, cfg transport.C
 		t.Fatal(err)
 	}
 	e := &env{server: srv, client: cl, wire: counter, name: tr.Name(), feeds: feeds}
-	if e.codec, e.z, err = transport.BodyCodec(tr, transport.Stack{Transport: tr.Name(), Codec: cmp.Or(cfg.Codec, tr.Codecs()[0]), Compression: cfg.Compression}); err != nil {
+	if e.codec, e.z, err = transport.BodyCodec(tr, transport.Stack{Transport: tr.Name(), Codec: cmp.Or(cfg.Codec, tr.Caps().Codecs[0]), Compression: cfg.Compression}); err != nil {
 		t.Fatal(err)
 	}
 	return e
@@ -583,7 +583,7 @@ func CheckReplicas(t *testing.T, name, addr string, cfg transport.Config) {
 	}
 	defer cl.Close()
 	e := &env{client: cl}
-	e.codec, _ = codec.Lookup(cmp.Or(cfg.Codec, tr.Codecs()[0]))
+	e.codec, _ = codec.Lookup(cmp.Or(cfg.Codec, tr.Caps().Codecs[0]))
 	e.z, _ = codec.LookupCompression(cfg.Compression)
 	const calls, concurrent = 400, 8
 	var wg sync.WaitGroup

@@ -34,18 +34,18 @@ type Transport struct{}
 
 func (Transport) Name() string { return "ws" }
 
-// Traits are what ws offers beyond its figures.
-func (Transport) Traits() transport.Traits {
-	return transport.Traits{
-		Notes: []string{"browsers open WebSockets natively", "one connection a client carries every call; a proxy must allow the upgrade"},
+// Caps: every codec and compression; feeds on the client's one
+// connection, their messages interleaved with other calls'. Its calls are
+// WebSocket messages, not HTTP requests, so only an L4 proxy carries them.
+func (Transport) Caps() transport.Caps {
+	return transport.Caps{
+		Codecs: codec.Names(),
+		Feeds:  true,
+		Traits: transport.Traits{
+			Notes: []string{"browsers open WebSockets natively", "one connection a client carries every call; a proxy must allow the upgrade"},
+		},
 	}
 }
-
-func (Transport) Codecs() []string { return codec.Names() }
-
-// Feeds: ws carries feeds on its one connection, their messages
-// interleaved with other calls'.
-func (Transport) Feeds() error { return nil }
 
 // path is where the stack's WebSocket is served.
 const path = "/v1/ws"
