@@ -15,6 +15,7 @@ import (
 	"github.com/hopbench/hopbench/internal/codec"
 	"github.com/hopbench/hopbench/internal/codecbench"
 	"github.com/hopbench/hopbench/internal/evolution"
+	"github.com/hopbench/hopbench/internal/nodeapi"
 	"github.com/hopbench/hopbench/internal/payload"
 	"github.com/hopbench/hopbench/internal/userschema"
 )
@@ -205,10 +206,7 @@ func writeDetails(w io.Writer, trials []evolution.Trial) {
 }
 
 // v2Flags name version 2 of a user's .proto, for evolve and advise.
-func v2Flags(fl *pflag.FlagSet, v2 *userschema.Files) {
-	fl.StringSliceVar(&v2.Files, "proto-v2", nil, "the .proto `FILE`s of version 2, the message changed")
-	fl.StringSliceVar(&v2.ImportPaths, "proto-v2-path", nil, "`DIR`s version 2's files and imports are found in (default: each file's directory)")
-}
+func v2Flags(fl *pflag.FlagSet, v2 *userschema.Files) { nodeapi.BindProtoV2(fl, v2) }
 
 // changeTrials are the trials of the change from v1 to v2 of a user's
 // message over the two mixed chains, in every codec that carries it.

@@ -54,7 +54,7 @@ func execJVMNode(cmd *cobra.Command, f nodeFlags, st transport.Stack, cpus cpuse
 		return fmt.Errorf("--runtime jvm: %w (scripts/setup.sh jvm installs Java 17)", err)
 	}
 	if gets != nil {
-		if err := jvm.WriteSeeds(seeds, gets, f.cfg.Seed); err != nil {
+		if err := jvm.WriteSeeds(seeds, gets, *f.contract.Seed); err != nil {
 			return err
 		}
 	}
@@ -101,10 +101,10 @@ func checkJVMFlags(cmd *cobra.Command, f nodeFlags, st transport.Stack) error {
 	if len(refused) > 0 {
 		return usageError{fmt.Errorf("--runtime jvm: the JVM node does not take %s; it takes --%s", strings.Join(refused, ", "), strings.Join(jvmNodeFlags[1:], ", --"))}
 	}
-	if len(f.downstream) > 1 {
-		return usageError{fmt.Errorf("--runtime jvm: the JVM node calls one downstream node (chains), not %d; fan-out needs the Go node", len(f.downstream))}
+	if len(f.contract.Downstream) > 1 {
+		return usageError{fmt.Errorf("--runtime jvm: the JVM node calls one downstream node (chains), not %d; fan-out needs the Go node", len(f.contract.Downstream))}
 	}
-	if f.seeds != "" {
+	if f.contract.Seeds != "" {
 		for _, name := range []string{"gets", "seed"} {
 			if cmd.Flags().Changed(name) {
 				return usageError{fmt.Errorf("--seeds and --%s: the seeds file already holds the get replies, generated when it was written; give one or the other", name)}
@@ -118,20 +118,20 @@ func checkJVMFlags(cmd *cobra.Command, f nodeFlags, st transport.Stack) error {
 // write here with gets, the replies --gets asks for (with a user's
 // message, its own among them).
 func jvmSeeds(f nodeFlags, user *userschema.Payload) (seeds string, gets []jvm.Get, err error) {
-	if f.seeds != "" {
-		if _, err := os.Stat(f.seeds); err != nil {
+	if f.contract.Seeds != "" {
+		if _, err := os.Stat(f.contract.Seeds); err != nil {
 			return "", nil, usageError{fmt.Errorf("--seeds: %w", err)}
 		}
-		return f.seeds, nil, nil
+		return f.contract.Seeds, nil, nil
 	}
-	if gets, err = parseGets(f.gets, user); err != nil {
+	if gets, err = parseGets(f.contract.Gets, user); err != nil {
 		return "", nil, usageError{fmt.Errorf("--gets: %w", err)}
 	}
 	dir, err := jvmSeedsCache()
 	if err != nil {
 		return "", nil, err
 	}
-	key := fmt.Appendf(nil, "%v %d", gets, f.cfg.Seed)
+	key := fmt.Appendf(nil, "%v %d", gets, *f.contract.Seed)
 	if user != nil { // the same name, another .proto or fill: other messages
 		sum := user.Fingerprint()
 		key = append(key, sum[:]...)
@@ -176,22 +176,23 @@ func jvmSeedsCache() (string, error) {
 // jvmArgv is the command line of the JVM node: the JVM's flags, then the
 // node contract's.
 func jvmArgv(f nodeFlags, st transport.Stack, jar, seeds string) []string {
-	listen := f.cfg.Listen
+	c := f.contract
+	listen := c.Listen
 	if listen == "" {
 		listen = defaultAddr(st, false)
 	}
-	argv := append(jvm.Command(jar, f.jvmFlags), "--stack", st.String(), "--listen", listen, "--seeds", seeds,
+	argv := append(jvm.Command(jar, c.JVMFlags), "--stack", st.String(), "--listen", listen, "--seeds", seeds,
 		"--max-bytes", strconv.Itoa(f.maxBytes), "--max-in-flight", strconv.Itoa(f.cfg.MaxInFlight))
-	if f.cfg.Admin != "" {
-		argv = append(argv, "--admin", f.cfg.Admin)
+	if c.Admin != "" {
+		argv = append(argv, "--admin", c.Admin)
 	}
-	if len(f.downstream) > 0 {
-		argv = append(argv, "--downstream", f.downstream[0])
+	if len(c.Downstream) > 0 {
+		argv = append(argv, "--downstream", c.Downstream[0])
 	}
-	if f.announce {
+	if c.Announce {
 		argv = append(argv, "--announce")
 	}
-	if f.cfg.Cache {
+	if c.Cache {
 		argv = append(argv, "--cache")
 	}
 	return argv

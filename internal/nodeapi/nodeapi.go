@@ -17,14 +17,9 @@ package nodeapi
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
-	"slices"
-	"strconv"
 	"strings"
 
-	"github.com/hopbench/hopbench/internal/cpuset"
 	"github.com/hopbench/hopbench/internal/stats"
-	"github.com/hopbench/hopbench/internal/userschema"
 	"github.com/hopbench/hopbench/internal/wire"
 )
 
@@ -98,124 +93,4 @@ type Memory struct {
 	TotalAllocBytes uint64 `json:"total_alloc_bytes"`
 	NumGC           uint32 `json:"num_gc"`
 	Goroutines      int    `json:"goroutines"`
-}
-
-// Config is a node's configuration as an orchestrator gives it: the
-// contract's flags, typed. Args renders it as hopbench node's flags, for
-// any runtime (with Runtime jvm, hopbench node replaces itself with the
-// JVM node).
-type Config struct {
-	// The contract's own: announce the ready line, serve on Listen (a
-	// broker stack's broker URL), take admin calls on Admin, call
-	// Downstream for every request.
-	Announce   bool
-	Listen     string
-	Admin      string
-	Downstream []string
-	// Stack is what the node serves, e.g. rest+proto.
-	Stack string
-	// Runtime is what it runs on: "" for Go, or jvm.
-	Runtime string
-	// Seed seeds the node's get replies (nil: the node's default).
-	Seed *uint64
-	// Schema is the payload schema's version it speaks ("" for the
-	// default, v1).
-	Schema string
-	// Options are the stack's own settings.
-	Options map[string]string
-	// HTTP2 and Cache switch HTTP/2 and the get reply cache on.
-	HTTP2, Cache bool
-	// TLSDir is the certificates' directory (TLS on); MTLS requires and
-	// presents client certificates.
-	TLSDir string
-	MTLS   bool
-	// MaxConns raises the node's connection cap (0: its default).
-	MaxConns int
-	// Network is the profile emulated on the connections it dials ("":
-	// none).
-	Network string
-	// CPUs pins the node's process to these CPUs before it serves (none:
-	// unpinned).
-	CPUs cpuset.Set
-	// Seeds is a JVM node's seeds file, written by the orchestrator, or
-	// Gets the get replies it generates there, MODEL:COUNT; JVMFlags are
-	// the JVM's own flags.
-	Seeds    string
-	Gets     []string
-	JVMFlags []string
-	// Proto is a user's message the node loads and registers before it
-	// serves (nil: none); ProtoV2 its version 2, for schema trials.
-	Proto   *userschema.Source
-	ProtoV2 *userschema.Files
-	// Extra are flags passed as given after the others (an agent's, as its
-	// coordinator rendered them).
-	Extra []string
-}
-
-// Args are c's flags, in a fixed order.
-func (c Config) Args() []string {
-	var a []string
-	flag := func(on bool, name string, value ...string) {
-		if on {
-			a = append(append(a, "--"+name), value...)
-		}
-	}
-	flag(c.Runtime != "", "runtime", c.Runtime)
-	flag(c.Announce, "announce")
-	flag(c.Listen != "", "listen", c.Listen)
-	flag(c.Admin != "", "admin", c.Admin)
-	flag(len(c.Downstream) > 0, "downstream", strings.Join(c.Downstream, ","))
-	flag(c.Stack != "", "stack", c.Stack)
-	if c.Seed != nil {
-		flag(true, "seed", strconv.FormatUint(*c.Seed, 10))
-	}
-	flag(c.Schema != "", "schema", c.Schema)
-	for _, k := range slices.Sorted(maps.Keys(c.Options)) {
-		flag(true, "option", k+"="+c.Options[k])
-	}
-	flag(c.HTTP2, "http2")
-	flag(c.Cache, "cache")
-	flag(c.TLSDir != "", "tls-dir", c.TLSDir)
-	flag(c.MTLS, "mtls")
-	flag(c.MaxConns > 0, "max-conns", strconv.Itoa(c.MaxConns))
-	flag(c.Network != "", "network", c.Network)
-	flag(len(c.CPUs) > 0, "cpus", c.CPUs.String())
-	flag(c.Seeds != "", "seeds", c.Seeds)
-	flag(len(c.Gets) > 0, "gets", strings.Join(c.Gets, ","))
-	for _, f := range c.JVMFlags {
-		flag(true, "jvm-flag="+f)
-	}
-	a = append(a, ProtoArgs(c.Proto)...)
-	if c.ProtoV2 != nil {
-		a = append(a, "--proto-v2", strings.Join(c.ProtoV2.Files, ","))
-		if len(c.ProtoV2.ImportPaths) > 0 {
-			a = append(a, "--proto-v2-path", strings.Join(c.ProtoV2.ImportPaths, ","))
-		}
-	}
-	return append(a, c.Extra...)
-}
-
-// ProtoArgs are the flags that name a user's message to a node or a load:
-// --proto, --proto-path, --message, --proto-samples, and the fill as
-// inline JSON in --proto-fill.
-func ProtoArgs(src *userschema.Source) []string {
-	if src == nil {
-		return nil
-	}
-	a := []string{"--proto", strings.Join(src.Files, ",")}
-	if len(src.ImportPaths) > 0 {
-		a = append(a, "--proto-path", strings.Join(src.ImportPaths, ","))
-	}
-	a = append(a, "--message", src.Message)
-	if src.Samples != "" {
-		a = append(a, "--proto-samples", src.Samples)
-	}
-	if src.Fill != nil {
-		b, err := json.Marshal(src.Fill)
-		if err != nil {
-			panic(err) // a Fill always marshals
-		}
-		a = append(a, "--proto-fill", string(b))
-	}
-	return a
 }
