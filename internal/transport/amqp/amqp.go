@@ -17,7 +17,6 @@ import (
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
-	"github.com/hopbench/hopbench/internal/codec"
 	"github.com/hopbench/hopbench/internal/transport"
 	"github.com/hopbench/hopbench/internal/transport/brokered"
 )
@@ -29,16 +28,9 @@ type Transport struct{}
 
 func (Transport) Name() string { return "amqp" }
 
-// Caps: every codec and compression, through RabbitMQ; one-way messages.
+// Caps: a broker stack's, through RabbitMQ.
 func (t Transport) Caps() transport.Caps {
-	return transport.Caps{
-		Codecs:  codec.Names(),
-		OneWay:  true,
-		Broker:  "rabbitmq",
-		Scheme:  "amqp",
-		Options: t.options(),
-		Traits:  t.traits(),
-	}
+	return brokered.Caps("rabbitmq", "amqp", t.options(), t.traits())
 }
 
 // traits are what amqp offers beyond its figures.

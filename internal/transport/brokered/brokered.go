@@ -446,3 +446,10 @@ func ContextDial(cfg transport.Config) func(ctx context.Context, network, addr s
 	var d net.Dialer
 	return d.DialContext
 }
+
+// Caps are a broker stack's capabilities: every codec and compression
+// (hopbench applies them to bodies), one-way messages, through broker at
+// addresses of scheme.
+func Caps(broker, scheme string, options []transport.Option, traits transport.Traits) transport.Caps {
+	return transport.Caps{Codecs: codec.Names(), OneWay: true, Broker: broker, Scheme: scheme, Options: options, Traits: traits}
+}

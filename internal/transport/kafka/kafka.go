@@ -25,7 +25,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/hopbench/hopbench/internal/codec"
 	"github.com/hopbench/hopbench/internal/transport"
 	"github.com/hopbench/hopbench/internal/transport/brokered"
 )
@@ -37,17 +36,11 @@ type Transport struct{}
 
 func (Transport) Name() string { return "kafka" }
 
-// Caps: every codec and compression, through Kafka; one-way messages.
+// Caps: a broker stack's, through Kafka; no per-request connections.
 func (t Transport) Caps() transport.Caps {
-	return transport.Caps{
-		Codecs:     codec.Names(),
-		OneWay:     true,
-		Broker:     "kafka",
-		Scheme:     "kafka",
-		PerRequest: perRequest,
-		Options:    t.options(),
-		Traits:     t.traits(),
-	}
+	c := brokered.Caps("kafka", "kafka", t.options(), t.traits())
+	c.PerRequest = perRequest
+	return c
 }
 
 // traits are what kafka offers beyond its figures.

@@ -18,7 +18,6 @@ import (
 
 	"github.com/eclipse/paho.golang/paho"
 
-	"github.com/hopbench/hopbench/internal/codec"
 	"github.com/hopbench/hopbench/internal/transport"
 	"github.com/hopbench/hopbench/internal/transport/brokered"
 )
@@ -30,16 +29,9 @@ type Transport struct{}
 
 func (Transport) Name() string { return "mqtt" }
 
-// Caps: every codec and compression, through Mosquitto; one-way messages.
+// Caps: a broker stack's, through Mosquitto.
 func (t Transport) Caps() transport.Caps {
-	return transport.Caps{
-		Codecs:  codec.Names(),
-		OneWay:  true,
-		Broker:  "mosquitto",
-		Scheme:  "mqtt",
-		Options: t.options(),
-		Traits:  t.traits(),
-	}
+	return brokered.Caps("mosquitto", "mqtt", t.options(), t.traits())
 }
 
 // traits are what mqtt offers beyond its figures.

@@ -14,7 +14,6 @@ import (
 
 	"github.com/nats-io/nats.go"
 
-	"github.com/hopbench/hopbench/internal/codec"
 	"github.com/hopbench/hopbench/internal/transport"
 	"github.com/hopbench/hopbench/internal/transport/brokered"
 )
@@ -26,16 +25,9 @@ type Transport struct{}
 
 func (Transport) Name() string { return "nats" }
 
-// Caps: every codec and compression, through NATS; one-way messages.
+// Caps: a broker stack's, through NATS.
 func (t Transport) Caps() transport.Caps {
-	return transport.Caps{
-		Codecs:  codec.Names(),
-		OneWay:  true,
-		Broker:  "nats",
-		Scheme:  "nats",
-		Options: t.options(),
-		Traits:  t.traits(),
-	}
+	return brokered.Caps("nats", "nats", t.options(), t.traits())
 }
 
 // traits are what nats offers beyond its figures.

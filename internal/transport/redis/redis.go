@@ -19,7 +19,6 @@ import (
 	goredis "github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
 
-	"github.com/hopbench/hopbench/internal/codec"
 	"github.com/hopbench/hopbench/internal/transport"
 	"github.com/hopbench/hopbench/internal/transport/brokered"
 )
@@ -31,16 +30,9 @@ type Transport struct{}
 
 func (Transport) Name() string { return "redis" }
 
-// Caps: every codec and compression, through Redis; one-way messages.
+// Caps: a broker stack's, through Redis.
 func (t Transport) Caps() transport.Caps {
-	return transport.Caps{
-		Codecs:  codec.Names(),
-		OneWay:  true,
-		Broker:  "redis",
-		Scheme:  "redis",
-		Options: t.options(),
-		Traits:  t.traits(),
-	}
+	return brokered.Caps("redis", "redis", t.options(), t.traits())
 }
 
 // traits are what redis offers beyond its figures.
