@@ -57,11 +57,6 @@ experiments-doc:
 # The end-to-end package (cmd/hopbench) runs every preset, every help
 # example and the node contract against real brokers: past go test's
 # default 10 minutes a package on a busy 2-core runner, hence -timeout.
-# gqlgen's generated input unmarshallers return the bound proto structs by
-# value; vet's copylocks check flags that (proto messages embed a mutex). The
-# copies are of freshly zeroed messages before first use, so that one check
-# is off for the generated package only.
-GQL_GENERATED := ./internal/transport/graphql/generated
 # After the suite under -race, scripts/unraced.sh runs what is skipped
 # under it (internal/racetest) without: one goroutine's work that the
 # detector slows several times and checks nothing in (the codecs'
@@ -70,8 +65,7 @@ GQL_GENERATED := ./internal/transport/graphql/generated
 # see internal/transport/mqtt/mqtt_test.go).
 test: setup
 	scripts/setup.sh chromium jvm prometheus xmllint
-	$(GO) vet $$($(GO) list ./... | grep -v /graphql/generated)
-	$(GO) vet -copylocks=false $(GQL_GENERATED)
+	$(GO) vet ./...
 	HOPBENCH_REQUIRE_JVM=1 HOPBENCH_REQUIRE_XMLLINT=1 $(GO) test -race -count=1 -timeout 30m ./...
 	GO=$(GO) scripts/unraced.sh
 

@@ -4626,10 +4626,10 @@ func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field
 
 // region    **************************** input.gotpl *****************************
 
-func (ec *executionContext) unmarshalInputAllTypesInput(ctx context.Context, obj any) (hopbenchv1.AllTypes, error) {
+func (ec *executionContext) unmarshalInputAllTypesInput(ctx context.Context, obj any) (*hopbenchv1.AllTypes, error) {
 	var it hopbenchv1.AllTypes
 	if obj == nil {
-		return it, nil
+		return &it, nil
 	}
 
 	asMap := map[string]any{}
@@ -4648,68 +4648,68 @@ func (ec *executionContext) unmarshalInputAllTypesInput(ctx context.Context, obj
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("text_field"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.TextField = data
 		case "bool_field":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("bool_field"))
 			data, err := ec.unmarshalOBoolean2bool(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.BoolField = data
 		case "byte_field":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("byte_field"))
 			data, err := ec.unmarshalOInt2int32(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.ByteField = data
 		case "date_time_field":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("date_time_field"))
 			data, err := ec.unmarshalOTimestamp2ᚖgoogleᚗgolangᚗorgᚋprotobufᚋtypesᚋknownᚋtimestamppbᚐTimestamp(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.DateTimeField = data
 		case "decimal_field":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("decimal_field"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.DecimalField = data
 		case "float_field":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("float_field"))
 			data, err := ec.unmarshalOFloat322float32(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.FloatField = data
 		case "int_field":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("int_field"))
 			data, err := ec.unmarshalOInt2int32(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.IntField = data
 		case "short_field":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("short_field"))
 			data, err := ec.unmarshalOInt2int32(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.ShortField = data
 		case "long_field":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("long_field"))
 			data, err := ec.unmarshalOInt642int64(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.LongField = data
 		}
 	}
-	return it, nil
+	return &it, nil
 }
 
 // UnmarshalAllTypesInput unmarshals raw into the AllTypesInput input type, using the
@@ -4718,16 +4718,16 @@ func (ec *executionContext) unmarshalInputAllTypesInput(ctx context.Context, obj
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalAllTypesInput(ctx context.Context, raw any) (hopbenchv1.AllTypes, error) {
-	var out hopbenchv1.AllTypes
+func UnmarshalAllTypesInput(ctx context.Context, raw any) (*hopbenchv1.AllTypes, error) {
+	var out *hopbenchv1.AllTypes
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "AllTypesInput", raw, &out)
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputAllTypesListInput(ctx context.Context, obj any) (hopbenchv1.AllTypesList, error) {
+func (ec *executionContext) unmarshalInputAllTypesListInput(ctx context.Context, obj any) (*hopbenchv1.AllTypesList, error) {
 	var it hopbenchv1.AllTypesList
 	if obj == nil {
-		return it, nil
+		return &it, nil
 	}
 
 	asMap := map[string]any{}
@@ -4746,12 +4746,12 @@ func (ec *executionContext) unmarshalInputAllTypesListInput(ctx context.Context,
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("records"))
 			data, err := ec.unmarshalOAllTypesInput2ᚕᚖgithubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐAllTypesᚄ(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Records = data
 		}
 	}
-	return it, nil
+	return &it, nil
 }
 
 // UnmarshalAllTypesListInput unmarshals raw into the AllTypesListInput input type, using the
@@ -4760,16 +4760,16 @@ func (ec *executionContext) unmarshalInputAllTypesListInput(ctx context.Context,
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalAllTypesListInput(ctx context.Context, raw any) (hopbenchv1.AllTypesList, error) {
-	var out hopbenchv1.AllTypesList
+func UnmarshalAllTypesListInput(ctx context.Context, raw any) (*hopbenchv1.AllTypesList, error) {
+	var out *hopbenchv1.AllTypesList
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "AllTypesListInput", raw, &out)
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputAmountDetailsInput(ctx context.Context, obj any) (hopbenchv1.AmountDetails, error) {
+func (ec *executionContext) unmarshalInputAmountDetailsInput(ctx context.Context, obj any) (*hopbenchv1.AmountDetails, error) {
 	var it hopbenchv1.AmountDetails
 	if obj == nil {
-		return it, nil
+		return &it, nil
 	}
 
 	asMap := map[string]any{}
@@ -4788,47 +4788,47 @@ func (ec *executionContext) unmarshalInputAmountDetailsInput(ctx context.Context
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("subtotal"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Subtotal = data
 		case "tax":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tax"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Tax = data
 		case "shipping":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("shipping"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Shipping = data
 		case "handling_fee":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("handling_fee"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.HandlingFee = data
 		case "shipping_discount":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("shipping_discount"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.ShippingDiscount = data
 		case "insurance":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("insurance"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Insurance = data
 		}
 	}
-	return it, nil
+	return &it, nil
 }
 
 // UnmarshalAmountDetailsInput unmarshals raw into the AmountDetailsInput input type, using the
@@ -4837,16 +4837,16 @@ func (ec *executionContext) unmarshalInputAmountDetailsInput(ctx context.Context
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalAmountDetailsInput(ctx context.Context, raw any) (hopbenchv1.AmountDetails, error) {
-	var out hopbenchv1.AmountDetails
+func UnmarshalAmountDetailsInput(ctx context.Context, raw any) (*hopbenchv1.AmountDetails, error) {
+	var out *hopbenchv1.AmountDetails
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "AmountDetailsInput", raw, &out)
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputAmountInput(ctx context.Context, obj any) (hopbenchv1.Amount, error) {
+func (ec *executionContext) unmarshalInputAmountInput(ctx context.Context, obj any) (*hopbenchv1.Amount, error) {
 	var it hopbenchv1.Amount
 	if obj == nil {
-		return it, nil
+		return &it, nil
 	}
 
 	asMap := map[string]any{}
@@ -4865,26 +4865,26 @@ func (ec *executionContext) unmarshalInputAmountInput(ctx context.Context, obj a
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("total"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Total = data
 		case "currency":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currency"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Currency = data
 		case "details":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("details"))
 			data, err := ec.unmarshalOAmountDetailsInput2ᚖgithubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐAmountDetails(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Details = data
 		}
 	}
-	return it, nil
+	return &it, nil
 }
 
 // UnmarshalAmountInput unmarshals raw into the AmountInput input type, using the
@@ -4893,16 +4893,16 @@ func (ec *executionContext) unmarshalInputAmountInput(ctx context.Context, obj a
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalAmountInput(ctx context.Context, raw any) (hopbenchv1.Amount, error) {
-	var out hopbenchv1.Amount
+func UnmarshalAmountInput(ctx context.Context, raw any) (*hopbenchv1.Amount, error) {
+	var out *hopbenchv1.Amount
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "AmountInput", raw, &out)
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputBlobInput(ctx context.Context, obj any) (hopbenchv1.Blob, error) {
+func (ec *executionContext) unmarshalInputBlobInput(ctx context.Context, obj any) (*hopbenchv1.Blob, error) {
 	var it hopbenchv1.Blob
 	if obj == nil {
-		return it, nil
+		return &it, nil
 	}
 
 	asMap := map[string]any{}
@@ -4921,26 +4921,26 @@ func (ec *executionContext) unmarshalInputBlobInput(ctx context.Context, obj any
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Name = data
 		case "media_type":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("media_type"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.MediaType = data
 		case "content":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("content"))
 			data, err := ec.unmarshalOBytes2ᚕbyte(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Content = data
 		}
 	}
-	return it, nil
+	return &it, nil
 }
 
 // UnmarshalBlobInput unmarshals raw into the BlobInput input type, using the
@@ -4949,16 +4949,16 @@ func (ec *executionContext) unmarshalInputBlobInput(ctx context.Context, obj any
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalBlobInput(ctx context.Context, raw any) (hopbenchv1.Blob, error) {
-	var out hopbenchv1.Blob
+func UnmarshalBlobInput(ctx context.Context, raw any) (*hopbenchv1.Blob, error) {
+	var out *hopbenchv1.Blob
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "BlobInput", raw, &out)
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputIngredientInput(ctx context.Context, obj any) (hopbenchv1.Ingredient, error) {
+func (ec *executionContext) unmarshalInputIngredientInput(ctx context.Context, obj any) (*hopbenchv1.Ingredient, error) {
 	var it hopbenchv1.Ingredient
 	if obj == nil {
-		return it, nil
+		return &it, nil
 	}
 
 	asMap := map[string]any{}
@@ -4977,19 +4977,19 @@ func (ec *executionContext) unmarshalInputIngredientInput(ctx context.Context, o
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Name = data
 		case "description":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Description = data
 		}
 	}
-	return it, nil
+	return &it, nil
 }
 
 // UnmarshalIngredientInput unmarshals raw into the IngredientInput input type, using the
@@ -4998,16 +4998,16 @@ func (ec *executionContext) unmarshalInputIngredientInput(ctx context.Context, o
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalIngredientInput(ctx context.Context, raw any) (hopbenchv1.Ingredient, error) {
-	var out hopbenchv1.Ingredient
+func UnmarshalIngredientInput(ctx context.Context, raw any) (*hopbenchv1.Ingredient, error) {
+	var out *hopbenchv1.Ingredient
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "IngredientInput", raw, &out)
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputIntValueInput(ctx context.Context, obj any) (hopbenchv1.Int, error) {
+func (ec *executionContext) unmarshalInputIntValueInput(ctx context.Context, obj any) (*hopbenchv1.Int, error) {
 	var it hopbenchv1.Int
 	if obj == nil {
-		return it, nil
+		return &it, nil
 	}
 
 	asMap := map[string]any{}
@@ -5026,12 +5026,12 @@ func (ec *executionContext) unmarshalInputIntValueInput(ctx context.Context, obj
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("value"))
 			data, err := ec.unmarshalOInt2int32(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Value = data
 		}
 	}
-	return it, nil
+	return &it, nil
 }
 
 // UnmarshalIntValueInput unmarshals raw into the IntValueInput input type, using the
@@ -5040,16 +5040,16 @@ func (ec *executionContext) unmarshalInputIntValueInput(ctx context.Context, obj
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalIntValueInput(ctx context.Context, raw any) (hopbenchv1.Int, error) {
-	var out hopbenchv1.Int
+func UnmarshalIntValueInput(ctx context.Context, raw any) (*hopbenchv1.Int, error) {
+	var out *hopbenchv1.Int
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "IntValueInput", raw, &out)
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputIntsInput(ctx context.Context, obj any) (hopbenchv1.Ints, error) {
+func (ec *executionContext) unmarshalInputIntsInput(ctx context.Context, obj any) (*hopbenchv1.Ints, error) {
 	var it hopbenchv1.Ints
 	if obj == nil {
-		return it, nil
+		return &it, nil
 	}
 
 	asMap := map[string]any{}
@@ -5068,12 +5068,12 @@ func (ec *executionContext) unmarshalInputIntsInput(ctx context.Context, obj any
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("values"))
 			data, err := ec.unmarshalOInt2ᚕint32ᚄ(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Values = data
 		}
 	}
-	return it, nil
+	return &it, nil
 }
 
 // UnmarshalIntsInput unmarshals raw into the IntsInput input type, using the
@@ -5082,16 +5082,16 @@ func (ec *executionContext) unmarshalInputIntsInput(ctx context.Context, obj any
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalIntsInput(ctx context.Context, raw any) (hopbenchv1.Ints, error) {
-	var out hopbenchv1.Ints
+func UnmarshalIntsInput(ctx context.Context, raw any) (*hopbenchv1.Ints, error) {
+	var out *hopbenchv1.Ints
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "IntsInput", raw, &out)
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputItemInput(ctx context.Context, obj any) (hopbenchv1.Item, error) {
+func (ec *executionContext) unmarshalInputItemInput(ctx context.Context, obj any) (*hopbenchv1.Item, error) {
 	var it hopbenchv1.Item
 	if obj == nil {
-		return it, nil
+		return &it, nil
 	}
 
 	asMap := map[string]any{}
@@ -5110,54 +5110,54 @@ func (ec *executionContext) unmarshalInputItemInput(ctx context.Context, obj any
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Name = data
 		case "description":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Description = data
 		case "quantity":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("quantity"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Quantity = data
 		case "price":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("price"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Price = data
 		case "tax":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tax"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Tax = data
 		case "sku":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sku"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Sku = data
 		case "currency":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("currency"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Currency = data
 		}
 	}
-	return it, nil
+	return &it, nil
 }
 
 // UnmarshalItemInput unmarshals raw into the ItemInput input type, using the
@@ -5166,16 +5166,16 @@ func (ec *executionContext) unmarshalInputItemInput(ctx context.Context, obj any
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalItemInput(ctx context.Context, raw any) (hopbenchv1.Item, error) {
-	var out hopbenchv1.Item
+func UnmarshalItemInput(ctx context.Context, raw any) (*hopbenchv1.Item, error) {
+	var out *hopbenchv1.Item
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "ItemInput", raw, &out)
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputItemListInput(ctx context.Context, obj any) (hopbenchv1.ItemList, error) {
+func (ec *executionContext) unmarshalInputItemListInput(ctx context.Context, obj any) (*hopbenchv1.ItemList, error) {
 	var it hopbenchv1.ItemList
 	if obj == nil {
-		return it, nil
+		return &it, nil
 	}
 
 	asMap := map[string]any{}
@@ -5194,19 +5194,19 @@ func (ec *executionContext) unmarshalInputItemListInput(ctx context.Context, obj
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("items"))
 			data, err := ec.unmarshalOItemInput2ᚕᚖgithubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐItemᚄ(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Items = data
 		case "shipping_address":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("shipping_address"))
 			data, err := ec.unmarshalOShippingAddressInput2ᚖgithubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐShippingAddress(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.ShippingAddress = data
 		}
 	}
-	return it, nil
+	return &it, nil
 }
 
 // UnmarshalItemListInput unmarshals raw into the ItemListInput input type, using the
@@ -5215,16 +5215,16 @@ func (ec *executionContext) unmarshalInputItemListInput(ctx context.Context, obj
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalItemListInput(ctx context.Context, raw any) (hopbenchv1.ItemList, error) {
-	var out hopbenchv1.ItemList
+func UnmarshalItemListInput(ctx context.Context, raw any) (*hopbenchv1.ItemList, error) {
+	var out *hopbenchv1.ItemList
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "ItemListInput", raw, &out)
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputPayerInput(ctx context.Context, obj any) (hopbenchv1.Payer, error) {
+func (ec *executionContext) unmarshalInputPayerInput(ctx context.Context, obj any) (*hopbenchv1.Payer, error) {
 	var it hopbenchv1.Payer
 	if obj == nil {
-		return it, nil
+		return &it, nil
 	}
 
 	asMap := map[string]any{}
@@ -5243,12 +5243,12 @@ func (ec *executionContext) unmarshalInputPayerInput(ctx context.Context, obj an
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("payment_method"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.PaymentMethod = data
 		}
 	}
-	return it, nil
+	return &it, nil
 }
 
 // UnmarshalPayerInput unmarshals raw into the PayerInput input type, using the
@@ -5257,16 +5257,16 @@ func (ec *executionContext) unmarshalInputPayerInput(ctx context.Context, obj an
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalPayerInput(ctx context.Context, raw any) (hopbenchv1.Payer, error) {
-	var out hopbenchv1.Payer
+func UnmarshalPayerInput(ctx context.Context, raw any) (*hopbenchv1.Payer, error) {
+	var out *hopbenchv1.Payer
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "PayerInput", raw, &out)
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputPayloadInput(ctx context.Context, obj any) (PayloadInput, error) {
+func (ec *executionContext) unmarshalInputPayloadInput(ctx context.Context, obj any) (*PayloadInput, error) {
 	var it PayloadInput
 	if obj == nil {
-		return it, nil
+		return &it, nil
 	}
 
 	asMap := map[string]any{}
@@ -5285,68 +5285,68 @@ func (ec *executionContext) unmarshalInputPayloadInput(ctx context.Context, obj 
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("user"))
 			data, err := ec.unmarshalOUserListInput2ᚖgithubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐUserList(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.User = data
 		case "payment":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("payment"))
 			data, err := ec.unmarshalOPaymentListInput2ᚖgithubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐPaymentList(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Payment = data
 		case "recipe":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recipe"))
 			data, err := ec.unmarshalORecipeListInput2ᚖgithubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐRecipeList(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Recipe = data
 		case "text":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("text"))
 			data, err := ec.unmarshalOTextInput2ᚖgithubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐText(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Text = data
 		case "alltypes":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("alltypes"))
 			data, err := ec.unmarshalOAllTypesListInput2ᚖgithubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐAllTypesList(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Alltypes = data
 		case "int":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("int"))
 			data, err := ec.unmarshalOIntValueInput2ᚖgithubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐInt(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Int = data
 		case "ints":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ints"))
 			data, err := ec.unmarshalOIntsInput2ᚖgithubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐInts(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Ints = data
 		case "textfile":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("textfile"))
 			data, err := ec.unmarshalOBlobInput2ᚖgithubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐBlob(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Textfile = data
 		case "blob":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("blob"))
 			data, err := ec.unmarshalOBlobInput2ᚖgithubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐBlob(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Blob = data
 		}
 	}
-	return it, nil
+	return &it, nil
 }
 
 // UnmarshalPayloadInput unmarshals raw into the PayloadInput input type, using the
@@ -5355,16 +5355,16 @@ func (ec *executionContext) unmarshalInputPayloadInput(ctx context.Context, obj 
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalPayloadInput(ctx context.Context, raw any) (PayloadInput, error) {
-	var out PayloadInput
+func UnmarshalPayloadInput(ctx context.Context, raw any) (*PayloadInput, error) {
+	var out *PayloadInput
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "PayloadInput", raw, &out)
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputPaymentInput(ctx context.Context, obj any) (hopbenchv1.Payment, error) {
+func (ec *executionContext) unmarshalInputPaymentInput(ctx context.Context, obj any) (*hopbenchv1.Payment, error) {
 	var it hopbenchv1.Payment
 	if obj == nil {
-		return it, nil
+		return &it, nil
 	}
 
 	asMap := map[string]any{}
@@ -5383,40 +5383,40 @@ func (ec *executionContext) unmarshalInputPaymentInput(ctx context.Context, obj 
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("intent"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Intent = data
 		case "payer":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("payer"))
 			data, err := ec.unmarshalOPayerInput2ᚖgithubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐPayer(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Payer = data
 		case "transactions":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("transactions"))
 			data, err := ec.unmarshalOTransactionInput2ᚕᚖgithubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐTransactionᚄ(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Transactions = data
 		case "note_to_payer":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("note_to_payer"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.NoteToPayer = data
 		case "redirect_urls":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("redirect_urls"))
 			data, err := ec.unmarshalORedirectUrlsInput2ᚖgithubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐRedirectUrls(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.RedirectUrls = data
 		}
 	}
-	return it, nil
+	return &it, nil
 }
 
 // UnmarshalPaymentInput unmarshals raw into the PaymentInput input type, using the
@@ -5425,16 +5425,16 @@ func (ec *executionContext) unmarshalInputPaymentInput(ctx context.Context, obj 
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalPaymentInput(ctx context.Context, raw any) (hopbenchv1.Payment, error) {
-	var out hopbenchv1.Payment
+func UnmarshalPaymentInput(ctx context.Context, raw any) (*hopbenchv1.Payment, error) {
+	var out *hopbenchv1.Payment
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "PaymentInput", raw, &out)
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputPaymentListInput(ctx context.Context, obj any) (hopbenchv1.PaymentList, error) {
+func (ec *executionContext) unmarshalInputPaymentListInput(ctx context.Context, obj any) (*hopbenchv1.PaymentList, error) {
 	var it hopbenchv1.PaymentList
 	if obj == nil {
-		return it, nil
+		return &it, nil
 	}
 
 	asMap := map[string]any{}
@@ -5453,12 +5453,12 @@ func (ec *executionContext) unmarshalInputPaymentListInput(ctx context.Context, 
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("payments"))
 			data, err := ec.unmarshalOPaymentInput2ᚕᚖgithubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐPaymentᚄ(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Payments = data
 		}
 	}
-	return it, nil
+	return &it, nil
 }
 
 // UnmarshalPaymentListInput unmarshals raw into the PaymentListInput input type, using the
@@ -5467,16 +5467,16 @@ func (ec *executionContext) unmarshalInputPaymentListInput(ctx context.Context, 
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalPaymentListInput(ctx context.Context, raw any) (hopbenchv1.PaymentList, error) {
-	var out hopbenchv1.PaymentList
+func UnmarshalPaymentListInput(ctx context.Context, raw any) (*hopbenchv1.PaymentList, error) {
+	var out *hopbenchv1.PaymentList
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "PaymentListInput", raw, &out)
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputRecipeIngredientInput(ctx context.Context, obj any) (hopbenchv1.RecipeIngredient, error) {
+func (ec *executionContext) unmarshalInputRecipeIngredientInput(ctx context.Context, obj any) (*hopbenchv1.RecipeIngredient, error) {
 	var it hopbenchv1.RecipeIngredient
 	if obj == nil {
-		return it, nil
+		return &it, nil
 	}
 
 	asMap := map[string]any{}
@@ -5495,26 +5495,26 @@ func (ec *executionContext) unmarshalInputRecipeIngredientInput(ctx context.Cont
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ingredient"))
 			data, err := ec.unmarshalOIngredientInput2ᚖgithubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐIngredient(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Ingredient = data
 		case "quantity":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("quantity"))
 			data, err := ec.unmarshalOInt2int32(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Quantity = data
 		case "type":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
 			data, err := ec.unmarshalOUnitType2githubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐUnitType(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Type = data
 		}
 	}
-	return it, nil
+	return &it, nil
 }
 
 // UnmarshalRecipeIngredientInput unmarshals raw into the RecipeIngredientInput input type, using the
@@ -5523,16 +5523,16 @@ func (ec *executionContext) unmarshalInputRecipeIngredientInput(ctx context.Cont
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalRecipeIngredientInput(ctx context.Context, raw any) (hopbenchv1.RecipeIngredient, error) {
-	var out hopbenchv1.RecipeIngredient
+func UnmarshalRecipeIngredientInput(ctx context.Context, raw any) (*hopbenchv1.RecipeIngredient, error) {
+	var out *hopbenchv1.RecipeIngredient
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "RecipeIngredientInput", raw, &out)
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputRecipeInput(ctx context.Context, obj any) (hopbenchv1.Recipe, error) {
+func (ec *executionContext) unmarshalInputRecipeInput(ctx context.Context, obj any) (*hopbenchv1.Recipe, error) {
 	var it hopbenchv1.Recipe
 	if obj == nil {
-		return it, nil
+		return &it, nil
 	}
 
 	asMap := map[string]any{}
@@ -5551,26 +5551,26 @@ func (ec *executionContext) unmarshalInputRecipeInput(ctx context.Context, obj a
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Name = data
 		case "description":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Description = data
 		case "ingredients":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ingredients"))
 			data, err := ec.unmarshalORecipeIngredientInput2ᚕᚖgithubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐRecipeIngredientᚄ(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Ingredients = data
 		}
 	}
-	return it, nil
+	return &it, nil
 }
 
 // UnmarshalRecipeInput unmarshals raw into the RecipeInput input type, using the
@@ -5579,16 +5579,16 @@ func (ec *executionContext) unmarshalInputRecipeInput(ctx context.Context, obj a
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalRecipeInput(ctx context.Context, raw any) (hopbenchv1.Recipe, error) {
-	var out hopbenchv1.Recipe
+func UnmarshalRecipeInput(ctx context.Context, raw any) (*hopbenchv1.Recipe, error) {
+	var out *hopbenchv1.Recipe
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "RecipeInput", raw, &out)
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputRecipeListInput(ctx context.Context, obj any) (hopbenchv1.RecipeList, error) {
+func (ec *executionContext) unmarshalInputRecipeListInput(ctx context.Context, obj any) (*hopbenchv1.RecipeList, error) {
 	var it hopbenchv1.RecipeList
 	if obj == nil {
-		return it, nil
+		return &it, nil
 	}
 
 	asMap := map[string]any{}
@@ -5607,12 +5607,12 @@ func (ec *executionContext) unmarshalInputRecipeListInput(ctx context.Context, o
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recipes"))
 			data, err := ec.unmarshalORecipeInput2ᚕᚖgithubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐRecipeᚄ(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Recipes = data
 		}
 	}
-	return it, nil
+	return &it, nil
 }
 
 // UnmarshalRecipeListInput unmarshals raw into the RecipeListInput input type, using the
@@ -5621,16 +5621,16 @@ func (ec *executionContext) unmarshalInputRecipeListInput(ctx context.Context, o
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalRecipeListInput(ctx context.Context, raw any) (hopbenchv1.RecipeList, error) {
-	var out hopbenchv1.RecipeList
+func UnmarshalRecipeListInput(ctx context.Context, raw any) (*hopbenchv1.RecipeList, error) {
+	var out *hopbenchv1.RecipeList
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "RecipeListInput", raw, &out)
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputRedirectUrlsInput(ctx context.Context, obj any) (hopbenchv1.RedirectUrls, error) {
+func (ec *executionContext) unmarshalInputRedirectUrlsInput(ctx context.Context, obj any) (*hopbenchv1.RedirectUrls, error) {
 	var it hopbenchv1.RedirectUrls
 	if obj == nil {
-		return it, nil
+		return &it, nil
 	}
 
 	asMap := map[string]any{}
@@ -5649,19 +5649,19 @@ func (ec *executionContext) unmarshalInputRedirectUrlsInput(ctx context.Context,
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("return_url"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.ReturnUrl = data
 		case "cancel_url":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("cancel_url"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.CancelUrl = data
 		}
 	}
-	return it, nil
+	return &it, nil
 }
 
 // UnmarshalRedirectUrlsInput unmarshals raw into the RedirectUrlsInput input type, using the
@@ -5670,16 +5670,16 @@ func (ec *executionContext) unmarshalInputRedirectUrlsInput(ctx context.Context,
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalRedirectUrlsInput(ctx context.Context, raw any) (hopbenchv1.RedirectUrls, error) {
-	var out hopbenchv1.RedirectUrls
+func UnmarshalRedirectUrlsInput(ctx context.Context, raw any) (*hopbenchv1.RedirectUrls, error) {
+	var out *hopbenchv1.RedirectUrls
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "RedirectUrlsInput", raw, &out)
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputShippingAddressInput(ctx context.Context, obj any) (hopbenchv1.ShippingAddress, error) {
+func (ec *executionContext) unmarshalInputShippingAddressInput(ctx context.Context, obj any) (*hopbenchv1.ShippingAddress, error) {
 	var it hopbenchv1.ShippingAddress
 	if obj == nil {
-		return it, nil
+		return &it, nil
 	}
 
 	asMap := map[string]any{}
@@ -5698,61 +5698,61 @@ func (ec *executionContext) unmarshalInputShippingAddressInput(ctx context.Conte
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("recipient_name"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.RecipientName = data
 		case "line1":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("line1"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Line1 = data
 		case "line2":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("line2"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Line2 = data
 		case "city":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("city"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.City = data
 		case "country_code":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("country_code"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.CountryCode = data
 		case "postal_code":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("postal_code"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.PostalCode = data
 		case "phone":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("phone"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Phone = data
 		case "state":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("state"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.State = data
 		}
 	}
-	return it, nil
+	return &it, nil
 }
 
 // UnmarshalShippingAddressInput unmarshals raw into the ShippingAddressInput input type, using the
@@ -5761,16 +5761,16 @@ func (ec *executionContext) unmarshalInputShippingAddressInput(ctx context.Conte
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalShippingAddressInput(ctx context.Context, raw any) (hopbenchv1.ShippingAddress, error) {
-	var out hopbenchv1.ShippingAddress
+func UnmarshalShippingAddressInput(ctx context.Context, raw any) (*hopbenchv1.ShippingAddress, error) {
+	var out *hopbenchv1.ShippingAddress
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "ShippingAddressInput", raw, &out)
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputTextInput(ctx context.Context, obj any) (hopbenchv1.Text, error) {
+func (ec *executionContext) unmarshalInputTextInput(ctx context.Context, obj any) (*hopbenchv1.Text, error) {
 	var it hopbenchv1.Text
 	if obj == nil {
-		return it, nil
+		return &it, nil
 	}
 
 	asMap := map[string]any{}
@@ -5789,12 +5789,12 @@ func (ec *executionContext) unmarshalInputTextInput(ctx context.Context, obj any
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("text"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Text = data
 		}
 	}
-	return it, nil
+	return &it, nil
 }
 
 // UnmarshalTextInput unmarshals raw into the TextInput input type, using the
@@ -5803,16 +5803,16 @@ func (ec *executionContext) unmarshalInputTextInput(ctx context.Context, obj any
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalTextInput(ctx context.Context, raw any) (hopbenchv1.Text, error) {
-	var out hopbenchv1.Text
+func UnmarshalTextInput(ctx context.Context, raw any) (*hopbenchv1.Text, error) {
+	var out *hopbenchv1.Text
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "TextInput", raw, &out)
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputTransactionInput(ctx context.Context, obj any) (hopbenchv1.Transaction, error) {
+func (ec *executionContext) unmarshalInputTransactionInput(ctx context.Context, obj any) (*hopbenchv1.Transaction, error) {
 	var it hopbenchv1.Transaction
 	if obj == nil {
-		return it, nil
+		return &it, nil
 	}
 
 	asMap := map[string]any{}
@@ -5831,47 +5831,47 @@ func (ec *executionContext) unmarshalInputTransactionInput(ctx context.Context, 
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("amount"))
 			data, err := ec.unmarshalOAmountInput2ᚖgithubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐAmount(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Amount = data
 		case "description":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Description = data
 		case "custom":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("custom"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Custom = data
 		case "invoice_number":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("invoice_number"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.InvoiceNumber = data
 		case "soft_descriptor":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("soft_descriptor"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.SoftDescriptor = data
 		case "item_list":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("item_list"))
 			data, err := ec.unmarshalOItemListInput2ᚖgithubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐItemList(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.ItemList = data
 		}
 	}
-	return it, nil
+	return &it, nil
 }
 
 // UnmarshalTransactionInput unmarshals raw into the TransactionInput input type, using the
@@ -5880,16 +5880,16 @@ func (ec *executionContext) unmarshalInputTransactionInput(ctx context.Context, 
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalTransactionInput(ctx context.Context, raw any) (hopbenchv1.Transaction, error) {
-	var out hopbenchv1.Transaction
+func UnmarshalTransactionInput(ctx context.Context, raw any) (*hopbenchv1.Transaction, error) {
+	var out *hopbenchv1.Transaction
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "TransactionInput", raw, &out)
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputUserInput(ctx context.Context, obj any) (hopbenchv1.User, error) {
+func (ec *executionContext) unmarshalInputUserInput(ctx context.Context, obj any) (*hopbenchv1.User, error) {
 	var it hopbenchv1.User
 	if obj == nil {
-		return it, nil
+		return &it, nil
 	}
 
 	asMap := map[string]any{}
@@ -5908,40 +5908,40 @@ func (ec *executionContext) unmarshalInputUserInput(ctx context.Context, obj any
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("uid"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Uid = data
 		case "email":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("email"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Email = data
 		case "username":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("username"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Username = data
 		case "profile_picture_url":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("profile_picture_url"))
 			data, err := ec.unmarshalOString2string(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.ProfilePictureUrl = data
 		case "age":
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("age"))
 			data, err := ec.unmarshalOInt2int32(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Age = data
 		}
 	}
-	return it, nil
+	return &it, nil
 }
 
 // UnmarshalUserInput unmarshals raw into the UserInput input type, using the
@@ -5950,16 +5950,16 @@ func (ec *executionContext) unmarshalInputUserInput(ctx context.Context, obj any
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalUserInput(ctx context.Context, raw any) (hopbenchv1.User, error) {
-	var out hopbenchv1.User
+func UnmarshalUserInput(ctx context.Context, raw any) (*hopbenchv1.User, error) {
+	var out *hopbenchv1.User
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "UserInput", raw, &out)
 	return out, err
 }
 
-func (ec *executionContext) unmarshalInputUserListInput(ctx context.Context, obj any) (hopbenchv1.UserList, error) {
+func (ec *executionContext) unmarshalInputUserListInput(ctx context.Context, obj any) (*hopbenchv1.UserList, error) {
 	var it hopbenchv1.UserList
 	if obj == nil {
-		return it, nil
+		return &it, nil
 	}
 
 	asMap := map[string]any{}
@@ -5978,12 +5978,12 @@ func (ec *executionContext) unmarshalInputUserListInput(ctx context.Context, obj
 			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("users"))
 			data, err := ec.unmarshalOUserInput2ᚕᚖgithubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐUserᚄ(ctx, v)
 			if err != nil {
-				return it, err
+				return &it, err
 			}
 			it.Users = data
 		}
 	}
-	return it, nil
+	return &it, nil
 }
 
 // UnmarshalUserListInput unmarshals raw into the UserListInput input type, using the
@@ -5992,8 +5992,8 @@ func (ec *executionContext) unmarshalInputUserListInput(ctx context.Context, obj
 //
 // ctx must come from a gqlgen request; outside one there is no unmarshaler to use
 // and the returned error says so.
-func UnmarshalUserListInput(ctx context.Context, raw any) (hopbenchv1.UserList, error) {
-	var out hopbenchv1.UserList
+func UnmarshalUserListInput(ctx context.Context, raw any) (*hopbenchv1.UserList, error) {
+	var out *hopbenchv1.UserList
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "UserListInput", raw, &out)
 	return out, err
 }
@@ -7575,7 +7575,7 @@ func (ec *executionContext) marshalNAllTypes2ᚖgithubᚗcomᚋhopbenchᚋhopben
 
 func (ec *executionContext) unmarshalNAllTypesInput2ᚖgithubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐAllTypes(ctx context.Context, v any) (*hopbenchv1.AllTypes, error) {
 	res, err := ec.unmarshalInputAllTypesInput(ctx, v)
-	return &res, graphql.ErrorOnPath(ctx, err)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNBoolean2bool(ctx context.Context, v any) (bool, error) {
@@ -7703,7 +7703,7 @@ func (ec *executionContext) marshalNItem2ᚖgithubᚗcomᚋhopbenchᚋhopbench�
 
 func (ec *executionContext) unmarshalNItemInput2ᚖgithubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐItem(ctx context.Context, v any) (*hopbenchv1.Item, error) {
 	res, err := ec.unmarshalInputItemInput(ctx, v)
-	return &res, graphql.ErrorOnPath(ctx, err)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNPayload2googleᚗgolangᚗorgᚋprotobufᚋreflectᚋprotoreflectᚐProtoMessage(ctx context.Context, sel ast.SelectionSet, v protoreflect.ProtoMessage) graphql.Marshaler {
@@ -7716,7 +7716,7 @@ func (ec *executionContext) marshalNPayload2googleᚗgolangᚗorgᚋprotobufᚋr
 
 func (ec *executionContext) unmarshalNPayloadInput2githubᚗcomᚋhopbenchᚋhopbenchᚋinternalᚋtransportᚋgraphqlᚋgeneratedᚐPayloadInput(ctx context.Context, v any) (PayloadInput, error) {
 	res, err := ec.unmarshalInputPayloadInput(ctx, v)
-	return res, graphql.ErrorOnPath(ctx, err)
+	return *res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNPayment2ᚕᚖgithubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐPaymentᚄ(ctx context.Context, sel ast.SelectionSet, v []*hopbenchv1.Payment) graphql.Marshaler {
@@ -7745,7 +7745,7 @@ func (ec *executionContext) marshalNPayment2ᚖgithubᚗcomᚋhopbenchᚋhopbenc
 
 func (ec *executionContext) unmarshalNPaymentInput2ᚖgithubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐPayment(ctx context.Context, v any) (*hopbenchv1.Payment, error) {
 	res, err := ec.unmarshalInputPaymentInput(ctx, v)
-	return &res, graphql.ErrorOnPath(ctx, err)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNRecipe2ᚕᚖgithubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐRecipeᚄ(ctx context.Context, sel ast.SelectionSet, v []*hopbenchv1.Recipe) graphql.Marshaler {
@@ -7798,12 +7798,12 @@ func (ec *executionContext) marshalNRecipeIngredient2ᚖgithubᚗcomᚋhopbench�
 
 func (ec *executionContext) unmarshalNRecipeIngredientInput2ᚖgithubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐRecipeIngredient(ctx context.Context, v any) (*hopbenchv1.RecipeIngredient, error) {
 	res, err := ec.unmarshalInputRecipeIngredientInput(ctx, v)
-	return &res, graphql.ErrorOnPath(ctx, err)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNRecipeInput2ᚖgithubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐRecipe(ctx context.Context, v any) (*hopbenchv1.Recipe, error) {
 	res, err := ec.unmarshalInputRecipeInput(ctx, v)
-	return &res, graphql.ErrorOnPath(ctx, err)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
@@ -7846,7 +7846,7 @@ func (ec *executionContext) marshalNTransaction2ᚖgithubᚗcomᚋhopbenchᚋhop
 
 func (ec *executionContext) unmarshalNTransactionInput2ᚖgithubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐTransaction(ctx context.Context, v any) (*hopbenchv1.Transaction, error) {
 	res, err := ec.unmarshalInputTransactionInput(ctx, v)
-	return &res, graphql.ErrorOnPath(ctx, err)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNUnitType2githubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐUnitType(ctx context.Context, v any) (hopbenchv1.UnitType, error) {
@@ -7889,7 +7889,7 @@ func (ec *executionContext) marshalNUser2ᚖgithubᚗcomᚋhopbenchᚋhopbench�
 
 func (ec *executionContext) unmarshalNUserInput2ᚖgithubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐUser(ctx context.Context, v any) (*hopbenchv1.User, error) {
 	res, err := ec.unmarshalInputUserInput(ctx, v)
-	return &res, graphql.ErrorOnPath(ctx, err)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx context.Context, sel ast.SelectionSet, v introspection.Directive) graphql.Marshaler {
@@ -8056,7 +8056,7 @@ func (ec *executionContext) unmarshalOAllTypesListInput2ᚖgithubᚗcomᚋhopben
 		return nil, nil
 	}
 	res, err := ec.unmarshalInputAllTypesListInput(ctx, v)
-	return &res, graphql.ErrorOnPath(ctx, err)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalOAmount2ᚖgithubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐAmount(ctx context.Context, sel ast.SelectionSet, v *hopbenchv1.Amount) graphql.Marshaler {
@@ -8078,7 +8078,7 @@ func (ec *executionContext) unmarshalOAmountDetailsInput2ᚖgithubᚗcomᚋhopbe
 		return nil, nil
 	}
 	res, err := ec.unmarshalInputAmountDetailsInput(ctx, v)
-	return &res, graphql.ErrorOnPath(ctx, err)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOAmountInput2ᚖgithubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐAmount(ctx context.Context, v any) (*hopbenchv1.Amount, error) {
@@ -8086,7 +8086,7 @@ func (ec *executionContext) unmarshalOAmountInput2ᚖgithubᚗcomᚋhopbenchᚋh
 		return nil, nil
 	}
 	res, err := ec.unmarshalInputAmountInput(ctx, v)
-	return &res, graphql.ErrorOnPath(ctx, err)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOBlobInput2ᚖgithubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐBlob(ctx context.Context, v any) (*hopbenchv1.Blob, error) {
@@ -8094,7 +8094,7 @@ func (ec *executionContext) unmarshalOBlobInput2ᚖgithubᚗcomᚋhopbenchᚋhop
 		return nil, nil
 	}
 	res, err := ec.unmarshalInputBlobInput(ctx, v)
-	return &res, graphql.ErrorOnPath(ctx, err)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOBoolean2bool(ctx context.Context, v any) (bool, error) {
@@ -8169,7 +8169,7 @@ func (ec *executionContext) unmarshalOIngredientInput2ᚖgithubᚗcomᚋhopbench
 		return nil, nil
 	}
 	res, err := ec.unmarshalInputIngredientInput(ctx, v)
-	return &res, graphql.ErrorOnPath(ctx, err)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOInt2int32(ctx context.Context, v any) (int32, error) {
@@ -8236,7 +8236,7 @@ func (ec *executionContext) unmarshalOIntValueInput2ᚖgithubᚗcomᚋhopbench�
 		return nil, nil
 	}
 	res, err := ec.unmarshalInputIntValueInput(ctx, v)
-	return &res, graphql.ErrorOnPath(ctx, err)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOIntsInput2ᚖgithubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐInts(ctx context.Context, v any) (*hopbenchv1.Ints, error) {
@@ -8244,7 +8244,7 @@ func (ec *executionContext) unmarshalOIntsInput2ᚖgithubᚗcomᚋhopbenchᚋhop
 		return nil, nil
 	}
 	res, err := ec.unmarshalInputIntsInput(ctx, v)
-	return &res, graphql.ErrorOnPath(ctx, err)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOItemInput2ᚕᚖgithubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐItemᚄ(ctx context.Context, v any) ([]*hopbenchv1.Item, error) {
@@ -8276,7 +8276,7 @@ func (ec *executionContext) unmarshalOItemListInput2ᚖgithubᚗcomᚋhopbench�
 		return nil, nil
 	}
 	res, err := ec.unmarshalInputItemListInput(ctx, v)
-	return &res, graphql.ErrorOnPath(ctx, err)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalOPayer2ᚖgithubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐPayer(ctx context.Context, sel ast.SelectionSet, v *hopbenchv1.Payer) graphql.Marshaler {
@@ -8291,7 +8291,7 @@ func (ec *executionContext) unmarshalOPayerInput2ᚖgithubᚗcomᚋhopbenchᚋho
 		return nil, nil
 	}
 	res, err := ec.unmarshalInputPayerInput(ctx, v)
-	return &res, graphql.ErrorOnPath(ctx, err)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOPaymentInput2ᚕᚖgithubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐPaymentᚄ(ctx context.Context, v any) ([]*hopbenchv1.Payment, error) {
@@ -8316,7 +8316,7 @@ func (ec *executionContext) unmarshalOPaymentListInput2ᚖgithubᚗcomᚋhopbenc
 		return nil, nil
 	}
 	res, err := ec.unmarshalInputPaymentListInput(ctx, v)
-	return &res, graphql.ErrorOnPath(ctx, err)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalORecipeIngredientInput2ᚕᚖgithubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐRecipeIngredientᚄ(ctx context.Context, v any) ([]*hopbenchv1.RecipeIngredient, error) {
@@ -8358,7 +8358,7 @@ func (ec *executionContext) unmarshalORecipeListInput2ᚖgithubᚗcomᚋhopbench
 		return nil, nil
 	}
 	res, err := ec.unmarshalInputRecipeListInput(ctx, v)
-	return &res, graphql.ErrorOnPath(ctx, err)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalORedirectUrls2ᚖgithubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐRedirectUrls(ctx context.Context, sel ast.SelectionSet, v *hopbenchv1.RedirectUrls) graphql.Marshaler {
@@ -8373,7 +8373,7 @@ func (ec *executionContext) unmarshalORedirectUrlsInput2ᚖgithubᚗcomᚋhopben
 		return nil, nil
 	}
 	res, err := ec.unmarshalInputRedirectUrlsInput(ctx, v)
-	return &res, graphql.ErrorOnPath(ctx, err)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalOShippingAddress2ᚖgithubᚗcomᚋhopbenchᚋhopbenchᚋschemaᚋhopbenchᚋv1ᚐShippingAddress(ctx context.Context, sel ast.SelectionSet, v *hopbenchv1.ShippingAddress) graphql.Marshaler {
@@ -8388,7 +8388,7 @@ func (ec *executionContext) unmarshalOShippingAddressInput2ᚖgithubᚗcomᚋhop
 		return nil, nil
 	}
 	res, err := ec.unmarshalInputShippingAddressInput(ctx, v)
-	return &res, graphql.ErrorOnPath(ctx, err)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOString2string(ctx context.Context, v any) (string, error) {
@@ -8426,7 +8426,7 @@ func (ec *executionContext) unmarshalOTextInput2ᚖgithubᚗcomᚋhopbenchᚋhop
 		return nil, nil
 	}
 	res, err := ec.unmarshalInputTextInput(ctx, v)
-	return &res, graphql.ErrorOnPath(ctx, err)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOTimestamp2ᚖgoogleᚗgolangᚗorgᚋprotobufᚋtypesᚋknownᚋtimestamppbᚐTimestamp(ctx context.Context, v any) (*timestamppb.Timestamp, error) {
@@ -8498,7 +8498,7 @@ func (ec *executionContext) unmarshalOUserListInput2ᚖgithubᚗcomᚋhopbench�
 		return nil, nil
 	}
 	res, err := ec.unmarshalInputUserListInput(ctx, v)
-	return &res, graphql.ErrorOnPath(ctx, err)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalO__EnumValue2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐEnumValueᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.EnumValue) graphql.Marshaler {
