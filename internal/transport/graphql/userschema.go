@@ -196,6 +196,11 @@ func (u *userTypes) enum(ed protoreflect.EnumDescriptor) *gql.Enum {
 		values[name] = &gql.EnumValueConfig{Value: name}
 	}
 	e := gql.NewEnum(gql.EnumConfig{Name: typeName(ed), Values: values})
+	// graphql-go (v0.8.1) builds an enum's lookups on first use, unguarded:
+	// concurrent requests raced writing them. Built here, before serving.
+	first := string(ed.Values().Get(0).Name())
+	e.ParseValue(first)
+	e.Serialize(first)
 	u.enums[ed.FullName()] = e
 	return e
 }
