@@ -45,9 +45,9 @@ func (x *Rig) Make(ctx context.Context, c *Case, rec *results.Record, hooks Hook
 	}
 	m := x.assemble(c, rec, hooks)
 	defer m.close()
-	for _, step := range []func(context.Context) error{m.emulate, m.place, m.proxies, m.startNodes, m.boot, m.dial, m.evolve} {
-		if err := step(ctx); err != nil {
-			return err
+	for _, s := range m.setUp() {
+		if err := s.do(ctx); err != nil {
+			return fmt.Errorf("%s: %w", s.name, err)
 		}
 	}
 	runCtx, stopWatching := m.watch(ctx)
@@ -55,12 +55,32 @@ func (x *Rig) Make(ctx context.Context, c *Case, rec *results.Record, hooks Hook
 	m.runCtx = runCtx
 	got, err := m.gen.drive(runCtx, m, m.windowOpens)
 	if err != nil {
-		return err
+		return fmt.Errorf("driving the load: %w", err)
 	}
 	m.collect(got)
 	rec.Outcome, rec.Reason = outcome(ctx, runCtx, m.brk, m.nodes, m.mesh, rec, got.Result)
 	rec.MarkFailures()
 	return nil
+}
+
+// step is one named step of a run's set-up: an error it returns says
+// which step failed.
+type step struct {
+	name string
+	do   func(context.Context) error
+}
+
+// setUp is the run's set-up, in order, up to the measured window.
+func (m *measurement) setUp() []step {
+	return []step{
+		{"emulating the network", m.emulate},
+		{"placing the run", m.place},
+		{"starting proxies", m.proxies},
+		{"starting nodes", m.startNodes},
+		{"booting nodes", m.boot},
+		{"dialling the entry node", m.dial},
+		{"schema trials", m.evolve},
+	}
 }
 
 // measurement is one run in the making: its parts, chosen once from its
@@ -189,7 +209,7 @@ func (m *measurement) evolve(ctx context.Context) error {
 	tcfg.Dialer = &wire.Dialer{Counter: &wire.Counter{}, Network: m.net.inProcess(), From: m.net.from()}
 	cl, err := transport.Dial(ctx, tr, m.insts[0].Addr(), tcfg)
 	if err != nil {
-		return fmt.Errorf("dialling the entry node for the schema trials: %w", err)
+		return fmt.Errorf("dialling the entry node: %w", err)
 	}
 	defer cl.Close()
 	m.rec.Evolution, err = evolution.Live(ctx, cl, m.c.Stack, evolution.SchemaFor(m.c.Model), m.c.Schema, evolution.TrialCounts, m.c.Seed, m.c.Timeout)
