@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/hopbench/hopbench/internal/report"
+	"github.com/hopbench/hopbench/internal/ranking"
 )
 
 // Round is a round of repetitions beyond the spec's min, as it starts:
@@ -14,7 +14,7 @@ import (
 // estimated time.
 type Round struct {
 	Number   int
-	Open     []report.Open
+	Open     []ranking.Open
 	Runs     int
 	Estimate time.Duration
 	// Stopped says why no further round is made, on the last call: every
@@ -32,11 +32,7 @@ func (e *execution) rounds(ctx context.Context, runs []Run) error {
 	}
 	pol, alpha, began := *runs[i].Rounds, runs[i].Alpha, time.Now()
 	for round := pol.Min; ; round++ {
-		open, err := report.Undecided(e.recs, alpha)
-		if err != nil {
-			return err
-		}
-		open = adaptive(open, runs)
+		open := adaptive(ranking.Undecided(e.recs, alpha), runs)
 		next := e.roundOf(runs, open, round)
 		r := Round{Number: round, Open: open, Runs: len(next), Estimate: Estimate(next)}
 		switch {
@@ -65,7 +61,7 @@ func (e *execution) rounds(ctx context.Context, runs []Run) error {
 
 // roundOf is round number round of the open scenarios' cases: one run of
 // each, shuffled as the first rounds were, indexed after every run made.
-func (e *execution) roundOf(runs []Run, open []report.Open, round int) []Run {
+func (e *execution) roundOf(runs []Run, open []ranking.Open, round int) []Run {
 	var cases []string
 	for _, o := range open {
 		cases = append(cases, o.Cases...)
@@ -88,8 +84,8 @@ func (e *execution) roundOf(runs []Run, open []report.Open, round int) []Run {
 
 // adaptive keeps the open scenarios that have runs whose repetitions go on
 // until decided (a part may have a fixed count).
-func adaptive(open []report.Open, runs []Run) []report.Open {
-	var out []report.Open
+func adaptive(open []ranking.Open, runs []Run) []ranking.Open {
+	var out []ranking.Open
 	for _, o := range open {
 		if slices.ContainsFunc(runs, func(r Run) bool { return r.Rounds != nil && slices.Contains(o.Cases, r.Case()) }) {
 			out = append(out, o)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 
+	"github.com/hopbench/hopbench/internal/ranking"
 	"github.com/hopbench/hopbench/internal/results"
 	"github.com/hopbench/hopbench/internal/stats"
 )
@@ -46,10 +47,8 @@ type brokerFigures struct {
 }
 
 // scenario names everything about a case but its stack: the cases a chart
-// puts side by side.
-func (m *measured) scenario() string {
-	return joinNonEmpty(m.Topology, m.Op, m.payload(), m.Load, m.Options)
-}
+// puts side by side, and a ranking ranks (ranking.Scenario).
+func (m *measured) scenario() string { return ranking.Scenario(m.Row) }
 
 // view is a scenario without its payload.
 func (m *measured) view() string { return joinNonEmpty(m.Topology, m.Op, m.Load, m.Options) }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/hopbench/hopbench/internal/ranking"
 	"github.com/hopbench/hopbench/internal/results"
 )
 
@@ -12,23 +13,23 @@ import (
 func (m *measured) isFeed() bool { return strings.HasPrefix(m.Op, "feed:") }
 
 // firstFigure is a feed's time to its first message, at p50.
-var firstFigure = figure{name: "time to the first message, p50",
-	of: func(r *results.Record) (float64, bool) {
+var firstFigure = figure{ranking.Figure{Name: "time to the first message, p50",
+	Of: func(r *results.Record) (float64, bool) {
 		if r.FirstMessage == nil || r.Requests == 0 {
 			return 0, false
 		}
 		return float64(r.FirstMessage.P50Us), true
-	},
-	format: msWords}
+	}},
+	msWords}
 
 // forFeeds names a headline figure as a feed's case reads it: its latency
 // runs to the last message, and a request is a whole feed.
 func (f figure) forFeeds() figure {
-	switch f.name {
-	case p50Figure.name:
-		f.name = "p50 to the last message"
-	case rpsFigure.name:
-		f.name = "throughput in feeds"
+	switch f.Name {
+	case p50Figure.Name:
+		f.Name = "p50 to the last message"
+	case rpsFigure.Name:
+		f.Name = "throughput in feeds"
 	}
 	return f
 }
@@ -39,7 +40,7 @@ func feedRankings(keys, labels []string, by map[string][]*measured, runs map[str
 	var out []Ranking
 	for i, k := range keys {
 		if by[k][0].isFeed() {
-			out = append(out, ranking(labels[i]+" · first message", by[k], runs, firstFigure))
+			out = append(out, rankCase(labels[i]+" · first message", by[k], runs, firstFigure))
 		}
 	}
 	return out

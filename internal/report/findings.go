@@ -72,7 +72,7 @@ func runsPoint(vs []float64) point { return point{v: results.SpreadOf(vs).Median
 // pointOf is a case's figure f: the median over its runs that stand
 // and gave one, with them; false when none did.
 func pointOf(c *measured, runs map[string][]*results.Record, f figure) (point, bool) {
-	vs, bound := f.values(runs[c.Case])
+	vs, bound := f.Values(runs[c.Case])
 	if len(vs) == 0 {
 		return point{stack: c.Stack}, false
 	}

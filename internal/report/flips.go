@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/hopbench/hopbench/internal/ranking"
 	"github.com/hopbench/hopbench/internal/reproduce"
 	"github.com/hopbench/hopbench/internal/results"
 )
@@ -69,8 +70,8 @@ func caseFlips(a, b rankedCase, runs map[string][]*results.Record) []Flip {
 			why, explained := explain(a, b, y.stack, x.stack, runs)
 			out = append(out, Flip{Topology: c.Topology, Model: c.Model, Count: c.Count, Explained: explained,
 				Text: fmt.Sprintf("%s: %s leads %s %s (%s %s against %s, ≠) and trails it %s (%s %s against %s, ≠); %s",
-					sansLoad(c), x.stack, y.stack, atLoad(c.Load), a.f.name, a.f.format(x.v), a.f.format(y.v),
-					atLoad(b.cases[0].Load), b.f.name, b.f.format(bx.v), b.f.format(by.v), why)})
+					sansLoad(c), x.stack, y.stack, atLoad(c.Load), a.f.Name, a.f.format(x.v), a.f.format(y.v),
+					atLoad(b.cases[0].Load), b.f.Name, b.f.format(bx.v), b.f.format(by.v), why)})
 		}
 	}
 	return out
@@ -79,7 +80,7 @@ func caseFlips(a, b rankedCase, runs map[string][]*results.Record) []Flip {
 // atLoad is a load as a sentence's adverbial: "at 1 client", "in the
 // capacity search at 10ms".
 func atLoad(load string) string {
-	if kind, _ := loadKind(load); kind == "capacity" {
+	if kind, _ := ranking.LoadKind(load); kind == "capacity" {
 		return "in the " + loadWords(load)
 	}
 	return "at " + loadWords(load)
@@ -95,7 +96,7 @@ func find(pts []point, stack string) (point, bool) {
 
 // leads says x's figure is better than y's.
 func leads(x, y point, f figure) bool {
-	if f.higherBetter {
+	if f.HigherBetter {
 		return x.v > y.v
 	}
 	return x.v < y.v
@@ -113,10 +114,10 @@ func apart(x, y point) bool {
 // nothing measured does, and the answer is unsettled.
 func explain(a, b rankedCase, bLeader, aLeader string, runs map[string][]*results.Record) (string, bool) {
 	tc, leader, other := b, bLeader, aLeader
-	if a.f.higherBetter && !b.f.higherBetter {
+	if a.f.HigherBetter && !b.f.HigherBetter {
 		tc, leader, other = a, aLeader, bLeader
 	}
-	if tc.f.higherBetter {
+	if tc.f.HigherBetter {
 		cl, okL := stackCPU(tc, leader, runs)
 		co, okO := stackCPU(tc, other, runs)
 		if okL && okO && cl < co {

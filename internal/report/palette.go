@@ -1,16 +1,13 @@
 package report
 
 import (
-	"cmp"
 	"fmt"
 	"image/color"
-	"slices"
-	"strings"
 
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"github.com/hopbench/hopbench/internal/codec"
+	"github.com/hopbench/hopbench/internal/ranking"
 )
 
 // A stack's look is fixed by its name, not by where it falls in a chart:
@@ -24,26 +21,24 @@ type style struct {
 	Glyph  draw.GlyphDrawer
 }
 
-// families are the technologies in legend order, each with its hue.
-var families = []struct {
-	name string
-	hue  color.RGBA
-}{
-	{"rest", color.RGBA{0x00, 0x72, 0xB2, 0xff}},    // blue
-	{"grpc", color.RGBA{0xD5, 0x5E, 0x00, 0xff}},    // vermillion
-	{"graphql", color.RGBA{0xCC, 0x79, 0xA7, 0xff}}, // reddish purple
-	{"amqp", color.RGBA{0xE6, 0x9F, 0x00, 0xff}},    // orange
-	{"kafka", color.RGBA{0x00, 0x9E, 0x73, 0xff}},   // bluish green
-	{"nats", color.RGBA{0x4D, 0x4D, 0x4D, 0xff}},    // grey
-	{"redis", color.RGBA{0x88, 0x22, 0x55, 0xff}},   // wine (Paul Tol's muted set)
+// hues are the technologies' colours; ranking.Technologies is their
+// legend order.
+var hues = map[string]color.RGBA{
+	"rest":    color.RGBA{0x00, 0x72, 0xB2, 0xff}, // blue
+	"grpc":    color.RGBA{0xD5, 0x5E, 0x00, 0xff}, // vermillion
+	"graphql": color.RGBA{0xCC, 0x79, 0xA7, 0xff}, // reddish purple
+	"amqp":    color.RGBA{0xE6, 0x9F, 0x00, 0xff}, // orange
+	"kafka":   color.RGBA{0x00, 0x9E, 0x73, 0xff}, // bluish green
+	"nats":    color.RGBA{0x4D, 0x4D, 0x4D, 0xff}, // grey
+	"redis":   color.RGBA{0x88, 0x22, 0x55, 0xff}, // wine (Paul Tol's muted set)
 	// The Connect family: connect-go's three protocols.
-	{"connect", color.RGBA{0x56, 0xB4, 0xE9, 0xff}},      // sky blue
-	{"grpcweb", color.RGBA{0x9E, 0x8A, 0x00, 0xff}},      // dark yellow
-	{"connect-grpc", color.RGBA{0x8C, 0x2D, 0x04, 0xff}}, // dark vermillion, beside grpc's
-	{"ws", color.RGBA{0x33, 0x22, 0x88, 0xff}},           // indigo
-	{"grpc-stream", color.RGBA{0xF0, 0x8A, 0x4B, 0xff}},  // light vermillion, beside grpc's
-	{"rest-h3", color.RGBA{0x00, 0x3F, 0x6B, 0xff}},      // dark blue, beside rest's
-	{"mqtt", color.RGBA{0x66, 0x0E, 0x7A, 0xff}},         // purple
+	"connect":      color.RGBA{0x56, 0xB4, 0xE9, 0xff}, // sky blue
+	"grpcweb":      color.RGBA{0x9E, 0x8A, 0x00, 0xff}, // dark yellow
+	"connect-grpc": color.RGBA{0x8C, 0x2D, 0x04, 0xff}, // dark vermillion, beside grpc's
+	"ws":           color.RGBA{0x33, 0x22, 0x88, 0xff}, // indigo
+	"grpc-stream":  color.RGBA{0xF0, 0x8A, 0x4B, 0xff}, // light vermillion, beside grpc's
+	"rest-h3":      color.RGBA{0x00, 0x3F, 0x6B, 0xff}, // dark blue, beside rest's
+	"mqtt":         color.RGBA{0x66, 0x0E, 0x7A, 0xff}, // purple
 }
 
 // unknownHue is a technology hopbench's report does not know yet.
@@ -62,46 +57,18 @@ var (
 	compressionDash  = [][]vg.Length{nil, {vg.Points(6), vg.Points(3)}, {vg.Points(2), vg.Points(2)}}
 )
 
-// variant is a stack name read as technology, codec and compression
-// places: the codec's place in codec.Names() plus one (0: the
-// technology's default, named by no word), the compression's in
-// codec.CompressionNames() (0: none).
-type variant struct {
-	family            int // place in families; len(families) when unknown
-	tech              string
-	codec, compressed int
-}
-
-func variantOf(stack string) variant {
-	parts := strings.Split(stack, "+")
-	v := variant{family: len(families), tech: parts[0]}
-	for i, f := range families {
-		if f.name == parts[0] {
-			v.family = i
-		}
-	}
-	for _, p := range parts[1:] {
-		if i := slices.Index(codec.Names(), p); i >= 0 {
-			v.codec = min(i+1, len(codecShade)-1)
-		}
-		if i := slices.Index(codec.CompressionNames(), p); i >= 0 {
-			v.compressed = min(i, len(compressionShade)-1)
-		}
-	}
-	return v
-}
-
 // stackStyle is the look of the stack called name, the same in every chart.
 func stackStyle(name string) style {
-	v := variantOf(name)
-	hue := unknownHue
-	if v.family < len(families) {
-		hue = families[v.family].hue
+	v := ranking.VariantOf(name)
+	hue, ok := hues[v.Tech]
+	if !ok {
+		hue = unknownHue
 	}
+	c, z := min(v.Codec, len(codecShade)-1), min(v.Compressed, len(compressionShade)-1)
 	return style{
-		Colour: shade(hue, max(-0.75, min(0.8, codecShade[v.codec]+compressionShade[v.compressed]))),
-		Dashes: compressionDash[v.compressed],
-		Glyph:  glyphs[v.codec],
+		Colour: shade(hue, max(-0.75, min(0.8, codecShade[c]+compressionShade[z]))),
+		Dashes: compressionDash[z],
+		Glyph:  glyphs[c],
 	}
 }
 
@@ -116,15 +83,10 @@ func shade(c color.RGBA, f float64) color.RGBA {
 	return color.RGBA{mix(c.R), mix(c.G), mix(c.B), 0xff}
 }
 
-// compareStacks orders stacks as every legend and table lists them: by
-// technology (in families' order, unknown ones after, by name), then
-// default codec before the others in codec.Names() order, then
-// uncompressed first.
-func compareStacks(a, b string) int {
-	va, vb := variantOf(a), variantOf(b)
-	return cmp.Or(cmp.Compare(va.family, vb.family), cmp.Compare(va.tech, vb.tech),
-		cmp.Compare(va.codec, vb.codec), cmp.Compare(va.compressed, vb.compressed), cmp.Compare(a, b))
-}
+// compareStacks orders stacks as every legend and table lists them
+// (ranking.CompareStacks): by technology, then default codec before the
+// others in codec.Names() order, then uncompressed first.
+func compareStacks(a, b string) int { return ranking.CompareStacks(a, b) }
 
 // seriesStyle is the look of the i-th series of a chart whose series are
 // not stacks (networks, say): Okabe and Ito's colours in their order.

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/hopbench/hopbench/internal/ranking"
 	"github.com/hopbench/hopbench/internal/results"
 )
 
@@ -88,7 +89,7 @@ func newBuilder(r *Report, recs []results.Record) (*builder, error) {
 		return nil, fmt.Errorf("report: %w", err)
 	}
 	slices.SortStableFunc(cases, func(a, b *measured) int { return compareStacks(a.Stack, b.Stack) })
-	return &builder{report: r, cases: cases, ids: map[string]int{}, runs: perCase(recs)}, nil
+	return &builder{report: r, cases: cases, ids: map[string]int{}, runs: ranking.PerCase(recs)}, nil
 }
 
 func (b *builder) section(id, title, intro string) *Section {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hopbench/hopbench/internal/ranking"
 	"github.com/hopbench/hopbench/internal/reproduce"
 	"github.com/hopbench/hopbench/internal/results"
 )
@@ -89,33 +90,20 @@ type HeatCell struct {
 	Style       template.CSS
 }
 
-// figure is a number read from each run that ended ok.
+// figure is a number read from each run whose figures stand, and how a
+// finding writes it.
 type figure struct {
-	name         string
-	higherBetter bool
-	of           func(*results.Record) (float64, bool)
-	format       func(float64) string
-	// bound says a run's figure is only a lower bound.
-	bound func(*results.Record) bool
+	ranking.Figure
+	format func(float64) string
 }
 
 var (
-	p50Figure = figure{name: "p50", of: func(r *results.Record) (float64, bool) { return float64(r.P50Us), r.Requests > 0 },
-		format: msWords}
-	p99Figure = figure{name: "p99", of: func(r *results.Record) (float64, bool) { return float64(r.P99Us), r.Requests > 0 },
-		format: msWords}
-	rpsFigure = figure{name: "throughput", higherBetter: true, of: func(r *results.Record) (float64, bool) { return r.RPS, r.Requests > 0 },
-		format: rpsWords}
-	capacityFigure = figure{name: "capacity at the SLA", higherBetter: true,
-		of: func(r *results.Record) (float64, bool) {
-			return r.CapacityRPS, r.Capacity != nil && r.Capacity.Step >= 0 && r.CapacityRPS > 0
-		},
-		format: rpsWords,
-		bound:  func(r *results.Record) bool { return r.Capacity != nil && r.Capacity.LowerBound }}
-	cpuFigure = figure{name: "CPU per request, services and brokers", of: func(r *results.Record) (float64, bool) { v := cpuOf(r); return v, v > 0 },
-		format: usWords}
-	memoryFigure = figure{name: "memory, largest service and brokers", of: func(r *results.Record) (float64, bool) { v := memoryOf(r); return v, v > 0 },
-		format: mibWords}
+	p50Figure      = figure{ranking.P50, msWords}
+	p99Figure      = figure{ranking.Figure{Name: "p99", Of: func(r *results.Record) (float64, bool) { return float64(r.P99Us), r.Requests > 0 }}, msWords}
+	rpsFigure      = figure{ranking.Throughput, rpsWords}
+	capacityFigure = figure{ranking.Capacity, rpsWords}
+	cpuFigure      = figure{ranking.Figure{Name: "CPU per request, services and brokers", Of: func(r *results.Record) (float64, bool) { v := cpuOf(r); return v, v > 0 }}, usWords}
+	memoryFigure   = figure{ranking.Figure{Name: "memory, largest service and brokers", Of: func(r *results.Record) (float64, bool) { v := memoryOf(r); return v, v > 0 }}, mibWords}
 )
 
 // cpuOf is a run's CPU per request in its services and brokers, µs.
@@ -136,60 +124,22 @@ func memoryOf(r *results.Record) float64 {
 	return float64(rss)
 }
 
-// headline is the figure a case's stacks are ranked by: p50 with one
-// client or at a fixed rate, throughput with more clients, capacity for
-// a capacity search. A ramp has none: it is read as a curve.
+// headline is the figure a case's stacks are ranked by (ranking.Headline).
 func headline(load string) (figure, bool) {
-	switch kind, first := loadKind(load); kind {
-	case "capacity":
-		return capacityFigure, true
-	case "rate":
-		return p50Figure, true
-	case "closed":
-		if first == "1" {
-			return p50Figure, true
+	f, ok := ranking.Headline(load)
+	for _, h := range []figure{p50Figure, rpsFigure, capacityFigure} {
+		if ok && h.Name == f.Name {
+			return h, true
 		}
-		return rpsFigure, true
 	}
 	return figure{}, false
 }
 
-// loadKind reads a load as load.Config's String writes it: its kind
-// (closed, rate, ramp, capacity) and the word after, up to a "/": the
-// clients, the rate, or the SLA.
-func loadKind(load string) (kind, first string) {
-	kind, rest, _ := strings.Cut(load, ":")
-	return kind, strings.SplitN(rest, "/", 2)[0]
-}
-
 func (f figure) words() string {
-	if f.higherBetter {
-		return f.name + ", higher is better"
+	if f.HigherBetter {
+		return f.Name + ", higher is better"
 	}
-	return f.name + ", lower is better"
-}
-
-// perCase is each case's runs whose figures stand (results.Record.Stands).
-// A run that partly failed gives no figure.
-func perCase(recs []results.Record) map[string][]*results.Record {
-	out := map[string][]*results.Record{}
-	for i := range recs {
-		if r := &recs[i]; r.Stands() {
-			out[r.Case] = append(out[r.Case], r)
-		}
-	}
-	return out
-}
-
-// values are f of runs, and whether any was only a lower bound.
-func (f figure) values(runs []*results.Record) (vs []float64, bound bool) {
-	for _, r := range runs {
-		if v, ok := f.of(r); ok {
-			vs = append(vs, v)
-			bound = bound || (f.bound != nil && f.bound(r))
-		}
-	}
-	return vs, bound
+	return f.Name + ", lower is better"
 }
 
 // standings are the cases' stacks with a figure, best first, and the
@@ -203,7 +153,7 @@ func standings(cases []*measured, runs map[string][]*results.Record, f figure) (
 		}
 		ranked = append(ranked, p)
 	}
-	return bestFirst(ranked, f.higherBetter), without
+	return bestFirst(ranked, f.HigherBetter), without
 }
 
 // bestFirst sorts pts best first, ties in legend order.
@@ -219,7 +169,7 @@ func bestFirst(pts []point, higherBetter bool) []point {
 
 func noFigure(c *measured, ok int, f figure) string {
 	switch {
-	case ok > 0 && f.bound != nil:
+	case ok > 0 && f.Bound != nil:
 		return "no rate met the SLA"
 	case ok > 0:
 		return "not measured"
@@ -300,7 +250,7 @@ func (b *builder) verdict() {
 	labels := caseLabels(ranked, by)
 	var rcs []rankedCase
 	for i, k := range ranked {
-		v.Rankings = append(v.Rankings, ranking(labels[i], by[k], b.runs, heads[k]))
+		v.Rankings = append(v.Rankings, rankCase(labels[i], by[k], b.runs, heads[k]))
 		rcs = append(rcs, rankedCase{cases: by[k], f: heads[k]})
 	}
 	v.Rankings = append(v.Rankings, feedRankings(ranked, labels, by, b.runs)...)
@@ -321,7 +271,7 @@ func (b *builder) verdict() {
 	v.Method = verdictMethod(ranked, by, b.runs)
 }
 
-func ranking(label string, cases []*measured, runs map[string][]*results.Record, f figure) Ranking {
+func rankCase(label string, cases []*measured, runs map[string][]*results.Record, f figure) Ranking {
 	ranked, without := standings(cases, runs, f)
 	rk := Ranking{Case: label, Figure: f.words(), Without: without}
 	var caseRuns [][]*results.Record
@@ -329,17 +279,17 @@ func ranking(label string, cases []*measured, runs map[string][]*results.Record,
 		caseRuns = append(caseRuns, runs[c.Case])
 	}
 	rk.Rounds = roundsWords(ranked, caseRuns, reproduce.Alpha)
-	if f.bound != nil && len(ranked) > 0 && !slices.ContainsFunc(ranked, func(p point) bool { return len(p.runs) > 1 }) {
+	if f.Bound != nil && len(ranked) > 0 && !slices.ContainsFunc(ranked, func(p point) bool { return len(p.runs) > 1 }) {
 		rk.Rounds = "one search a stack: no interval, nothing tested"
 	}
 	for i, s := range ranked {
 		e := Ranked{Rank: i + 1, Stack: s.stack, Value: valueText(s, f), Swatch: swatch(s.stack), Marks: s.marks}
-		e.Title = fmt.Sprintf("%s: %s %s, the median of %d runs", s.stack, f.name, e.Value, len(s.runs))
+		e.Title = fmt.Sprintf("%s: %s %s, the median of %d runs", s.stack, f.Name, e.Value, len(s.runs))
 		if s.marks != "" {
 			e.Title += " (" + s.marks + ")"
 		}
 		if i > 0 {
-			a := compare(s, ranked[0], f.higherBetter)
+			a := compare(s, ranked[0], f.HigherBetter)
 			e.Factor, e.Versus, e.Style = strings.TrimSpace(a.factor+" "+a.interval), a.versus, heatStyle(a.heat)
 			e.Title += a.words(ranked[0].stack)
 		}
@@ -378,7 +328,7 @@ type columns struct {
 // oneFigure says whether every column has the same figure.
 func (cs columns) oneFigure(figureOf func(key string) figure) bool {
 	for _, k := range cs.keys {
-		if figureOf(k).name != figureOf(cs.keys[0]).name {
+		if figureOf(k).Name != figureOf(cs.keys[0]).Name {
 			return false
 		}
 	}
@@ -400,7 +350,7 @@ func (cs columns) heatMap(title, note string, figureOf func(key string) figure) 
 		}
 		label := cs.labels[i]
 		if !oneFigure {
-			label += " (" + f.name + ")"
+			label += " (" + f.Name + ")"
 		}
 		for j, s := range ranked {
 			if cells[s.stack] == nil {
@@ -439,7 +389,7 @@ func (cs columns) heatMap(title, note string, figureOf func(key string) figure) 
 func heatCell(s, best point, isBest bool, f figure) HeatCell {
 	c := HeatCell{Best: isBest, Text: valueText(s, f), Title: fmt.Sprintf("%s: %s, the median of %d runs", s.stack, valueText(s, f), len(s.runs))}
 	if !isBest {
-		a := compare(s, best, f.higherBetter)
+		a := compare(s, best, f.HigherBetter)
 		c.Text, c.Style = a.factor, heatStyle(a.heat)
 		c.Title += a.words(best.stack)
 	}
@@ -476,7 +426,7 @@ func caseLabels(keys []string, by map[string][]*measured) []string {
 // loadWords is a load as a reader says it: "32 clients", "500 req/s open",
 // "capacity at p99<=10ms".
 func loadWords(load string) string {
-	switch kind, first := loadKind(load); kind {
+	switch kind, first := ranking.LoadKind(load); kind {
 	case "closed":
 		if first == "1" {
 			return "1 client"
@@ -547,7 +497,7 @@ func topologyRank(t string) int {
 // loadRank is a load's place: closed loads by clients, then open rates by
 // rate, then capacity searches.
 func loadRank(load string) float64 {
-	kind, first := loadKind(load)
+	kind, first := ranking.LoadKind(load)
 	v, err := strconv.ParseFloat(first, 64)
 	if err != nil {
 		v = 0
