@@ -30,7 +30,6 @@ import (
 	"github.com/hopbench/hopbench/internal/oneway"
 	"github.com/hopbench/hopbench/internal/payload"
 	"github.com/hopbench/hopbench/internal/results"
-	"github.com/hopbench/hopbench/internal/stats"
 	"github.com/hopbench/hopbench/internal/threshold"
 	"github.com/hopbench/hopbench/internal/transport"
 )
@@ -177,10 +176,11 @@ func runLoad(cmd *cobra.Command, a *app, f *loadFlags) (err error) {
 		return err
 	}
 	out := newLoadOutput(f, m, emulated)
-	rec, err := loadRecord(f.run(), &out, m.Result, began, ctx.Err() != nil, append(others, lease.Measuring(measuring)...))
+	rec, err := loadRecord(f.run(), m, began, ctx.Err() != nil, append(others, lease.Measuring(measuring)...))
 	if err != nil {
 		return err
 	}
+	rec.Network = out.Network
 	return a.finishLoad(ctx, f, &out, rec, rules)
 }
 
@@ -386,22 +386,20 @@ func clientTLS(dir, caFile string, mutual bool) (*tls.Config, error) {
 }
 
 // loadRecord is what hopbench load measured as a record, as hopbench run
-// writes them, so that report and compare read it (vegeta's attack |
-// report) and thresholds judge it as they judge a run's.
-func loadRecord(run experiment.Run, out *loadOutput, res *load.Result, began time.Time, interrupted bool, others []lease.Holder) (*results.Record, error) {
+// writes them (load.Measured.Record, judged by load.Result.Judge), so that
+// report and compare read it (vegeta's attack | report) and thresholds
+// judge it as they judge a run's.
+func loadRecord(run experiment.Run, m load.Measured, began time.Time, interrupted bool, others []lease.Holder) (*results.Record, error) {
 	rec := run.Record()
-	rec.Experiment, rec.Environment, rec.Figures = "load", environment.Describe(), out.Figures
-	rec.Started, rec.Ended, rec.Series, rec.Steps = began, time.Now(), res.Series, res.Steps
-	rec.Network = out.Network
-	switch {
-	case interrupted:
+	rec.Experiment, rec.Environment = "load", environment.Describe()
+	rec.Started, rec.Ended = began, time.Now()
+	if err := m.Record(rec); err != nil {
+		return nil, err
+	}
+	if interrupted {
 		rec.Outcome, rec.Reason = results.OutcomeInterrupted, "stopped before the end of the load; figures are partial"
-	case out.NoFigures != "":
-		rec.Outcome, rec.Reason, rec.Series, rec.Steps = results.OutcomeCallsFailed, out.NoFigures, nil, nil
-	case res.Errors > 0 || res.NotSent > 0:
-		rec.Outcome = results.OutcomeErrors
-	default:
-		rec.Outcome = results.OutcomeOK
+	} else {
+		rec.Outcome, rec.Reason = m.Result.Judge(rec)
 	}
 	rec.MarkFailures()
 	for _, h := range others {
@@ -410,17 +408,6 @@ func loadRecord(run experiment.Run, out *loadOutput, res *load.Result, began tim
 		}
 	}
 	rec.MarkNoise()
-	if out.NoFigures == "" {
-		var err error
-		if rec.Histogram, err = stats.Encode(res.Latency); err != nil {
-			return nil, fmt.Errorf("encoding the latency histogram: %w", err)
-		}
-		if res.FirstMessage != nil {
-			if rec.FirstMessageHistogram, err = stats.Encode(res.FirstMessage); err != nil {
-				return nil, fmt.Errorf("encoding the first messages' histogram: %w", err)
-			}
-		}
-	}
 	return rec, nil
 }
 

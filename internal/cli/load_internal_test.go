@@ -43,7 +43,7 @@ func TestHopbenchLoadShowsAFeedsFirstMessages(t *testing.T) {
 	f.target = load.TargetConfig{Model: "user", Count: 5, Op: transport.OpFeed, Messages: 4}
 	f.target.Stack, _ = transport.ParseStack("grpc")
 	dir := t.TempDir()
-	rec, err := loadRecord(f.run(), feed, res, time.Now(), false, nil)
+	rec, err := loadRecord(f.run(), load.Measured{Result: res}, time.Now(), false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
