@@ -176,10 +176,11 @@ func nodesMeter(m *measurement) meter {
 
 // brokerMeter starts the meter of a broker this machine runs.
 func brokerMeter(m *measurement) meter {
-	if m.brk == nil || m.brk.PID == 0 {
+	pid := m.leg.usage()
+	if pid == 0 {
 		return nil
 	}
-	return processUsage{startUsage([]int{m.brk.PID}), func(m *measurement, each []results.Usage) {
+	return processUsage{startUsage([]int{pid}), func(m *measurement, each []results.Usage) {
 		m.rec.Brokers[0].Usage = each[0]
 	}}
 }

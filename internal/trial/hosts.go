@@ -151,8 +151,8 @@ func (m *measurement) runPIDs() map[string][]int {
 	for i, n := range m.nodes.procs {
 		out[p.Nodes[i]] = append(out[p.Nodes[i]], n.PID())
 	}
-	if m.brk != nil {
-		if pid := m.agents[p.Broker].BrokerPID(m.brk.Name); pid != 0 {
+	for _, name := range m.leg.names() {
+		if pid := m.agents[p.Broker].BrokerPID(name); pid != 0 {
 			out[p.Broker] = append(out[p.Broker], pid)
 		}
 	}
@@ -233,13 +233,13 @@ func (m *measurement) recordHosts(hs []results.Host, procs map[string]map[int]re
 				h.Roles = append(h.Roles, fmt.Sprintf("node %d", n))
 			}
 		}
-		if m.brk != nil && p.Broker == h.Name {
+		if len(m.leg.names()) > 0 && p.Broker == h.Name {
 			h.Roles = append(h.Roles, "broker")
 		}
 	}
 	m.rec.Hosts = hs
-	if m.brk != nil && len(m.rec.Brokers) == 1 {
-		b := &m.rec.Brokers[0]
+	for i := range m.rec.Brokers {
+		b := &m.rec.Brokers[i]
 		b.Host, b.PID = p.Broker, m.agents[p.Broker].BrokerPID(b.Name)
 		if u, ok := procs[p.Broker][b.PID]; ok && b.PID != 0 {
 			b.Usage = u

@@ -3,7 +3,6 @@ package trial
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -42,21 +41,9 @@ func (m *measurement) proxies(ctx context.Context) error {
 		return err
 	}
 	m.mesh = mesh
-	if m.brk == nil {
-		return nil
-	}
-	u, err := url.Parse(m.listen)
-	if err != nil {
-		return fmt.Errorf("the broker's address %q: %w", m.listen, err)
-	}
-	listen, upstream, err := m.brk.ProxyLeg(u.Host, m.c.TLS)
-	if err != nil {
+	if m.listen, m.fronts, err = m.leg.front(ctx, mesh, m.listen, m.frontNodes); err != nil {
 		return err
 	}
-	if u.Host, err = mesh.FrontAt(ctx, results.BrokerHop, listen, upstream); err != nil {
-		return err
-	}
-	m.listen = u.String()
 	m.recordProxies()
 	return nil
 }
@@ -75,13 +62,19 @@ type fronted struct {
 
 func (f fronted) Addr() string { return f.front }
 
-// proxied starts each node with start and then, on the hops the case's
-// proxies take, the proxies in front of it: its callers (its caller
-// node, or the generator for the entry node) dial them instead.
+// proxied starts each node with start, and then the proxies its broker
+// leg put in front of it, if any.
 func (m *measurement) proxied(start topology.StartFunc) topology.StartFunc {
-	if m.mesh == nil || m.brk != nil {
+	if m.mesh == nil {
 		return start
 	}
+	return m.fronts(start)
+}
+
+// frontNodes starts each node with start and then, on the hops the case's
+// proxies take, the proxies in front of it: its callers (its caller
+// node, or the generator for the entry node) dial them instead.
+func (m *measurement) frontNodes(start topology.StartFunc) topology.StartFunc {
 	caller := map[int]int{}
 	for from, to := range m.c.Topology.Downstream() {
 		for _, d := range to {

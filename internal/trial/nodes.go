@@ -82,10 +82,7 @@ func (hostNodes) start(m *measurement) topology.StartFunc {
 // takes, and what the Go node or the JVM's takes beyond it.
 func (m *measurement) nodeConfig(i int) nodeapi.Config {
 	c := m.c
-	cfg := nodeapi.Config{Stack: c.Stack.String(), Seed: &c.Seed, Cache: c.Cache, CPUs: m.pin.nodes, Proto: c.Proto, ProtoV2: c.ProtoV2}
-	if m.brk != nil {
-		cfg.Listen = m.listen
-	}
+	cfg := nodeapi.Config{Stack: c.Stack.String(), Listen: m.listen, Seed: &c.Seed, Cache: c.Cache, CPUs: m.pin.nodes, Proto: c.Proto, ProtoV2: c.ProtoV2}
 	if c.JVM != nil {
 		return m.jvmConfig(i, cfg)
 	}

@@ -15,16 +15,16 @@ import (
 // anything, or whether its calls all succeeded. A run whose calls failed
 // loses its latency and throughput figures here: none stands for the
 // service.
-func outcome(ctx, runCtx context.Context, brk *broker.Broker, nodes *nodeSet, mesh *proxy.Mesh, rec *results.Record, res *load.Result) (string, string) {
+func outcome(ctx, runCtx context.Context, leg brokerLeg, nodes *nodeSet, mesh *proxy.Mesh, rec *results.Record, res *load.Result) (string, string) {
 	switch {
 	case context.Cause(runCtx) == errProxyExited:
 		return proxyExited(mesh, rec)
 	case context.Cause(runCtx) == errBrokerExited:
-		return results.OutcomeBrokerDied, brokerExited(brk)
+		return results.OutcomeBrokerDied, leg.exited()
 	case context.Cause(runCtx) == errNodeExited:
 		return nodes.exitOutcome(rec.Nodes)
-	case context.Cause(runCtx) == errNodeUnavailable && brokerDying(brk, brokerExitWithin):
-		return results.OutcomeBrokerDied, brokerExited(brk)
+	case context.Cause(runCtx) == errNodeUnavailable && leg.dying(brokerExitWithin):
+		return results.OutcomeBrokerDied, leg.exited()
 	case context.Cause(runCtx) == errNodeUnavailable:
 		return results.OutcomeNodeUnavailable, nodes.lost + "; the broker lived on"
 	case nodes != nil && nodes.resetErr != nil:

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hopbench/hopbench/internal/broker"
 	"github.com/hopbench/hopbench/internal/evolution"
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/proxy"
@@ -43,7 +42,10 @@ func (x *Rig) Make(ctx context.Context, c *Case, rec *results.Record, hooks Hook
 	if err := x.check(c); err != nil {
 		return err
 	}
-	m := x.assemble(c, rec, hooks)
+	m, err := x.assemble(c, rec, hooks)
+	if err != nil {
+		return fmt.Errorf("assembling the run: %w", err)
+	}
 	defer m.close()
 	for _, s := range m.setUp() {
 		if err := s.do(ctx); err != nil {
@@ -58,7 +60,7 @@ func (x *Rig) Make(ctx context.Context, c *Case, rec *results.Record, hooks Hook
 		return fmt.Errorf("driving the load: %w", err)
 	}
 	m.collect(got)
-	rec.Outcome, rec.Reason = outcome(ctx, runCtx, m.brk, m.nodes, m.mesh, rec, got.Result)
+	rec.Outcome, rec.Reason = outcome(ctx, runCtx, m.leg, m.nodes, m.mesh, rec, got.Result)
 	rec.MarkFailures()
 	return nil
 }
@@ -91,15 +93,15 @@ type measurement struct {
 	rec   *results.Record
 	hooks Hooks
 
-	// The parts: where the nodes run, what drives them, where the broker
-	// is and what network lies between.
-	net   netPath
-	home  nodeHome
-	gen   generator
-	where brokerHome
+	// The parts: where the nodes run, what drives them, what network
+	// lies between and the broker leg (where the broker is, if any).
+	net  netPath
+	home nodeHome
+	gen  generator
+	leg  brokerLeg
 
+	// listen is where the nodes listen ("" for their own address).
 	listen    string
-	brk       *broker.Broker
 	tlsDir    string
 	clientTLS *tls.Config
 	nodes     *nodeSet
@@ -109,6 +111,8 @@ type measurement struct {
 	// the rig has no directory.
 	mesh                 *proxy.Mesh
 	proxyRoot, proxyTemp string
+	// fronts puts the mesh's proxies in front of the nodes as they start.
+	fronts startWrap
 	// runCtx is the run's while it drives the load (admin calls take it).
 	runCtx context.Context
 	// starts open the run's meters as the window opens; meters read
@@ -118,17 +122,22 @@ type measurement struct {
 }
 
 // assemble chooses the run's parts from its case.
-func (x *Rig) assemble(c *Case, rec *results.Record, hooks Hooks) *measurement {
+func (x *Rig) assemble(c *Case, rec *results.Record, hooks Hooks) (*measurement, error) {
 	m := &measurement{Rig: x, c: c, rec: rec, hooks: hooks}
 	m.net = x.netPathOf(c)
-	m.home, m.gen, m.where = localNodes{}, engineOf(c), x.brokers
+	var where brokerHome = x.brokers
+	m.home, m.gen = localNodes{}, engineOf(c)
 	if c.Placement != nil {
 		split := &shares{}
-		m.home, m.gen, m.where = hostNodes{}, split, hostBroker{x.agents[c.Placement.Broker]}
+		m.home, m.gen, where = hostNodes{}, split, hostBroker{x.agents[c.Placement.Broker]}
 		m.starts = []meterStart{hostsMeter(split)}
 	}
+	var err error
+	if m.leg, err = legOf(c, where, x.brokers); err != nil {
+		return nil, err
+	}
 	m.starts = append([]meterStart{m.home.meter(), brokerMeter, proxyMeter, noiseMeter, heapMeter}, m.starts...)
-	return m
+	return m, nil
 }
 
 // emulate sets up and measures the run's emulated network, if it has one:
@@ -142,7 +151,10 @@ func (m *measurement) emulate(ctx context.Context) error {
 // place resolves where the nodes listen (a broker stack's broker, made
 // sure of) and how the run's connections are encrypted.
 func (m *measurement) place(ctx context.Context) (err error) {
-	if m.listen, m.brk, err = m.placement(ctx); err != nil {
+	if err := m.resolveOptions(); err != nil {
+		return err
+	}
+	if m.listen, err = m.leg.ensure(ctx); err != nil {
 		return err
 	}
 	m.tlsDir, m.clientTLS, err = m.runTLS()
@@ -160,7 +172,7 @@ func (m *measurement) startNodes(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if m.mesh != nil && m.brk == nil {
+	if m.mesh != nil {
 		m.recordProxies()
 	}
 	m.insts = insts
@@ -221,11 +233,8 @@ func (m *measurement) evolve(ctx context.Context) error {
 // load and the collecting of figures after it.
 func (m *measurement) watch(ctx context.Context) (runCtx context.Context, stop func()) {
 	runCtx, cancel := context.WithCancelCause(ctx)
-	stops := []func(){m.nodes.watch(func() { cancel(errNodeExited) }), m.watchProxies(func() { cancel(errProxyExited) })}
-	if m.brk != nil {
-		stops = append(stops, watchBroker(m.brk, func() { cancel(errBrokerExited) }),
-			m.nodes.watchHealth(func(why string) { m.nodes.lost = why; cancel(errNodeUnavailable) }))
-	}
+	stops := []func(){m.nodes.watch(func() { cancel(errNodeExited) }), m.watchProxies(func() { cancel(errProxyExited) }),
+		m.leg.watch(m.nodes, cancel)}
 	return runCtx, func() {
 		for _, s := range stops {
 			s()
@@ -276,15 +285,13 @@ func (m *measurement) collect(got load.Measured) {
 	recordLoad(m.rec, got)
 	ctx := context.WithoutCancel(m.runCtx)
 	requests := got.Result.Requests
-	if m.brk != nil {
-		m.rec.Brokers = []results.Broker{brokerRecord(m.brk)}
-	}
+	m.rec.Brokers = m.leg.record()
 	for _, mt := range m.meters {
 		mt.end(ctx, m, requests, got.Wire)
 	}
 	m.nodes.windowEnd(ctx, m.rec.Nodes)
-	if m.brk != nil {
-		m.rec.Brokers[0].Wire = brokerWire(m.rec.Nodes, requests, got.Wire)
+	for i := range m.rec.Brokers {
+		m.rec.Brokers[i].Wire = brokerWire(m.rec.Nodes, requests, got.Wire)
 	}
 }
 
