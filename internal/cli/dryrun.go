@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/hopbench/hopbench/internal/codectiming"
 	"github.com/hopbench/hopbench/internal/experiment"
 	"github.com/hopbench/hopbench/internal/jvm"
 	"github.com/hopbench/hopbench/internal/threshold"
@@ -40,7 +41,7 @@ func dryRun(w io.Writer, spec *experiment.Spec, f runFlags) error {
 	fmt.Fprintf(w, "  by each run's warm-up and measured time (a capacity search's budget) and %s to start and stop its nodes;\n", experiment.RunOverhead)
 	fmt.Fprintln(w, "  a run ended by a request count adds only its warm-up, so the estimate is then a floor.")
 	if codecs := spec.CodecEstimate(runs); codecs > 0 {
-		fmt.Fprintf(w, "  Of which timing the codecs first: about %s (each case as a fast operation is timed in Go, %d processes;\n", roughly(codecs), experiment.CodecProcesses)
+		fmt.Fprintf(w, "  Of which timing the codecs first: about %s (each case as a fast operation is timed in Go, %d processes;\n", roughly(codecs), codectiming.Processes)
 		fmt.Fprintln(w, "  on the JVM, JMH's iterations without its forks' start-up).")
 	}
 	fmt.Fprintln(w, "  Not counted: starting the brokers, each JVM node's boot and calibrating the machine's floor")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/hopbench/hopbench/internal/codectiming"
 	"github.com/hopbench/hopbench/internal/experiment"
 	"github.com/hopbench/hopbench/internal/report"
 	"github.com/hopbench/hopbench/internal/reproduce"
@@ -73,7 +74,7 @@ func writeReport(dir, title string, sources []string, recs []results.Record) (*r
 		if err != nil {
 			return nil, err
 		}
-		if err := m.ReadBeside(filepath.Dir(file), experiment.CodecFile); err != nil {
+		if err := m.ReadBeside(filepath.Dir(file), codectiming.File); err != nil {
 			return nil, err
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/hopbench/hopbench/internal/codectiming"
 	"github.com/hopbench/hopbench/internal/experiment"
 	"github.com/hopbench/hopbench/internal/reproduce"
 	"github.com/hopbench/hopbench/internal/results"
@@ -68,7 +69,7 @@ func (d *Doc) exp(name string) (*exp, error) {
 		return nil, err
 	}
 	e := &exp{name: name, recs: recs, m: reproduce.Measured{Records: recs}}
-	if err := e.m.ReadBeside(dir, experiment.CodecFile); err != nil {
+	if err := e.m.ReadBeside(dir, codectiming.File); err != nil {
 		return nil, err
 	}
 	if st := studyOf(recs); st != "" {

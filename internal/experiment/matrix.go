@@ -15,6 +15,7 @@ import (
 	"github.com/hopbench/hopbench/internal/network"
 	"github.com/hopbench/hopbench/internal/oneway"
 	"github.com/hopbench/hopbench/internal/proxy"
+	"github.com/hopbench/hopbench/internal/ranking"
 	"github.com/hopbench/hopbench/internal/results"
 	"github.com/hopbench/hopbench/internal/transport"
 	"github.com/hopbench/hopbench/internal/userschema"
@@ -60,8 +61,8 @@ type Run struct {
 	// Rounds is the spec's repetitions when they go on until decided, and
 	// Alpha the level they were decided at: with the records, a report
 	// says why each case stopped.
-	Rounds *Repetitions `json:"rounds,omitempty"`
-	Alpha  float64      `json:"alpha,omitempty"`
+	Rounds *ranking.Repetitions `json:"rounds,omitempty"`
+	Alpha  float64              `json:"alpha,omitempty"`
 	// GoMemLimit is the soft memory limit (GOMEMLIMIT) the nodes' Go
 	// runtime had, in bytes; 0 for none.
 	GoMemLimit ByteSize `json:"gomemlimit_bytes,omitempty"`

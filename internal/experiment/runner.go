@@ -108,7 +108,7 @@ func (x *Runner) Run(ctx context.Context, s *Spec) ([]results.Record, error) {
 	}
 	defer rig.Close(ctx)
 	if len(s.Codecs) > 0 {
-		if err := x.timeCodecs(ctx, s, runs); err != nil {
+		if err := s.codecPlan(runs).Time(ctx, x.Bin, x.Dir, x.OnCodec); err != nil {
 			return nil, err
 		}
 	}

@@ -201,14 +201,14 @@ func TestDefaults(t *testing.T) {
 	if got := r.Case(); got != "rest direct echo text×10 closed:1" {
 		t.Errorf("case %q", got)
 	}
-	if o := s.jmhOptions(); o.Forks != 5 || o.WarmupIterations != 3 || o.Iterations != 3 || o.Iteration != time.Second || o.Seed != 1 {
+	if o := s.JMH.Options(s.Seed); o.Forks != 5 || o.WarmupIterations != 3 || o.Iterations != 3 || o.Iteration != time.Second || o.Seed != 1 {
 		t.Errorf("JMH's defaults: %+v", o)
 	}
 	s, err = Parse([]byte(with("codecs: [json]\nruntimes: [go, jvm]\njmh: {forks: 2, warmup_iterations: 0, iteration_time: 200ms}")))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o := s.jmhOptions(); o.Forks != 2 || o.WarmupIterations != 0 || o.Iterations != 3 || o.Iteration != 200*time.Millisecond {
+	if o := s.JMH.Options(s.Seed); o.Forks != 2 || o.WarmupIterations != 0 || o.Iterations != 3 || o.Iteration != 200*time.Millisecond {
 		t.Errorf("JMH with forks 2, no warm-up, 200ms iterations: %+v", o)
 	}
 }

@@ -75,7 +75,7 @@ func (s *Spec) validateExperiment(bad func(string, string, ...any)) {
 	case len(s.Codecs) == 0 || !s.onJVM():
 		bad("jmh", "it sets how the codecs are timed on the JVM, and this spec times none there: add codecs and jvm to runtimes, or leave jmh out")
 	default:
-		if err := s.jmhOptions().Check(); err != nil {
+		if err := s.JMH.Options(s.Seed).Check(); err != nil {
 			bad("jmh", "%v", err)
 		}
 	}
@@ -302,7 +302,7 @@ func (s *Spec) validateScalars(bad func(string, string, ...any)) {
 	if s.Requests < 0 {
 		bad("requests", "%d: want a positive count", s.Requests)
 	}
-	if err := s.Repetitions.check(); err != nil {
+	if err := s.Repetitions.Check(); err != nil {
 		bad("repetitions", "%v", err)
 	}
 	if s.Alpha <= 0 || s.Alpha >= 0.5 {

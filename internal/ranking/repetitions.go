@@ -1,4 +1,4 @@
-package experiment
+package ranking
 
 import (
 	"fmt"
@@ -17,10 +17,10 @@ import (
 // stacks are neither separated nor tied yet, until each is decided, Max
 // rounds are made or Budget is spent.
 type Repetitions struct {
-	Min    int      `yaml:"min" json:"min,omitempty" jsonschema_description:"Rounds of every case first (default 4: Mann–Whitney cannot separate 3 runs against 3 at 0.05)."`
-	Max    int      `yaml:"max" json:"max,omitempty" jsonschema_description:"The most rounds a case gets (default 10)."`
-	Until  string   `yaml:"until" json:"until,omitempty" jsonschema:"enum=decided" jsonschema_description:"decided: rounds go on for the cases not yet decided."`
-	Budget Duration `yaml:"budget" json:"budget,omitempty" jsonschema_description:"The most time the rounds after min may take; none when zero."`
+	Min    int               `yaml:"min" json:"min,omitempty" jsonschema_description:"Rounds of every case first (default 4: Mann–Whitney cannot separate 3 runs against 3 at 0.05)."`
+	Max    int               `yaml:"max" json:"max,omitempty" jsonschema_description:"The most rounds a case gets (default 10)."`
+	Until  string            `yaml:"until" json:"until,omitempty" jsonschema:"enum=decided" jsonschema_description:"decided: rounds go on for the cases not yet decided."`
+	Budget specyaml.Duration `yaml:"budget" json:"budget,omitempty" jsonschema_description:"The most time the rounds after min may take; none when zero."`
 }
 
 // UntilDecided is Repetitions.Until for rounds until decided.
@@ -65,8 +65,9 @@ func (Repetitions) JSONSchema() *jsonschema.Schema {
 		Description: "Times each case is made (a count; results show median (min–max); default 1), or rounds until its ranking is decided: {min: 4, max: 10, until: decided, budget: 6m}."}
 }
 
-// defaults fills an adaptive policy's zeros.
-func (r *Repetitions) defaults() {
+// Defaults fills a policy's zeros: one run of each case, or an adaptive
+// policy's min 4 and max 10.
+func (r *Repetitions) Defaults() {
 	switch {
 	case r.Min == 0 && r.Max == 0 && !r.Adaptive():
 		r.Min, r.Max = 1, 1
@@ -83,8 +84,8 @@ func (r *Repetitions) defaults() {
 	}
 }
 
-// check names what is wrong with the policy.
-func (r Repetitions) check() error {
+// Check names what is wrong with the policy.
+func (r Repetitions) Check() error {
 	switch {
 	case r.Until != "" && !r.Adaptive():
 		return fmt.Errorf("until %q: want decided (or leave it out for a fixed count)", r.Until)
