@@ -133,6 +133,10 @@ func ServeHTTP(l net.Listener, srv *http.Server) transport.Server {
 	}
 	serve := srv.Serve
 	if srv.TLSConfig != nil {
+		// ServeTLS sets up HTTP/2 by writing to the server's TLSConfig
+		// (NextProtos): a config the caller shares between servers (two
+		// nodes of one process, as in the combinations suite) raced.
+		srv.TLSConfig = srv.TLSConfig.Clone()
 		serve = func(l net.Listener) error { return srv.ServeTLS(l, "", "") }
 	}
 	stop := func() error {
