@@ -86,11 +86,15 @@ func payloads(t *testing.T) []payload.Model {
 }
 
 // cell is one combination: a stack (codec and compression included),
-// TLS or not, and a chain of nodes (1: direct).
+// TLS or not, and a chain of nodes (1: direct). every says the cell runs
+// every payload; the others run one built-in model and one user's
+// message (what a compression or TLS does to a body does not depend on
+// the fields it holds).
 type cell struct {
 	stack transport.Stack
 	tls   bool
 	nodes int
+	every bool
 }
 
 func (c cell) String() string {
@@ -105,17 +109,19 @@ func (c cell) String() string {
 }
 
 // cells are the combinations a stack declares, covered so that each
-// declared value meets every payload at least once: every codec with
-// every compression, direct; every codec on a chain of two; TLS with the
-// default codec, direct and on a chain.
+// declared value meets every payload at least once: every codec direct
+// and on a chain of two with every payload; every codec with every
+// compression direct, and TLS with the default codec direct and on a
+// chain, with two payloads.
 func cells(name string, caps transport.Caps) []cell {
 	tls := caps.NeedsTLS != ""
 	var out []cell
 	for _, c := range caps.Codecs {
 		for _, z := range compressions(name) {
-			out = append(out, cell{stack: transport.Stack{Transport: name, Codec: c, Compression: z}, tls: tls, nodes: 1})
+			st := transport.Stack{Transport: name, Codec: c, Compression: z}
+			out = append(out, cell{stack: st, tls: tls, nodes: 1, every: z == "none"})
 		}
-		out = append(out, cell{stack: transport.Stack{Transport: name, Codec: c, Compression: "none"}, tls: tls, nodes: 2})
+		out = append(out, cell{stack: transport.Stack{Transport: name, Codec: c, Compression: "none"}, tls: tls, nodes: 2, every: true})
 	}
 	if !tls {
 		def := transport.Stack{Transport: name, Codec: caps.Codecs[0], Compression: "none"}
@@ -123,6 +129,9 @@ func cells(name string, caps transport.Caps) []cell {
 	}
 	return out
 }
+
+// few are the payloads of a cell that does not run every one.
+var few = []string{"payment", "shop.Order"}
 
 func compressions(name string) []string {
 	tr, _ := transport.Lookup(name)
@@ -181,6 +190,9 @@ func runCell(t *testing.T, c cell, caps transport.Caps, b *certs.Bundle, models 
 		t.Fatal(err)
 	}
 	for _, m := range models {
+		if !c.every && !slices.Contains(few, m.Name) {
+			continue
+		}
 		if _, err := bc.Marshal(m.New()); err != nil {
 			checkRefused(t, c, m, err)
 			continue
@@ -254,7 +266,7 @@ func startChain(t *testing.T, c cell, caps transport.Caps, cfg transport.Config)
 	return downstream[0]
 }
 
-// echoShared echoes and posts m's message from 4 callers at once, 6 calls
+// echoShared echoes and posts m's message from 3 callers at once, 4 calls
 // each, all sending one encoded body; the body must come back intact.
 func echoShared(ctx context.Context, cl transport.Client, cc codec.Codec, bc codec.Codec, z codec.Compression, m payload.Model) error {
 	want, err := m.Message(min(3, cmp.Or(m.MaxCount, 3)), payload.DefaultSeed)
@@ -267,10 +279,10 @@ func echoShared(ctx context.Context, cl transport.Client, cc codec.Codec, bc cod
 	}
 	kept := bytes.Clone(body)
 	var wg sync.WaitGroup
-	errs := make(chan error, 4)
-	for range 4 {
+	errs := make(chan error, 3)
+	for range 3 {
 		wg.Go(func() {
-			for i := range 6 {
+			for i := range 4 {
 				op := []transport.Op{transport.OpEcho, transport.OpPost}[i%2]
 				req := &transport.Request{Op: op, Model: m.Name, Body: body, Codec: bc, Compression: z}
 				got, err := cl.Call(ctx, req)
