@@ -308,6 +308,20 @@ func TestRestH3IsRefusedWhereQUICCannotGo(t *testing.T) {
 	}
 }
 
+// A broker stack over HTTP/2 is refused before anything starts, naming
+// the stack: its nodes refused to start, failing every run of the part.
+func TestABrokerStackOverHTTP2IsRefused(t *testing.T) {
+	for _, st := range []string{"amqp", "kafka+proto", "nats", "redis", "mqtt"} {
+		_, err := Parse([]byte("stacks: [rest, " + st + "]\nhttp2: [false, true]\npayloads: [{model: text, counts: [10]}]\nloads: [{closed: {clients: 1}}]\n"))
+		if err == nil || !strings.Contains(err.Error(), "http2 applies to HTTP stacks only") || !strings.Contains(err.Error(), st) {
+			t.Errorf("%s with http2: %v, want it refused by name", st, err)
+		}
+	}
+	if _, err := Parse([]byte("stacks: [rest, ws, grpc, graphql]\nhttp2: [false, true]\npayloads: [{model: text, counts: [10]}]\nloads: [{closed: {clients: 1}}]\n")); err != nil {
+		t.Errorf("HTTP stacks with http2: %v", err)
+	}
+}
+
 // A feed (feed:N) is refused by name where it cannot run: on stacks that
 // reply with one message, fanning out, on the JVM, on hosts, with the
 // independent generator, and with a length out of bounds.

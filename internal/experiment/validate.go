@@ -15,6 +15,7 @@ import (
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/network"
 	"github.com/hopbench/hopbench/internal/payload"
+	"github.com/hopbench/hopbench/internal/proxy"
 	"github.com/hopbench/hopbench/internal/topology"
 	"github.com/hopbench/hopbench/internal/transport"
 	"github.com/hopbench/hopbench/reference"
@@ -115,7 +116,14 @@ func (s *Spec) validateMatrix() error {
 	s.validateLoads(bad)
 	s.validateScalars(bad)
 	s.validateOneWay(bad)
-	s.validateProxies(bad)
+	var tops []topology.Topology
+	for i, top := range s.Topologies {
+		if t, ok := s.topologies[top]; ok && slices.Index(s.Topologies, top) == i {
+			tops = append(tops, t)
+		}
+	}
+	s.Proxy.Check(proxy.With{Stacks: s.Stacks, Topologies: tops, TLS: slices.Contains(s.TLS, true), HTTP2: slices.Contains(s.HTTP2, true),
+		Hosts: len(s.Hosts) > 0, KernelNetwork: s.NetworkMode == network.Kernel}, bad)
 	if n := s.runCount(); n > MaxRuns {
 		bad("(top level)", "the matrix is %d runs; at most %d: shorten some lists", n, MaxRuns)
 	}
@@ -352,7 +360,8 @@ func (s *Spec) validateScalars(bad func(string, string, ...any)) {
 
 // validateStackCaps refuses what a stack's declared capabilities rule
 // out: running it plain when it needs TLS (rest-h3: QUIC carries TLS
-// 1.3), or on hosts of their own when it runs on this machine only.
+// 1.3), on hosts of their own when it runs on this machine only, or over
+// HTTP/2 when it talks through a broker.
 func (s *Spec) validateStackCaps(bad func(string, string, ...any)) {
 	for i, name := range s.Stacks {
 		st, ok := s.stacks[name]
@@ -369,6 +378,8 @@ func (s *Spec) validateStackCaps(bad func(string, string, ...any)) {
 			bad(at, "%s: set tls: true (a part of its own can have it)", c.NeedsTLS)
 		case c.LocalOnly != "" && len(s.Hosts) > 0:
 			bad(at, "%s", c.LocalOnly)
+		case c.Broker != "" && slices.Contains(s.HTTP2, true):
+			bad(at, "%s talks through %s, not HTTP: http2 applies to HTTP stacks only; set http2: false, or give %s a part of its own", st.Transport, c.Broker, st)
 		}
 	}
 }
