@@ -13,6 +13,7 @@ import (
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/network"
 	"github.com/hopbench/hopbench/internal/payload"
+	"github.com/hopbench/hopbench/internal/proxy"
 	"github.com/hopbench/hopbench/internal/ranking"
 	"github.com/hopbench/hopbench/internal/threshold"
 	"github.com/hopbench/hopbench/internal/topology"
@@ -48,7 +49,7 @@ type Spec struct {
 	Network     Networks            `yaml:"network" json:"network,omitempty" jsonschema_description:"The emulated network every hop crosses: a named profile (loopback, the default: nothing; lan: 0.1 ms one-way, 1gbit; region: 1 ms, 1gbit; wan: 20 ms, 50mbit) or settings {delay: 5ms, jitter: 100us, bandwidth: 8mbit}. delay is one-way and paid on each direction of every hop (generator to node, node to node, both legs through a broker); bandwidth caps each direction of each connection. Emulated in process at the end that dials each connection; the round trip and throughput achieved are measured before each run and recorded."`
 	Networks    Networks            `yaml:"networks" json:"networks,omitempty" jsonschema_description:"Several networks, each measured: a list such as [loopback, lan, wan] multiplies the matrix (each entry as in network)."`
 	NetworkMode string              `yaml:"network_mode" json:"network_mode,omitempty" jsonschema:"enum=in-process,enum=kernel" jsonschema_description:"How networks are emulated: in-process (the default, no privileges: at the dialling end of every connection) or kernel (root: the generator and each node on a network namespace of its own and the brokers beside hopbench, all joined by veth pairs to a bridge, shaped with tbf, and netem for delay and jitter where the kernel has it)."`
-	Proxy       Proxies             `yaml:"proxy" json:"proxy,omitempty" jsonschema_description:"Proxies on the runs' hops, as a service mesh puts them (docs/mesh.md): none (the default), settings {kind: haproxy|nginx, mode: l4|l7, sidecars: 1|2, mtls, client, hops}, or a list of them, each measured. On every inter-service hop (hops: only those named by the node called), on the generator's call too with client: true; a broker stack's (l4 only; kafka without tls) stand in front of its broker. Real HAProxy and nginx started by hopbench on loopback, configured and logged under the results directory."`
+	Proxy       proxy.List          `yaml:"proxy" json:"proxy,omitempty" jsonschema_description:"Proxies on the runs' hops, as a service mesh puts them (docs/mesh.md): none (the default), settings {kind: haproxy|nginx, mode: l4|l7, sidecars: 1|2, mtls, client, hops}, or a list of them, each measured. On every inter-service hop (hops: only those named by the node called), on the generator's call too with client: true; a broker stack's (l4 only; kafka without tls) stand in front of its broker. Real HAProxy and nginx started by hopbench on loopback, configured and logged under the results directory."`
 	Runtimes    []string            `yaml:"runtimes" json:"runtimes,omitempty" jsonschema:"enum=go,enum=jvm" jsonschema_description:"The runtimes the nodes run on: go (hopbench node, the default) and jvm (jvm/node: Quarkus in JVM mode, JSON through Jackson on plain classes, Protobuf through protobuf-java; built by scripts/setup.sh jvm). [go, jvm] measures both. The JVM node serves rest (JSON or Protobuf) and grpc, each with or without gzip, the built-in models and a proto payload (DynamicMessage), direct or in chains, with or without the cache, without TLS, HTTP/2, emulated networks or stack options."`
 	Schemas     []string            `yaml:"schemas" json:"schemas,omitempty" jsonschema_description:"The payload schema's versions (schema/hopbench/v1 and v2, v1 with six changes services make), each measured: v1 (the default) or v2 for the generator and every node, or a path such as \"v2,v1,v2\": the generator's version, then each node's, the entry node first, which fixes the topology (a sender and 2 nodes: chain:2). A run with a version set first sends one message of each change through its live nodes in echo and records, field by field, what came back (evolution in its record), then runs its load with the generator and nodes of those versions. Go nodes only; not graphql (it decodes into v1 itself)."`
 	Seed        uint64              `yaml:"seed" json:"seed,omitempty" jsonschema_description:"Payload, Poisson and run-order seed (default 1)."`
@@ -198,7 +199,7 @@ func (s *Spec) Defaults() {
 		s.Networks = Networks{{}}
 	}
 	if len(s.Proxy) == 0 {
-		s.Proxy = Proxies{nil}
+		s.Proxy = proxy.List{nil}
 	}
 	if len(s.Connections) == 0 {
 		s.Connections = Connections{{Pooled: 1}}
