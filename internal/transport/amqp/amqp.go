@@ -65,25 +65,18 @@ type settings struct {
 	prefetch    int
 	persistent  bool
 	confirm     bool
-	serve       string
 	quorum      bool
 	manualAck   bool
 }
 
-func (t Transport) settings(cfg transport.Config) (settings, error) {
-	if err := brokered.Refuse(t.Name(), cfg); err != nil {
-		return settings{}, err
-	}
-	opts, err := transport.ResolveOptions(t, cfg.Options)
-	if err != nil {
-		return settings{}, err
-	}
-	s := settings{directReply: opts["reply"] == "direct", serve: opts["serve"]}
+// settingsOf reads the options, resolved (brokered.Endpoint's).
+func settingsOf(opts map[string]string) settings {
+	s := settings{directReply: opts["reply"] == "direct"}
 	s.prefetch, _ = strconv.Atoi(opts["prefetch"])
 	s.persistent, _ = strconv.ParseBool(opts["persistent"])
 	s.confirm, _ = strconv.ParseBool(opts["confirm"])
 	s.quorum, s.manualAck = opts["queue"] == "quorum", opts["ack"] == "manual"
-	return s, nil
+	return s
 }
 
 func (s settings) deliveryMode() uint8 {
@@ -165,48 +158,41 @@ func publishing(m brokered.Meta, body []byte, s settings) amqp.Publishing {
 
 // server consumes a request queue and publishes each reply to its caller.
 type server struct {
-	addr     brokered.Addr
-	conn     *amqp.Connection
-	handlers *brokered.Handlers
-	done     chan struct{}
-	once     sync.Once
+	addr    brokered.Addr
+	conn    *amqp.Connection
+	service *brokered.Service
+	done    chan struct{}
+	once    sync.Once
 }
 
 // Listen declares the service's queue (auto-deleted when its last consumer
 // goes) and consumes it; several servers on one queue share its requests.
 func (t Transport) Listen(ctx context.Context, addr string, cfg transport.Config, h transport.Handler) (transport.Server, error) {
-	s, err := t.settings(cfg)
+	e, err := brokered.Open(t, addr, cfg, true)
 	if err != nil {
 		return nil, err
 	}
-	a, err := brokered.ParseAddr(addr, "amqp", true)
+	s := settingsOf(e.Options)
+	conn, err := dial(e.Addr, cfg, "service")
 	if err != nil {
 		return nil, err
 	}
-	conn, err := dial(a, cfg, "service")
-	if err != nil {
-		return nil, err
-	}
-	srv := &server{addr: a, conn: conn, handlers: brokered.NewHandlers(s.serve), done: make(chan struct{})}
+	srv := &server{addr: e.Addr, conn: conn, service: brokered.NewService(e, h), done: make(chan struct{})}
 	deliveries, pub, err := srv.open(s)
 	if err != nil {
 		conn.Close()
-		return nil, fmt.Errorf("amqp: queue %s: %w", a.Name, err)
+		return nil, fmt.Errorf("amqp: queue %s: %w", e.Addr.Name, err)
 	}
-	maxBytes := cfg.MaxBytesOrDefault()
 	go func() {
 		defer close(srv.done)
 		for d := range deliveries {
-			srv.handlers.Go(func(ctx context.Context) {
-				brokered.Serve(ctx, h, fromDelivery(&d), d.Body, maxBytes, func(ctx context.Context, meta brokered.Meta, reply []byte) {
-					msg := publishing(meta, reply, s)
-					msg.CorrelationId = d.CorrelationId
-					// A failed reply (the caller's queue is gone, or we are
-					// closing) leaves the caller to its deadline.
-					publish(ctx, pub, s.confirm, d.ReplyTo, false, msg)
-				})
-				d.Ack(false)
-			})
+			srv.service.Take(fromDelivery(&d), d.Body, func(ctx context.Context, meta brokered.Meta, reply []byte) {
+				msg := publishing(meta, reply, s)
+				msg.CorrelationId = d.CorrelationId
+				// A failed reply (the caller's queue is gone, or we are
+				// closing) leaves the caller to its deadline.
+				publish(ctx, pub, s.confirm, d.ReplyTo, false, msg)
+			}, func(context.Context) { d.Ack(false) })
 		}
 	}()
 	return srv, nil
@@ -264,7 +250,7 @@ func (srv *server) Close() error {
 			err = cerr
 		}
 		<-srv.done
-		srv.handlers.Close()
+		srv.service.Close()
 	})
 	return err
 }
@@ -284,19 +270,15 @@ type client struct {
 // Dial connects and starts consuming replies; calls are matched to replies
 // by correlation id.
 func (t Transport) Dial(ctx context.Context, target string, cfg transport.Config) (transport.Client, error) {
-	s, err := t.settings(cfg)
+	e, err := brokered.Open(t, target, cfg, false)
 	if err != nil {
 		return nil, err
 	}
-	a, err := brokered.ParseAddr(target, "amqp", false)
+	conn, err := dial(e.Addr, cfg, "client")
 	if err != nil {
 		return nil, err
 	}
-	conn, err := dial(a, cfg, "client")
-	if err != nil {
-		return nil, err
-	}
-	c := &client{addr: a, s: s, conn: conn, pending: brokered.NewPending(), maxBytes: cfg.MaxBytesOrDefault(), done: make(chan struct{})}
+	c := &client{addr: e.Addr, s: settingsOf(e.Options), conn: conn, pending: brokered.NewPending(), maxBytes: e.MaxBytes, done: make(chan struct{})}
 	replies, returns, err := c.open()
 	if err != nil {
 		conn.Close()
@@ -365,25 +347,15 @@ func (c *client) receive(replies <-chan amqp.Delivery, returns <-chan amqp.Retur
 }
 
 func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, error) {
-	if err := transport.CheckBody("request body", req.Body, c.maxBytes); err != nil {
-		return nil, err
-	}
-	// Once ctx has ended, a failure is ctx's (transport.CutOff), whatever
-	// failed with it: a run that is stopped cancels its calls and closes
-	// its connections at once, and a connection or channel found closed
-	// must not count as a failure of the service.
-	id, wait, err := c.pending.Add()
-	if err != nil {
-		return nil, transport.CutOff(ctx, err)
-	}
-	msg := publishing(brokered.RequestMeta(ctx, req), req.Body, c.s)
-	msg.CorrelationId, msg.ReplyTo = id, c.replyTo
-	// mandatory: a request no queue takes comes back rather than vanishing.
-	if err := publish(ctx, c.ch, c.s.confirm, c.addr.Name, true, msg); err != nil {
-		c.pending.Remove(id)
-		return nil, transport.CutOff(ctx, brokered.Unavailable("amqp: publishing to %s: %w", c.addr.Name, err))
-	}
-	return c.pending.Wait(ctx, id, wait, c.maxBytes)
+	return c.pending.Call(ctx, req, c.maxBytes, func(id string, m brokered.Meta) error {
+		msg := publishing(m, req.Body, c.s)
+		msg.CorrelationId, msg.ReplyTo = id, c.replyTo
+		// mandatory: a request no queue takes comes back rather than vanishing.
+		if err := publish(ctx, c.ch, c.s.confirm, c.addr.Name, true, msg); err != nil {
+			return brokered.Unavailable("amqp: publishing to %s: %w", c.addr.Name, err)
+		}
+		return nil
+	})
 }
 
 func (c *client) Close() error {

@@ -19,12 +19,8 @@ import (
 
 // onewayOf reads a one-way target and the settings.
 func onewayOf(target string, cfg transport.Config) (brokered.Addr, settings, error) {
-	s, err := Transport{}.settings(cfg)
-	if err != nil {
-		return brokered.Addr{}, s, err
-	}
-	a, err := brokered.ParseAddr(target, "amqp", false)
-	return a, s, err
+	e, err := brokered.Open(Transport{}, target, cfg, false)
+	return e.Addr, settingsOf(e.Options), err
 }
 
 func groupQueue(a brokered.Addr, group string) string { return a.Name + "." + group }

@@ -1,8 +1,9 @@
-// Package brokered is what the broker stacks (amqp, kafka, nats, redis) share:
-// their addresses, the metadata every request and reply carries as message
-// headers, serving a request through a Handler, and matching replies to
-// waiting callers by correlation id. Each stack only moves messages with
-// its broker's own client library.
+// Package brokered is what the broker stacks (amqp, kafka, mqtt, nats,
+// redis) share: their addresses and settings (Open), the metadata every
+// request and reply carries as message headers, serving a request through
+// a Handler (Service), and matching replies to waiting callers by
+// correlation id (Pending.Call). Each stack only moves messages with its
+// broker's own client library.
 package brokered
 
 import (

@@ -78,32 +78,26 @@ const (
 	maxFetchBytes  = 96 << 20
 )
 
-// setup is what both ends need: options read, addresses, client options.
+// setup is what both ends need: the endpoint, options read, client
+// options.
 type setup struct {
-	addr       brokered.Addr
+	brokered.Endpoint
 	opts       []kgo.Opt
 	partitions int32
-	serve      string // the serve option
 	// commitEach: one-way consumers commit each record as they take it.
 	commitEach bool
 }
 
 func (t Transport) setup(addr string, cfg transport.Config, server bool) (*setup, error) {
-	if err := brokered.Refuse(t.Name(), cfg); err != nil {
-		return nil, err
-	}
-	opts, err := transport.ResolveOptions(t, cfg.Options)
+	e, err := brokered.Open(t, addr, cfg, server)
 	if err != nil {
 		return nil, err
 	}
-	a, err := brokered.ParseAddr(addr, "kafka", server)
-	if err != nil {
-		return nil, err
-	}
+	opts, a := e.Options, e.Addr
 	linger, _ := time.ParseDuration(opts["linger"])
 	wait, _ := time.ParseDuration(opts["fetch_max_wait"])
 	parts, _ := strconv.Atoi(opts["partitions"])
-	s := &setup{addr: a, partitions: int32(parts), serve: opts["serve"], opts: []kgo.Opt{
+	s := &setup{Endpoint: e, partitions: int32(parts), opts: []kgo.Opt{
 		kgo.SeedBrokers(a.Host),
 		kgo.Dialer(brokered.TLSDial(cfg)),
 		kgo.ProducerLinger(linger),
@@ -148,7 +142,7 @@ func replyTopic(name string) string { return name + ".replies." + brokered.Rando
 func (s *setup) createTopic(ctx context.Context, adm *kadm.Client, topic string, partitions int32) error {
 	_, err := adm.CreateTopic(ctx, partitions, 1, nil, topic)
 	if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
-		return brokered.Unavailable("kafka: creating topic %s at %s: %w (is Kafka running? hopbench brokers up kafka)", topic, s.addr.Host, err)
+		return brokered.Unavailable("kafka: creating topic %s at %s: %w (is Kafka running? hopbench brokers up kafka)", topic, s.Addr.Host, err)
 	}
 	return nil
 }
@@ -183,11 +177,11 @@ func fromHeaders(hs []kgo.RecordHeader) (m brokered.Meta, correlation, replyTo s
 const perRequest = ("kafka takes no per-request connections: a Kafka client learns the cluster's metadata, keeps its broker connections and owns a reply topic for its life, so a new one per call would measure topic administration, not a call")
 
 type server struct {
-	addr     brokered.Addr
-	cl       *kgo.Client
-	handlers *brokered.Handlers
-	done     chan struct{}
-	dials    *dialHealth
+	addr    brokered.Addr
+	cl      *kgo.Client
+	service *brokered.Service
+	done    chan struct{}
+	dials   *dialHealth
 }
 
 // dialHealth follows the client's connections to the broker: franz-go
@@ -224,14 +218,14 @@ func (t Transport) Listen(ctx context.Context, addr string, cfg transport.Config
 	dials := &dialHealth{}
 	cl, err := kgo.NewClient(append(s.opts,
 		kgo.WithHooks(dials),
-		kgo.ConsumerGroup(s.addr.Name),
-		kgo.ConsumeTopics(s.addr.Name),
+		kgo.ConsumerGroup(s.Addr.Name),
+		kgo.ConsumeTopics(s.Addr.Name),
 		// The topic is new or the group has committed offsets; a new group
 		// on an old topic starts at its beginning rather than miss requests
 		// sent while it joined.
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.OnPartitionsAssigned(func(_ context.Context, _ *kgo.Client, parts map[string][]int32) {
-			if len(parts[s.addr.Name]) > 0 && !once {
+			if len(parts[s.Addr.Name]) > 0 && !once {
 				once = true
 				close(assigned)
 			}
@@ -240,12 +234,12 @@ func (t Transport) Listen(ctx context.Context, addr string, cfg transport.Config
 	if err != nil {
 		return nil, fmt.Errorf("kafka: %w", err)
 	}
-	if err := s.createTopic(ctx, kadm.NewClient(cl), s.addr.Name, s.partitions); err != nil {
+	if err := s.createTopic(ctx, kadm.NewClient(cl), s.Addr.Name, s.partitions); err != nil {
 		cl.Close()
 		return nil, err
 	}
-	srv := &server{addr: s.addr, cl: cl, handlers: brokered.NewHandlers(s.serve), done: make(chan struct{}), dials: dials}
-	go srv.consume(h, cfg.MaxBytesOrDefault())
+	srv := &server{addr: s.Addr, cl: cl, service: brokered.NewService(s.Endpoint, h), done: make(chan struct{}), dials: dials}
+	go srv.consume()
 	select {
 	case <-assigned:
 		return srv, nil
@@ -254,11 +248,11 @@ func (t Transport) Listen(ctx context.Context, addr string, cfg transport.Config
 		return nil, ctx.Err()
 	case <-time.After(60 * time.Second):
 		srv.Close()
-		return nil, brokered.Unavailable("kafka: the consumer group %s was assigned no partition of %s within 60s", s.addr.Name, s.addr.Name)
+		return nil, brokered.Unavailable("kafka: the consumer group %s was assigned no partition of %s within 60s", s.Addr.Name, s.Addr.Name)
 	}
 }
 
-func (srv *server) consume(h transport.Handler, maxBytes int) {
+func (srv *server) consume() {
 	defer close(srv.done)
 	for {
 		fetches := srv.cl.PollFetches(context.Background())
@@ -266,29 +260,27 @@ func (srv *server) consume(h transport.Handler, maxBytes int) {
 			return
 		}
 		fetches.EachRecord(func(r *kgo.Record) {
-			srv.handlers.Go(func(ctx context.Context) {
-				meta, correlation, replyTo := fromHeaders(r.Headers)
-				if replyTo == "" {
-					return // not a request: nowhere to answer
-				}
-				brokered.Serve(ctx, h, meta, r.Value, maxBytes, func(ctx context.Context, meta brokered.Meta, reply []byte) {
-					rec := &kgo.Record{Topic: replyTo, Value: reply,
-						Headers: toHeaders(meta, kgo.RecordHeader{Key: headerCorrelation, Value: []byte(correlation)})}
-					// Produced without waiting for the broker's ack, as a
-					// plain consumer (and bench/bareloop's responder)
-					// replies, under a context that never ends: franz-go
-					// fails a buffered record whose context has ended (Serve
-					// cancels its own as it returns) and, when that record
-					// heads a batch, every reply batched behind it. A reply
-					// too late for its caller is dropped by the caller;
-					// one the broker cannot take fails after the client's
-					// RecordDeliveryTimeout. Tried, not waited for: with
-					// the client's buffer full the reply is dropped at once
-					// (its caller times out) rather than holding the
-					// handler under a context that never ends.
-					srv.cl.TryProduce(context.WithoutCancel(ctx), rec, nil)
-				})
-			})
+			meta, correlation, replyTo := fromHeaders(r.Headers)
+			if replyTo == "" {
+				return // not a request: nowhere to answer
+			}
+			srv.service.Take(meta, r.Value, func(ctx context.Context, meta brokered.Meta, reply []byte) {
+				rec := &kgo.Record{Topic: replyTo, Value: reply,
+					Headers: toHeaders(meta, kgo.RecordHeader{Key: headerCorrelation, Value: []byte(correlation)})}
+				// Produced without waiting for the broker's ack, as a
+				// plain consumer (and bench/bareloop's responder)
+				// replies, under a context that never ends: franz-go
+				// fails a buffered record whose context has ended (Serve
+				// cancels its own as it returns) and, when that record
+				// heads a batch, every reply batched behind it. A reply
+				// too late for its caller is dropped by the caller; one
+				// the broker cannot take fails after the client's
+				// RecordDeliveryTimeout. Tried, not waited for: with the
+				// client's buffer full the reply is dropped at once (its
+				// caller times out) rather than holding the handler under
+				// a context that never ends.
+				srv.cl.TryProduce(context.WithoutCancel(ctx), rec, nil)
+			}, nil)
 		})
 	}
 }
@@ -308,7 +300,7 @@ func (srv *server) Health() error {
 func (srv *server) Close() error {
 	srv.cl.Close()
 	<-srv.done
-	srv.handlers.Close()
+	srv.service.Close()
 	return nil
 }
 
@@ -334,14 +326,14 @@ func (t Transport) Dial(ctx context.Context, target string, cfg transport.Config
 	}
 	defer admin.Close()
 	adm := kadm.NewClient(admin)
-	topics, err := adm.ListTopics(ctx, s.addr.Name)
+	topics, err := adm.ListTopics(ctx, s.Addr.Name)
 	if err != nil {
-		return nil, brokered.Unavailable("kafka: reaching Kafka at %s: %w (is it running? hopbench brokers up kafka)", s.addr.Host, err)
+		return nil, brokered.Unavailable("kafka: reaching Kafka at %s: %w (is it running? hopbench brokers up kafka)", s.Addr.Host, err)
 	}
-	if !topics.Has(s.addr.Name) {
-		return nil, brokered.Unavailable("kafka: no service: topic %s does not exist at %s (start its node first)", s.addr.Name, s.addr.Host)
+	if !topics.Has(s.Addr.Name) {
+		return nil, brokered.Unavailable("kafka: no service: topic %s does not exist at %s (start its node first)", s.Addr.Name, s.Addr.Host)
 	}
-	replies := replyTopic(s.addr.Name)
+	replies := replyTopic(s.Addr.Name)
 	if err := s.createTopic(ctx, adm, replies, 1); err != nil {
 		return nil, err
 	}
@@ -350,7 +342,7 @@ func (t Transport) Dial(ctx context.Context, target string, cfg transport.Config
 		deleteTopic(adm, replies)
 		return nil, brokered.Unavailable("kafka: reading %s: %w", replies, err)
 	}
-	c := &client{addr: s.addr, replies: replies, cl: cl, pending: brokered.NewPending(), maxBytes: cfg.MaxBytesOrDefault(), done: make(chan struct{})}
+	c := &client{addr: s.Addr, replies: replies, cl: cl, pending: brokered.NewPending(), maxBytes: s.MaxBytes, done: make(chan struct{})}
 	go c.receive()
 	return c, nil
 }
@@ -427,22 +419,13 @@ func (c *client) receive() {
 }
 
 func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, error) {
-	if err := transport.CheckBody("request body", req.Body, c.maxBytes); err != nil {
-		return nil, err
-	}
-	id, wait, err := c.pending.Add()
-	if err != nil {
-		return nil, err
-	}
-	rec := &kgo.Record{Topic: c.addr.Name, Value: req.Body, Headers: toHeaders(brokered.RequestMeta(ctx, req),
-		kgo.RecordHeader{Key: headerCorrelation, Value: []byte(id)},
-		kgo.RecordHeader{Key: headerReplyTo, Value: []byte(c.replies)})}
-	// The node drops a request past its deadline.
-	if err := produce(ctx, c.cl, "request", rec); err != nil {
-		c.pending.Remove(id)
-		return nil, err
-	}
-	return c.pending.Wait(ctx, id, wait, c.maxBytes)
+	return c.pending.Call(ctx, req, c.maxBytes, func(id string, m brokered.Meta) error {
+		rec := &kgo.Record{Topic: c.addr.Name, Value: req.Body, Headers: toHeaders(m,
+			kgo.RecordHeader{Key: headerCorrelation, Value: []byte(id)},
+			kgo.RecordHeader{Key: headerReplyTo, Value: []byte(c.replies)})}
+		// The node drops a request past its deadline.
+		return produce(ctx, c.cl, "request", rec)
+	})
 }
 
 // produce hands rec (a request or a one-way message: what) to the

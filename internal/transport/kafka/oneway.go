@@ -49,14 +49,14 @@ func admin(ctx context.Context, target string, cfg transport.Config, f func(*set
 // group at least.
 func (Transport) Prepare(ctx context.Context, target string, cfg transport.Config, plan transport.Plan) error {
 	return admin(ctx, target, cfg, func(s *setup, adm *kadm.Client) error {
-		return s.createTopic(ctx, adm, s.addr.Name, max(s.partitions, int32(plan.Consumers)))
+		return s.createTopic(ctx, adm, s.Addr.Name, max(s.partitions, int32(plan.Consumers)))
 	})
 }
 
 // Remove deletes the topic, and the groups with it.
 func (Transport) Remove(ctx context.Context, target string, cfg transport.Config, plan transport.Plan) error {
 	return admin(ctx, target, cfg, func(s *setup, adm *kadm.Client) error {
-		if _, err := adm.DeleteTopics(ctx, s.addr.Name); err != nil {
+		if _, err := adm.DeleteTopics(ctx, s.Addr.Name); err != nil {
 			return err
 		}
 		_, err := adm.DeleteGroups(ctx, plan.Groups...)
@@ -80,7 +80,7 @@ func (Transport) Publisher(_ context.Context, target string, cfg transport.Confi
 	if err != nil {
 		return nil, fmt.Errorf("kafka: %w", err)
 	}
-	return &publisher{cl: cl, topic: s.addr.Name}, nil
+	return &publisher{cl: cl, topic: s.Addr.Name}, nil
 }
 
 // Publish waits for the broker's ack or for ctx (produce). A message
@@ -145,7 +145,7 @@ func (Transport) Subscribe(_ context.Context, target, group string, cfg transpor
 	}
 	sub := &subscriber{each: s.commitEach, taken: map[int32]*kgo.Record{}}
 	assigned, once := make(chan struct{}), sync.Once{}
-	opts := append(s.opts, kgo.ConsumerGroup(group), kgo.ConsumeTopics(s.addr.Name),
+	opts := append(s.opts, kgo.ConsumerGroup(group), kgo.ConsumeTopics(s.Addr.Name),
 		kgo.OnPartitionsAssigned(func(context.Context, *kgo.Client, map[string][]int32) { once.Do(func() { close(assigned) }) }),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.DisableAutoCommit(),
 		// Eager, as the Java client's default (range) is: a consumer
@@ -172,7 +172,7 @@ func (Transport) Subscribe(_ context.Context, target, group string, cfg transpor
 		return sub, nil
 	case <-time.After(joinWait):
 		sub.Close()
-		return nil, brokered.Unavailable("kafka: consumer group %s was assigned no partition of %s within %v", group, s.addr.Name, joinWait)
+		return nil, brokered.Unavailable("kafka: consumer group %s was assigned no partition of %s within %v", group, s.Addr.Name, joinWait)
 	}
 }
 

@@ -31,17 +31,17 @@ func (t Transport) Dial(ctx context.Context, target string, cfg transport.Config
 	if err != nil {
 		return nil, err
 	}
-	c := &client{addr: s.addr, qos: s.qos, pending: brokered.NewPending(), maxBytes: cfg.MaxBytesOrDefault(),
-		replyTopic: s.addr.Name + "/replies/" + brokered.RandomID()}
+	c := &client{addr: s.Addr, qos: s.qos, pending: brokered.NewPending(), maxBytes: s.MaxBytes,
+		replyTopic: s.Addr.Name + "/replies/" + brokered.RandomID()}
 	deliver := func(p *paho.Publish) {
 		if p.Topic == c.replyTopic && p.Properties != nil {
 			c.pending.Deliver(string(p.Properties.CorrelationData), brokered.Reply{Meta: meta(p.Properties), Body: p.Payload})
 		}
 	}
 	lost := func(err error) {
-		c.pending.Fail(brokered.Unavailable("mqtt: the connection to Mosquitto at %s is lost: %v", s.addr.Host, err))
+		c.pending.Fail(brokered.Unavailable("mqtt: the connection to Mosquitto at %s is lost: %v", s.Addr.Host, err))
 	}
-	if c.conn, err = dial(ctx, s.addr, cfg, "client", deliver, lost); err != nil {
+	if c.conn, err = dial(ctx, s.Addr, cfg, "client", deliver, lost); err != nil {
 		return nil, err
 	}
 	if err = c.conn.checkQoS(s.qos); err == nil {
@@ -55,32 +55,22 @@ func (t Transport) Dial(ctx context.Context, target string, cfg transport.Config
 }
 
 func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, error) {
-	if err := transport.CheckBody("request body", req.Body, c.maxBytes); err != nil {
-		return nil, err
-	}
-	// Once ctx has ended, a failure is ctx's (transport.CutOff): a run
-	// that is stopped cancels its calls and closes its connections at once.
-	id, wait, err := c.pending.Add()
-	if err != nil {
-		return nil, transport.CutOff(ctx, err)
-	}
-	p := &paho.Publish{Topic: c.addr.Name, QoS: c.qos, Payload: req.Body, Properties: properties(brokered.RequestMeta(ctx, req))}
-	p.Properties.ResponseTopic, p.Properties.CorrelationData = c.replyTopic, []byte(id)
-	ack, err := c.conn.publish(ctx, p)
-	switch {
-	case transport.CodeOf(err) == transport.CodeTooLarge:
-		c.pending.Remove(id)
-		return nil, err
-	case err != nil:
-		c.pending.Remove(id)
-		return nil, transport.CutOff(ctx, brokered.Unavailable("mqtt: publishing to %s: %w", c.addr.Name, err))
-	case ack != nil && ack.ReasonCode == noMatchingSubscribers:
-		// At QoS 1 and 2 the broker says so; at QoS 0 the call waits
-		// for its deadline.
-		c.pending.Remove(id)
-		return nil, brokered.Unavailable("mqtt: no service subscribes to %s (the broker found no matching subscribers)", c.addr.Name)
-	}
-	return c.pending.Wait(ctx, id, wait, c.maxBytes)
+	return c.pending.Call(ctx, req, c.maxBytes, func(id string, m brokered.Meta) error {
+		p := &paho.Publish{Topic: c.addr.Name, QoS: c.qos, Payload: req.Body, Properties: properties(m)}
+		p.Properties.ResponseTopic, p.Properties.CorrelationData = c.replyTopic, []byte(id)
+		ack, err := c.conn.publish(ctx, p)
+		switch {
+		case transport.CodeOf(err) == transport.CodeTooLarge:
+			return err
+		case err != nil:
+			return brokered.Unavailable("mqtt: publishing to %s: %w", c.addr.Name, err)
+		case ack != nil && ack.ReasonCode == noMatchingSubscribers:
+			// At QoS 1 and 2 the broker says so; at QoS 0 the call waits
+			// for its deadline.
+			return brokered.Unavailable("mqtt: no service subscribes to %s (the broker found no matching subscribers)", c.addr.Name)
+		}
+		return nil
+	})
 }
 
 func (c *client) Close() error {

@@ -52,31 +52,24 @@ func (Transport) options() []transport.Option {
 	}
 }
 
-// settings are the options, read, and the address.
+// settings are the endpoint, with its topic checked, and the options
+// read.
 type settings struct {
-	addr  brokered.Addr
-	qos   byte
-	serve string
+	brokered.Endpoint
+	qos byte
 }
 
 func (t Transport) settings(addr string, cfg transport.Config, server bool) (settings, error) {
-	if err := brokered.Refuse(t.Name(), cfg); err != nil {
-		return settings{}, err
-	}
-	opts, err := transport.ResolveOptions(t, cfg.Options)
-	if err != nil {
-		return settings{}, err
-	}
-	a, err := brokered.ParseAddr(addr, "mqtt", server)
+	e, err := brokered.Open(t, addr, cfg, server)
 	if err != nil {
 		return settings{}, err
 	}
 	// A topic name takes no wildcards, and $ starts the broker's own.
-	if strings.ContainsAny(a.Name, "+#") || strings.HasPrefix(a.Name, "$") {
-		return settings{}, fmt.Errorf("address %q: the topic %q may not contain '+' or '#', nor start with '$'", addr, a.Name)
+	if name := e.Addr.Name; strings.ContainsAny(name, "+#") || strings.HasPrefix(name, "$") {
+		return settings{}, fmt.Errorf("address %q: the topic %q may not contain '+' or '#', nor start with '$'", addr, name)
 	}
-	qos, _ := strconv.Atoi(opts["qos"])
-	return settings{addr: a, qos: byte(qos), serve: opts["serve"]}, nil
+	qos, _ := strconv.Atoi(e.Options["qos"])
+	return settings{Endpoint: e, qos: byte(qos)}, nil
 }
 
 // properties carries m as a message's properties: the content type in its
@@ -103,10 +96,10 @@ func meta(p *paho.PublishProperties) brokered.Meta {
 
 // server serves the requests of its shared subscription.
 type server struct {
-	addr     brokered.Addr
-	conn     *conn
-	qos      byte
-	handlers *brokered.Handlers
+	addr    brokered.Addr
+	conn    *conn
+	qos     byte
+	service *brokered.Service
 }
 
 // Listen subscribes to the topic in a shared subscription named after it.
@@ -115,25 +108,23 @@ func (t Transport) Listen(ctx context.Context, addr string, cfg transport.Config
 	if err != nil {
 		return nil, err
 	}
-	srv := &server{addr: s.addr, qos: s.qos, handlers: brokered.NewHandlers(s.serve)}
-	maxBytes := cfg.MaxBytesOrDefault()
+	name := s.Addr.Name
+	srv := &server{addr: s.Addr, qos: s.qos, service: brokered.NewService(s.Endpoint, h)}
 	// paho delivers a connection's messages one at a time.
 	deliver := func(p *paho.Publish) {
-		if p.Topic != s.addr.Name || p.Properties == nil || p.Properties.ResponseTopic == "" {
+		if p.Topic != name || p.Properties == nil || p.Properties.ResponseTopic == "" {
 			return // no caller to answer
 		}
-		srv.handlers.Go(func(ctx context.Context) {
-			brokered.Serve(ctx, h, meta(p.Properties), p.Payload, maxBytes, func(ctx context.Context, m brokered.Meta, body []byte) {
-				srv.reply(ctx, p.Properties, m, body)
-			})
-		})
+		srv.service.Take(meta(p.Properties), p.Payload, func(ctx context.Context, m brokered.Meta, body []byte) {
+			srv.reply(ctx, p.Properties, m, body)
+		}, nil)
 	}
-	if srv.conn, err = dial(ctx, s.addr, cfg, "service", deliver, nil); err != nil {
-		srv.handlers.Close()
+	if srv.conn, err = dial(ctx, s.Addr, cfg, "service", deliver, nil); err != nil {
+		srv.service.Close()
 		return nil, err
 	}
 	if err = srv.conn.checkQoS(s.qos); err == nil {
-		err = srv.conn.subscribe(ctx, "$share/"+s.addr.Name+"/"+s.addr.Name, s.qos)
+		err = srv.conn.subscribe(ctx, "$share/"+name+"/"+name, s.qos)
 	}
 	if err != nil {
 		srv.Close()
@@ -173,6 +164,6 @@ func (srv *server) Health() error {
 // in flight and waits for them.
 func (srv *server) Close() error {
 	srv.conn.close()
-	srv.handlers.Close()
+	srv.service.Close()
 	return nil
 }

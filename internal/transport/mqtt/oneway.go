@@ -37,7 +37,7 @@ func (t Transport) Publisher(ctx context.Context, target string, cfg transport.C
 	if err != nil {
 		return nil, err
 	}
-	c, err := dial(ctx, s.addr, cfg, "publisher", func(*paho.Publish) {}, nil)
+	c, err := dial(ctx, s.Addr, cfg, "publisher", func(*paho.Publish) {}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -45,7 +45,7 @@ func (t Transport) Publisher(ctx context.Context, target string, cfg transport.C
 		c.close()
 		return nil, err
 	}
-	return &publisher{c: c, topic: s.addr.Name, qos: s.qos}, nil
+	return &publisher{c: c, topic: s.Addr.Name, qos: s.qos}, nil
 }
 
 func (p *publisher) Publish(ctx context.Context, _ string, body []byte) error {
@@ -73,8 +73,8 @@ func (t Transport) Subscribe(ctx context.Context, target, group string, cfg tran
 	if err != nil {
 		return nil, err
 	}
-	topic := s.addr.Name
-	c, err := dial(ctx, s.addr, cfg, "consumer", func(p *paho.Publish) {
+	topic := s.Addr.Name
+	c, err := dial(ctx, s.Addr, cfg, "consumer", func(p *paho.Publish) {
 		if p.Topic == topic {
 			deliver(p.Payload)
 		}

@@ -82,10 +82,10 @@ func fromHeader(h nats.Header) brokered.Meta {
 }
 
 type server struct {
-	addr     brokered.Addr
-	nc       *nats.Conn
-	sub      *nats.Subscription
-	handlers *brokered.Handlers
+	addr    brokered.Addr
+	nc      *nats.Conn
+	sub     *nats.Subscription
+	service *brokered.Service
 }
 
 func (Transport) options() []transport.Option {
@@ -94,30 +94,21 @@ func (Transport) options() []transport.Option {
 
 // Listen subscribes to the subject in a queue group of the same name.
 func (t Transport) Listen(ctx context.Context, addr string, cfg transport.Config, h transport.Handler) (transport.Server, error) {
-	if err := brokered.Refuse("nats", cfg); err != nil {
-		return nil, err
-	}
-	opts, err := transport.ResolveOptions(t, cfg.Options)
+	e, err := brokered.Open(t, addr, cfg, true)
 	if err != nil {
 		return nil, err
 	}
-	a, err := brokered.ParseAddr(addr, "nats", true)
-	if err != nil {
-		return nil, err
-	}
+	a := e.Addr
 	nc, err := connect(a, cfg, "service")
 	if err != nil {
 		return nil, err
 	}
-	srv := &server{addr: a, nc: nc, handlers: brokered.NewHandlers(opts["serve"])}
-	maxBytes := cfg.MaxBytesOrDefault()
+	srv := &server{addr: a, nc: nc, service: brokered.NewService(e, h)}
 	srv.sub, err = nc.QueueSubscribe(a.Name, a.Name, func(m *nats.Msg) {
 		// nats.go delivers a subscription's messages one at a time.
-		srv.handlers.Go(func(ctx context.Context) {
-			brokered.Serve(ctx, h, fromHeader(m.Header), m.Data, maxBytes, func(_ context.Context, meta brokered.Meta, reply []byte) {
-				m.RespondMsg(&nats.Msg{Header: toHeader(meta), Data: reply})
-			})
-		})
+		srv.service.Take(fromHeader(m.Header), m.Data, func(_ context.Context, meta brokered.Meta, reply []byte) {
+			m.RespondMsg(&nats.Msg{Header: toHeader(meta), Data: reply})
+		}, nil)
 	})
 	if err == nil {
 		err = nc.Flush() // the subscription is registered before we say we serve
@@ -146,7 +137,7 @@ func (s *server) Health() error {
 
 func (s *server) Close() error {
 	s.sub.Unsubscribe()
-	s.handlers.Close()
+	s.service.Close()
 	s.nc.Close()
 	return nil
 }
@@ -158,19 +149,16 @@ type client struct {
 }
 
 // Dial connects; each call is a request with its own reply inbox.
-func (Transport) Dial(ctx context.Context, target string, cfg transport.Config) (transport.Client, error) {
-	if err := brokered.Refuse("nats", cfg); err != nil {
-		return nil, err
-	}
-	a, err := brokered.ParseAddr(target, "nats", false)
+func (t Transport) Dial(ctx context.Context, target string, cfg transport.Config) (transport.Client, error) {
+	e, err := brokered.Open(t, target, cfg, false)
 	if err != nil {
 		return nil, err
 	}
-	nc, err := connect(a, cfg, "client")
+	nc, err := connect(e.Addr, cfg, "client")
 	if err != nil {
 		return nil, err
 	}
-	return &client{addr: a, nc: nc, maxBytes: cfg.MaxBytesOrDefault()}, nil
+	return &client{addr: e.Addr, nc: nc, maxBytes: e.MaxBytes}, nil
 }
 
 func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, error) {

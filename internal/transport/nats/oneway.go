@@ -40,12 +40,8 @@ type oneway struct {
 }
 
 func onewayOf(target string, cfg transport.Config) (oneway, error) {
-	opts, err := transport.ResolveOptions(Transport{}, cfg.Options)
-	if err != nil {
-		return oneway{}, err
-	}
-	a, err := brokered.ParseAddr(target, "nats", false)
-	return oneway{a: a, jetStream: opts["jetstream"]}, err
+	e, err := brokered.Open(Transport{}, target, cfg, false)
+	return oneway{a: e.Addr, jetStream: e.Options[JetStreamOption.Name]}, err
 }
 
 // stream opens a JetStream context on a new connection.

@@ -36,16 +36,13 @@ type client struct {
 
 // Dial makes the client's reply stream and starts reading it.
 func (t Transport) Dial(ctx context.Context, target string, cfg transport.Config) (transport.Client, error) {
-	s, err := t.settings(cfg)
+	e, err := brokered.Open(t, target, cfg, false)
 	if err != nil {
 		return nil, err
 	}
-	a, err := brokered.ParseAddr(target, "redis", false)
-	if err != nil {
-		return nil, err
-	}
-	c := &client{addr: a, s: s, replyTo: a.Name + ".reply." + brokered.RandomID(), pending: brokered.NewPending(),
-		maxBytes: cfg.MaxBytesOrDefault(), rdb: newClient(a, cfg, "client", 0), reader: newClient(a, cfg, "client", readerPool),
+	a := e.Addr
+	c := &client{addr: a, s: settingsOf(e.Options), replyTo: a.Name + ".reply." + brokered.RandomID(), pending: brokered.NewPending(),
+		maxBytes: e.MaxBytes, rdb: newClient(a, cfg, "client", 0), reader: newClient(a, cfg, "client", readerPool),
 		done: make(chan struct{})}
 	err = ping(ctx, a, c.reader, c.rdb)
 	if err == nil {
@@ -126,28 +123,17 @@ func (c *client) tidy(read []string, renewed *time.Time) error {
 // Call adds the request to the service's stream, which must exist (a
 // service made it), and waits for its reply.
 func (c *client) Call(ctx context.Context, req *transport.Request) ([]byte, error) {
-	if err := transport.CheckBody("request body", req.Body, c.maxBytes); err != nil {
-		return nil, err
-	}
-	// Once ctx has ended, a failure is ctx's (transport.CutOff), whatever
-	// failed with it: a run that is stopped cancels its calls and closes
-	// its clients at once.
-	id, wait, err := c.pending.Add()
-	if err != nil {
-		return nil, transport.CutOff(ctx, err)
-	}
-	err = c.rdb.XAdd(ctx, &goredis.XAddArgs{Stream: c.addr.Name, NoMkStream: true, MaxLen: c.s.maxLen, Approx: true,
-		Values: entry(brokered.RequestMeta(ctx, req), req.Body, fieldID, id, fieldReplyTo, c.replyTo)}).Err()
-	if err != nil {
-		c.pending.Remove(id)
-		if errors.Is(err, goredis.Nil) {
-			err = brokered.Unavailable("redis: no service reads stream %s at %s (it does not exist: is its node running?)", c.addr.Name, c.addr.Host)
-		} else {
-			err = brokered.Unavailable("redis: adding to stream %s: %w", c.addr.Name, err)
+	return c.pending.Call(ctx, req, c.maxBytes, func(id string, m brokered.Meta) error {
+		err := c.rdb.XAdd(ctx, &goredis.XAddArgs{Stream: c.addr.Name, NoMkStream: true, MaxLen: c.s.maxLen, Approx: true,
+			Values: entry(m, req.Body, fieldID, id, fieldReplyTo, c.replyTo)}).Err()
+		switch {
+		case errors.Is(err, goredis.Nil):
+			return brokered.Unavailable("redis: no service reads stream %s at %s (it does not exist: is its node running?)", c.addr.Name, c.addr.Host)
+		case err != nil:
+			return brokered.Unavailable("redis: adding to stream %s: %w", c.addr.Name, err)
 		}
-		return nil, transport.CutOff(ctx, err)
-	}
-	return c.pending.Wait(ctx, id, wait, c.maxBytes)
+		return nil
+	})
 }
 
 // Close deletes the reply stream (if that fails, it expires), stops the

@@ -26,12 +26,8 @@ import (
 const claimIdle = 5 * time.Second
 
 func onewayOf(target string, cfg transport.Config) (brokered.Addr, settings, error) {
-	s, err := Transport{}.settings(cfg)
-	if err != nil {
-		return brokered.Addr{}, s, err
-	}
-	a, err := brokered.ParseAddr(target, "redis", false)
-	return a, s, err
+	e, err := brokered.Open(Transport{}, target, cfg, false)
+	return e.Addr, settingsOf(e.Options), err
 }
 
 // Prepare creates the stream and a consumer group a group, from its start.

@@ -63,20 +63,13 @@ func (Transport) options() []transport.Option {
 // settings are the options, read.
 type settings struct {
 	maxLen int64
-	serve  string
 }
 
-func (t Transport) settings(cfg transport.Config) (settings, error) {
-	if err := brokered.Refuse(t.Name(), cfg); err != nil {
-		return settings{}, err
-	}
-	opts, err := transport.ResolveOptions(t, cfg.Options)
-	if err != nil {
-		return settings{}, err
-	}
-	s := settings{serve: opts["serve"]}
+// settingsOf reads the options, resolved (brokered.Endpoint's).
+func settingsOf(opts map[string]string) settings {
+	var s settings
 	s.maxLen, _ = strconv.ParseInt(opts["maxlen"], 10, 64)
-	return s, nil
+	return s
 }
 
 // Field names of a stream entry beside the metadata (brokered.Meta's

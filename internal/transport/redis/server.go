@@ -23,8 +23,7 @@ type server struct {
 	consumer string
 	reader   *goredis.Client
 	rdb      *goredis.Client
-	handlers *brokered.Handlers
-	maxBytes int
+	service  *brokered.Service
 	lost     atomic.Pointer[error] // why reading failed, for good
 	closing  atomic.Bool
 	done     chan struct{}
@@ -34,17 +33,14 @@ type server struct {
 // Listen creates the service's stream and consumer group (or joins them:
 // replicas share the group's requests) and reads it.
 func (t Transport) Listen(ctx context.Context, addr string, cfg transport.Config, h transport.Handler) (transport.Server, error) {
-	s, err := t.settings(cfg)
+	e, err := brokered.Open(t, addr, cfg, true)
 	if err != nil {
 		return nil, err
 	}
-	a, err := brokered.ParseAddr(addr, "redis", true)
-	if err != nil {
-		return nil, err
-	}
-	srv := &server{addr: a, s: s, consumer: brokered.RandomID(), maxBytes: cfg.MaxBytesOrDefault(),
+	a := e.Addr
+	srv := &server{addr: a, s: settingsOf(e.Options), consumer: brokered.RandomID(),
 		reader: newClient(a, cfg, "service", readerPool), rdb: newClient(a, cfg, "service", 0),
-		handlers: brokered.NewHandlers(s.serve), done: make(chan struct{})}
+		service: brokered.NewService(e, h), done: make(chan struct{})}
 	err = ping(ctx, a, srv.reader, srv.rdb)
 	if err == nil {
 		err = srv.createGroup(ctx)
@@ -54,7 +50,7 @@ func (t Transport) Listen(ctx context.Context, addr string, cfg transport.Config
 		srv.rdb.Close()
 		return nil, err
 	}
-	go srv.read(h)
+	go srv.read()
 	return srv, nil
 }
 
@@ -74,7 +70,7 @@ func (srv *server) createGroup(ctx context.Context) error {
 // and Health then says why it no longer serves. A group found gone (the
 // last replica of a service deleted its stream as another joined) is
 // made again.
-func (srv *server) read(h transport.Handler) {
+func (srv *server) read() {
 	defer close(srv.done)
 	args := &goredis.XReadGroupArgs{Group: srv.addr.Name, Consumer: srv.consumer,
 		Streams: []string{srv.addr.Name, ">"}, Count: readBatch, Block: readBlock}
@@ -96,31 +92,34 @@ func (srv *server) read(h transport.Handler) {
 		}
 		for _, st := range streams {
 			for _, msg := range st.Messages {
-				srv.handlers.Go(func(ctx context.Context) { srv.serve(ctx, h, msg) })
+				srv.take(msg)
 			}
 		}
 	}
 }
 
-// serve answers one request; its reply, acknowledgement and deletion go
-// in one round trip. A request whose caller has given up is only
-// acknowledged and deleted.
-func (srv *server) serve(ctx context.Context, h transport.Handler, msg goredis.XMessage) {
+// take serves one request; its reply, acknowledgement and deletion go
+// in one round trip. A request with nobody to answer, or whose caller
+// has given up, is only acknowledged and deleted.
+func (srv *server) take(msg goredis.XMessage) {
 	m, id, replyTo, body := parseEntry(msg.Values)
 	pipe := srv.rdb.Pipeline()
+	var send func(context.Context, brokered.Meta, []byte)
 	if id != "" && replyTo != "" {
-		brokered.Serve(ctx, h, m, body, srv.maxBytes, func(_ context.Context, out brokered.Meta, reply []byte) {
+		send = func(ctx context.Context, out brokered.Meta, reply []byte) {
 			// A reply stream that is gone (its caller closed) is not made
 			// again: nobody would read it.
 			pipe.XAdd(ctx, &goredis.XAddArgs{Stream: replyTo, NoMkStream: true, MaxLen: srv.s.maxLen, Approx: true,
 				Values: entry(out, reply, fieldID, id)})
-		})
+		}
 	}
-	pipe.XAck(ctx, srv.addr.Name, srv.addr.Name, msg.ID)
-	pipe.XDel(ctx, srv.addr.Name, msg.ID)
-	// A failed reply (the caller's stream is gone, or we are closing)
-	// leaves the caller to its deadline, as on the other brokers.
-	pipe.Exec(ctx)
+	srv.service.Take(m, body, send, func(ctx context.Context) {
+		pipe.XAck(ctx, srv.addr.Name, srv.addr.Name, msg.ID)
+		pipe.XDel(ctx, srv.addr.Name, msg.ID)
+		// A failed reply (the caller's stream is gone, or we are closing)
+		// leaves the caller to its deadline, as on the other brokers.
+		pipe.Exec(ctx)
+	})
 }
 
 func (srv *server) Addr() string { return srv.addr.String() }
@@ -142,7 +141,7 @@ func (srv *server) Close() error {
 		srv.closing.Store(true)
 		srv.reader.Close()
 		<-srv.done
-		srv.handlers.Close()
+		srv.service.Close()
 		srv.leave()
 		srv.rdb.Close()
 	})
