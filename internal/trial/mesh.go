@@ -18,35 +18,79 @@ import (
 // errProxyExited ends a run whose proxy went away.
 var errProxyExited = fmt.Errorf("a proxy exited during the run (%w)", load.ErrServiceDied)
 
-// proxies prepares the run's mesh, if its case has proxies, under the
-// rig's directory (proxies/runN/ROLE/: each proxy's configuration and
-// log, removed after a run whose proxies all ended well); a broker stack's proxies go in front of its broker at once, and
-// its nodes and generator then call the broker through them.
-func (m *measurement) proxies(ctx context.Context) error {
-	if m.c.Proxy == nil {
-		return nil
+// hops is what lies on a run's hops, chosen once from its case: nothing,
+// or a mesh of sidecars.
+type hops interface {
+	// open starts the proxies that go before the nodes (a broker's,
+	// through leg) and says where the nodes listen and how they are
+	// started (behind their proxies).
+	open(ctx context.Context, leg brokerLeg, listen string) (string, startWrap, error)
+	// processes are the proxies running.
+	processes() []*proxy.Process
+	// exited says which proxy ended the run and how, into rec.
+	exited(rec *results.Record) (outcome, reason string)
+	close()
+}
+
+// hopsOf chooses the hops of c: a mesh of sidecars under dir (the rig's
+// directory; "" for a temporary one) when the case has proxies.
+func hopsOf(c *Case, dir, tlsDir string) hops {
+	if c.Proxy == nil {
+		return noHops{}
 	}
-	dir := m.cfg.Dir
+	return &sidecars{c: c, dir: dir, tlsDir: tlsDir}
+}
+
+// noHops is a run without proxies.
+type noHops struct{}
+
+func (noHops) open(_ context.Context, _ brokerLeg, listen string) (string, startWrap, error) {
+	return listen, same, nil
+}
+func (noHops) processes() []*proxy.Process             { return nil }
+func (noHops) exited(*results.Record) (string, string) { return results.OutcomeProxyDied, "" }
+func (noHops) close()                                  {}
+
+// sidecars is a run's mesh of proxies, under dir/proxies/runN/ROLE/ (each
+// proxy's configuration and log, removed after a run whose proxies all
+// ended well); root holds every run's proxies' files, and temp is where
+// they went when the rig has no directory.
+type sidecars struct {
+	c           *Case
+	dir, tlsDir string
+	mesh        *proxy.Mesh
+	// undo is what close undoes, in reverse: the temporary directory
+	// made, the mesh started.
+	undo []func()
+}
+
+// open prepares the mesh and has the broker leg put it where the run's
+// calls go: in front of its broker at once (its nodes and generator then
+// call the broker through it), or in front of each node as it starts.
+func (s *sidecars) open(ctx context.Context, leg brokerLeg, listen string) (string, startWrap, error) {
+	dir := s.dir
 	if dir == "" {
 		var err error
 		if dir, err = os.MkdirTemp("", "hopbench-proxies-"); err != nil {
-			return err
+			return "", nil, err
 		}
-		m.proxyTemp = dir
+		s.undo = append(s.undo, func() { os.RemoveAll(dir) })
 	}
-	mesh, err := proxy.New(proxy.Config{Settings: *m.c.Proxy, HTTP: transport.HTTPVersionOf(m.c.Stack.Transport, m.c.HTTP2),
-		Dir: filepath.Join(dir, "proxies", "run"+strconv.Itoa(m.c.Index)), TLSDir: m.Rig.tlsDir()})
-	m.proxyRoot = filepath.Join(dir, "proxies")
+	root := filepath.Join(dir, "proxies")
+	mesh, err := proxy.New(proxy.Config{Settings: *s.c.Proxy, HTTP: transport.HTTPVersionOf(s.c.Stack.Transport, s.c.HTTP2),
+		Dir: filepath.Join(root, "run"+strconv.Itoa(s.c.Index)), TLSDir: s.tlsDir})
 	if err != nil {
-		return err
+		return "", nil, err
 	}
-	m.mesh = mesh
-	if m.listen, m.fronts, err = m.leg.front(ctx, mesh, m.listen, m.frontNodes); err != nil {
-		return err
-	}
-	m.recordProxies()
-	return nil
+	s.mesh = mesh
+	s.undo = append(s.undo, func() {
+		mesh.Close()
+		os.Remove(root) // only if empty
+	})
+	return leg.front(ctx, mesh, listen, s.frontNodes)
 }
+
+func (s *sidecars) processes() []*proxy.Process { return s.mesh.Processes() }
 
 // proxiedNode is a node as the run holds it.
 type proxiedNode interface {
@@ -62,35 +106,26 @@ type fronted struct {
 
 func (f fronted) Addr() string { return f.front }
 
-// proxied starts each node with start, and then the proxies its broker
-// leg put in front of it, if any.
-func (m *measurement) proxied(start topology.StartFunc) topology.StartFunc {
-	if m.mesh == nil {
-		return start
-	}
-	return m.fronts(start)
-}
-
 // frontNodes starts each node with start and then, on the hops the case's
 // proxies take, the proxies in front of it: its callers (its caller
 // node, or the generator for the entry node) dial them instead.
-func (m *measurement) frontNodes(start topology.StartFunc) topology.StartFunc {
+func (s *sidecars) frontNodes(start topology.StartFunc) topology.StartFunc {
 	caller := map[int]int{}
-	for from, to := range m.c.Topology.Downstream() {
+	for from, to := range s.c.Topology.Downstream() {
 		for _, d := range to {
 			caller[d] = from
 		}
 	}
 	return func(ctx context.Context, i int, downstream []string) (topology.Instance, error) {
 		inst, err := start(ctx, i, downstream)
-		if err != nil || !m.c.Proxy.OnHop(i) {
+		if err != nil || !s.c.Proxy.OnHop(i) {
 			return inst, err
 		}
 		hop := fmt.Sprintf("%d→%d", caller[i], i)
 		if i == 0 {
 			hop = "client→0"
 		}
-		front, err := m.mesh.Front(ctx, hop, inst.Addr())
+		front, err := s.mesh.Front(ctx, hop, inst.Addr())
 		if err != nil {
 			inst.Close()
 			return nil, err
@@ -99,10 +134,10 @@ func (m *measurement) frontNodes(start topology.StartFunc) topology.StartFunc {
 	}
 }
 
-// recordProxies lists the run's proxies in its record.
-func (m *measurement) recordProxies() {
-	m.rec.Proxies = nil
-	for _, p := range m.mesh.Processes() {
+// proxyRecords lists proxies as a record carries them.
+func proxyRecords(ps []*proxy.Process) []results.Proxy {
+	var out []results.Proxy
+	for _, p := range ps {
 		r := results.Proxy{Role: p.Role, Kind: p.Kind, Mode: string(p.Leg.Mode), PID: p.PID(), Listen: p.Leg.Listen, Upstream: p.Leg.Upstream}
 		switch {
 		case p.Leg.Accept != nil:
@@ -110,24 +145,25 @@ func (m *measurement) recordProxies() {
 		case p.Leg.Originate != nil:
 			r.TLS = "originate"
 		}
-		m.rec.Proxies = append(m.rec.Proxies, r)
+		out = append(out, r)
 	}
+	return out
 }
 
 // proxyMeter reads the proxies' CPU, memory and the bytes on their
-// legs over the window. Their CPU is the scheduler's (stats.TaskCPU),
-// finer than clock ticks: one proxy's share of a short window is a few
-// ticks.
+// legs over the window; nil for a run without proxies. Their CPU is the
+// scheduler's (stats.TaskCPU), finer than clock ticks: one proxy's share
+// of a short window is a few ticks.
 func proxyMeter(m *measurement) meter {
-	if m.mesh == nil {
-		return nil
-	}
 	var pids []int
 	var legs0 []stats.SocketBytes
-	for _, p := range m.mesh.Processes() {
+	for _, p := range m.hops.processes() {
 		pids = append(pids, p.PID())
 		b, _ := stats.ReadSocketBytes(p.PID())
 		legs0 = append(legs0, b)
+	}
+	if len(pids) == 0 {
+		return nil
 	}
 	return processUsage{newUsage(pids, true), func(m *measurement, each []results.Usage) {
 		for i := range m.rec.Proxies {
@@ -149,22 +185,19 @@ func legsPerRequest(pid int, before stats.SocketBytes, requests int64) *results.
 	return &results.WirePerRequest{Sent: float64(sent) / n, Received: float64(received) / n}
 }
 
-// watchProxies calls exited once if any proxy ends before the run does.
-func (m *measurement) watchProxies(exited func()) (stop func()) {
-	if m.mesh == nil {
-		return func() {}
-	}
+// watchProxies calls exited once if any of ps ends before the run does.
+func watchProxies(ps []*proxy.Process, exited func()) (stop func()) {
 	var dones []<-chan struct{}
-	for _, p := range m.mesh.Processes() {
+	for _, p := range ps {
 		dones = append(dones, p.Done())
 	}
 	return watchExits(dones, exited)
 }
 
-// proxyExited says which proxy ended the run and how.
-func proxyExited(mesh *proxy.Mesh, rec *results.Record) (string, string) {
+// exited says which proxy ended the run and how.
+func (s *sidecars) exited(rec *results.Record) (string, string) {
 	reason := "a proxy exited during the run"
-	for i, p := range mesh.Processes() {
+	for i, p := range s.mesh.Processes() {
 		if st := p.Exit(); st != "" {
 			rec.Proxies[i].Exit = st
 			reason = fmt.Sprintf("proxy %s (%s, pid %d) exited during the run: %s", p.Role, p.Kind, p.PID(), st)
@@ -173,14 +206,10 @@ func proxyExited(mesh *proxy.Mesh, rec *results.Record) (string, string) {
 	return results.OutcomeProxyDied, reason
 }
 
-// closeMesh stops the run's proxies after its nodes, and removes the
+// close stops the run's proxies (after its nodes), and removes the
 // proxies' directory once no run's files are left in it.
-func (m *measurement) closeMesh() {
-	if m.mesh != nil {
-		m.mesh.Close()
-		os.Remove(m.proxyRoot) // only if empty
-	}
-	if m.proxyTemp != "" {
-		os.RemoveAll(m.proxyTemp)
+func (s *sidecars) close() {
+	for i := len(s.undo) - 1; i >= 0; i-- {
+		s.undo[i]()
 	}
 }

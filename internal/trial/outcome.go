@@ -7,7 +7,6 @@ import (
 
 	"github.com/hopbench/hopbench/internal/broker"
 	"github.com/hopbench/hopbench/internal/load"
-	"github.com/hopbench/hopbench/internal/proxy"
 	"github.com/hopbench/hopbench/internal/results"
 )
 
@@ -15,10 +14,10 @@ import (
 // anything, or whether its calls all succeeded. A run whose calls failed
 // loses its latency and throughput figures here: none stands for the
 // service.
-func outcome(ctx, runCtx context.Context, leg brokerLeg, nodes *nodeSet, mesh *proxy.Mesh, rec *results.Record, res *load.Result) (string, string) {
+func outcome(ctx, runCtx context.Context, leg brokerLeg, nodes *nodeSet, hops hops, rec *results.Record, res *load.Result) (string, string) {
 	switch {
 	case context.Cause(runCtx) == errProxyExited:
-		return proxyExited(mesh, rec)
+		return hops.exited(rec)
 	case context.Cause(runCtx) == errBrokerExited:
 		return results.OutcomeBrokerDied, leg.exited()
 	case context.Cause(runCtx) == errNodeExited:

@@ -8,7 +8,6 @@ import (
 
 	"github.com/hopbench/hopbench/internal/evolution"
 	"github.com/hopbench/hopbench/internal/load"
-	"github.com/hopbench/hopbench/internal/proxy"
 	"github.com/hopbench/hopbench/internal/results"
 	"github.com/hopbench/hopbench/internal/stats"
 	"github.com/hopbench/hopbench/internal/topology"
@@ -60,7 +59,7 @@ func (x *Rig) Make(ctx context.Context, c *Case, rec *results.Record, hooks Hook
 		return fmt.Errorf("driving the load: %w", err)
 	}
 	m.collect(got)
-	rec.Outcome, rec.Reason = outcome(ctx, runCtx, m.leg, m.nodes, m.mesh, rec, got.Result)
+	rec.Outcome, rec.Reason = outcome(ctx, runCtx, m.leg, m.nodes, m.hops, rec, got.Result)
 	rec.MarkFailures()
 	return nil
 }
@@ -77,7 +76,7 @@ func (m *measurement) setUp() []step {
 	return []step{
 		{"emulating the network", m.emulate},
 		{"placing the run", m.place},
-		{"starting proxies", m.proxies},
+		{"starting proxies", m.openHops},
 		{"starting nodes", m.startNodes},
 		{"booting nodes", m.boot},
 		{"dialling the entry node", m.dial},
@@ -94,11 +93,13 @@ type measurement struct {
 	hooks Hooks
 
 	// The parts: where the nodes run, what drives them, what network
-	// lies between and the broker leg (where the broker is, if any).
+	// lies between, the broker leg (where the broker is, if any) and
+	// what lies on the hops (proxies, if any).
 	net  netPath
 	home nodeHome
 	gen  generator
 	leg  brokerLeg
+	hops hops
 
 	// listen is where the nodes listen ("" for their own address).
 	listen    string
@@ -106,12 +107,7 @@ type measurement struct {
 	clientTLS *tls.Config
 	nodes     *nodeSet
 	insts     []topology.Instance
-	// mesh is the run's proxies, if its case has any; proxyRoot holds
-	// every run's proxies' files, and proxyTemp is where they went when
-	// the rig has no directory.
-	mesh                 *proxy.Mesh
-	proxyRoot, proxyTemp string
-	// fronts puts the mesh's proxies in front of the nodes as they start.
+	// fronts puts the hops' proxies in front of the nodes as they start.
 	fronts startWrap
 	// runCtx is the run's while it drives the load (admin calls take it).
 	runCtx context.Context
@@ -124,7 +120,7 @@ type measurement struct {
 // assemble chooses the run's parts from its case.
 func (x *Rig) assemble(c *Case, rec *results.Record, hooks Hooks) (*measurement, error) {
 	m := &measurement{Rig: x, c: c, rec: rec, hooks: hooks}
-	m.net = x.netPathOf(c)
+	m.net, m.hops = x.netPathOf(c), hopsOf(c, x.cfg.Dir, x.tlsDir())
 	var where brokerHome = x.brokers
 	m.home, m.gen = localNodes{}, engineOf(c)
 	if c.Placement != nil {
@@ -168,15 +164,23 @@ func (m *measurement) startNodes(ctx context.Context) error {
 	if m.c.OneWay != nil {
 		return nil
 	}
-	insts, err := topology.Start(ctx, m.c.Topology, m.proxied(m.home.start(m)))
+	insts, err := topology.Start(ctx, m.c.Topology, m.fronts(m.home.start(m)))
 	if err != nil {
 		return err
 	}
-	if m.mesh != nil {
-		m.recordProxies()
-	}
+	m.rec.Proxies = proxyRecords(m.hops.processes())
 	m.insts = insts
 	m.nodes.set(insts)
+	return nil
+}
+
+// openHops starts the proxies that go before the nodes (a broker's), and
+// says how the nodes are started behind theirs.
+func (m *measurement) openHops(ctx context.Context) (err error) {
+	if m.listen, m.fronts, err = m.hops.open(ctx, m.leg, m.listen); err != nil {
+		return err
+	}
+	m.rec.Proxies = proxyRecords(m.hops.processes())
 	return nil
 }
 
@@ -233,7 +237,7 @@ func (m *measurement) evolve(ctx context.Context) error {
 // load and the collecting of figures after it.
 func (m *measurement) watch(ctx context.Context) (runCtx context.Context, stop func()) {
 	runCtx, cancel := context.WithCancelCause(ctx)
-	stops := []func(){m.nodes.watch(func() { cancel(errNodeExited) }), m.watchProxies(func() { cancel(errProxyExited) }),
+	stops := []func(){m.nodes.watch(func() { cancel(errNodeExited) }), watchProxies(m.hops.processes(), func() { cancel(errProxyExited) }),
 		m.leg.watch(m.nodes, cancel)}
 	return runCtx, func() {
 		for _, s := range stops {
@@ -300,7 +304,7 @@ func (m *measurement) close() {
 	if m.nodes != nil {
 		m.nodes.close()
 	}
-	m.closeMesh()
+	m.hops.close()
 }
 
 // recordLoad writes what the generator measured into rec.
