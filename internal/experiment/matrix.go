@@ -14,6 +14,7 @@ import (
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/network"
 	"github.com/hopbench/hopbench/internal/oneway"
+	"github.com/hopbench/hopbench/internal/placement"
 	"github.com/hopbench/hopbench/internal/proxy"
 	"github.com/hopbench/hopbench/internal/ranking"
 	"github.com/hopbench/hopbench/internal/results"
@@ -89,7 +90,7 @@ type Run struct {
 	Schema string `json:"schema,omitempty"`
 	// Placement puts the generator and each node on the spec's hosts;
 	// nil for a run on this machine alone.
-	Placement *Placement `json:"placement,omitempty"`
+	Placement *placement.Placement `json:"placement,omitempty"`
 	// OneWay, when set, makes the run one-way messaging over its broker
 	// stack: the generator publishes, consumers take the messages later,
 	// and no node runs.
@@ -252,14 +253,14 @@ func (s *Spec) variants(rep int, top, model string, count int, op string, l Load
 	if len(s.Hosts) > 0 {
 		places := s.Placement
 		if len(places) == 0 {
-			places = Placements{{}}
+			places = placement.List{{}}
 		}
 		t := s.topologies[top]
-		placed := make([]*Placement, len(places))
+		placed := make([]*placement.Placement, len(places))
 		for i, p := range places {
-			placed[i] = p.place(i, s.Hosts, t.Nodes())
+			placed[i] = p.Place(i, s.Hosts, t.Nodes())
 		}
-		runs = expand(runs, placed, func(r *Run, p *Placement) { r.Placement = p })
+		runs = expand(runs, placed, func(r *Run, p *placement.Placement) { r.Placement = p })
 	}
 	return expand(runs, s.Stacks, func(r *Run, stack string) {
 		st := s.stacks[stack]

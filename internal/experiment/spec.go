@@ -13,6 +13,7 @@ import (
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/network"
 	"github.com/hopbench/hopbench/internal/payload"
+	"github.com/hopbench/hopbench/internal/placement"
 	"github.com/hopbench/hopbench/internal/proxy"
 	"github.com/hopbench/hopbench/internal/ranking"
 	"github.com/hopbench/hopbench/internal/threshold"
@@ -58,8 +59,8 @@ type Spec struct {
 	MaxDuration Duration            `yaml:"max_duration" json:"max_duration,omitempty" jsonschema_description:"The longest the experiment may take by hopbench's estimate: hopbench run refuses a longer one. Without it, an estimate above an hour needs hopbench run --yes."`
 	Limits      *load.Limits        `yaml:"limits" json:"limits,omitempty" jsonschema_description:"Raise the bounds on loads: clients (also an open loop's workers; default 10000, at most this process's open-file limit less 256) and rate (requests/s, default 1000000). Loads beyond the bounds are refused before anything runs."`
 	Generators  []string            `yaml:"generators" json:"generators,omitempty" jsonschema:"enum=hopbench,enum=independent" jsonschema_description:"What drives the entry node: hopbench (its load engine, the default) and, to check it, independent: a minimal HTTP/1.1 client over a raw connection that shares no client code with hopbench (stack rest with JSON, no TLS, no HTTP/2, an open-loop rate load). [hopbench, independent] measures both."`
-	Hosts       []HostSpec          `yaml:"hosts" json:"hosts,omitempty" jsonschema_description:"Hosts of their own, each running hopbench agent: the generator, nodes and brokers are placed on them (placement) instead of on this machine. Names alone take the hosts hopbench hosts up made here. The coordinator authenticates to the agents with hopbench run --tls-dir (or --token-file). Closed and rate loads; not TLS, memory limits, pinning, kernel network mode, schema trials or the independent generator."`
-	Placement   Placements          `yaml:"placement" json:"placement,omitempty" jsonschema_description:"Where each run's parts go on the hosts: {generator: a, nodes: [b, c, b]}; or a list of named placements, each measured (a dimension of the matrix). Default: the generator on the first host, the nodes on every host in turn."`
+	Hosts       []placement.Host    `yaml:"hosts" json:"hosts,omitempty" jsonschema_description:"Hosts of their own, each running hopbench agent: the generator, nodes and brokers are placed on them (placement) instead of on this machine. Names alone take the hosts hopbench hosts up made here. The coordinator authenticates to the agents with hopbench run --tls-dir (or --token-file). Closed and rate loads; not TLS, memory limits, pinning, kernel network mode, schema trials or the independent generator."`
+	Placement   placement.List      `yaml:"placement" json:"placement,omitempty" jsonschema_description:"Where each run's parts go on the hosts: {generator: a, nodes: [b, c, b]}; or a list of named placements, each measured (a dimension of the matrix). Default: the generator on the first host, the nodes on every host in turn."`
 	// Study names the published study the experiment reproduces (one in
 	// reference/); its report then sets the study's findings beside what
 	// was measured here.

@@ -15,6 +15,7 @@ import (
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/network"
 	"github.com/hopbench/hopbench/internal/payload"
+	"github.com/hopbench/hopbench/internal/placement"
 	"github.com/hopbench/hopbench/internal/proxy"
 	"github.com/hopbench/hopbench/internal/topology"
 	"github.com/hopbench/hopbench/internal/transport"
@@ -552,6 +553,39 @@ func (s *Spec) validateSchemas(bad func(string, string, ...any)) {
 		}
 		if tr, err := transport.Lookup(p.Transport); err == nil && transport.DecodesItself(tr) {
 			bad(fmt.Sprintf("stacks[%d]", i), "schema v2: %[1]s decodes into v1's messages itself, so its nodes speak v1 only; leave %[1]s out of a part with v2", p.Transport)
+		}
+	}
+}
+
+// validateHosts checks hosts and placement (placement.Check), and names
+// what a run on hosts cannot do.
+func (s *Spec) validateHosts(bad func(string, string, ...any)) {
+	placement.Check(s.Hosts, s.Placement, bad)
+	if len(s.Hosts) > 0 {
+		s.refuseOnHosts(bad)
+	}
+}
+
+// refuseOnHosts names what runs on hosts do not do yet.
+func (s *Spec) refuseOnHosts(bad func(string, string, ...any)) {
+	for i, l := range s.Loads {
+		if c := l.config(); c.Kind != "closed" && c.Kind != "rate" {
+			bad(fmt.Sprintf("loads[%d]", i), "a %s load runs from one process: runs on hosts take closed and rate loads", c.Kind)
+		}
+	}
+	for _, r := range []struct {
+		on          bool
+		field, what string
+	}{
+		{slices.Contains(s.TLS, true), "tls", "TLS between the hosts' nodes"},
+		{s.Memory > 0, "memory", "memory limits"},
+		{s.Pin != "none", "pin", "CPU pinning"},
+		{s.NetworkMode == "kernel", "network_mode", "kernel network emulation (the hosts are namespaces already: shape them with hosts up --bandwidth)"},
+		{slices.Contains(s.Generators, GeneratorIndependent), "generators", "the independent generator"},
+		{len(s.Schemas) > 0, "schemas", "schema trials"},
+	} {
+		if r.on {
+			bad(r.field, "runs on hosts do not take %s yet: leave it out of a spec with hosts", r.what)
 		}
 	}
 }
