@@ -5,19 +5,24 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"net"
+	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/status"
 
 	"github.com/hopbench/hopbench/internal/agent"
 	"github.com/hopbench/hopbench/internal/certs"
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/node"
+	"github.com/hopbench/hopbench/internal/nodeapi"
 	"github.com/hopbench/hopbench/internal/transport"
 	_ "github.com/hopbench/hopbench/internal/transport/all"
 	"github.com/hopbench/hopbench/internal/userschema"
@@ -319,5 +324,72 @@ func TestASessionBringsItsUsersMessages(t *testing.T) {
 			t.Fatalf("the session ended and left %v", left)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// An agent refuses a coordinator of another agent protocol (before 2,
+// one that sent a node's flags), saying which each speaks.
+func TestAnAgentRefusesACoordinatorOfAnotherProtocol(t *testing.T) {
+	auth := agent.Auth{Token: strings.Repeat("t", agent.MinTokenBytes)}
+	addr, _ := serve(t, "h", auth)
+	opts, err := auth.DialOptions()
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := grpc.NewClient(addr, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	stream, err := agentv1.NewAgentClient(conn).Hold(context.Background(), &agentv1.HoldRequest{Session: "old"})
+	if err == nil {
+		_, err = stream.Recv()
+	}
+	if status.Code(err) != codes.FailedPrecondition || !strings.Contains(err.Error(), "agent protocol 1, this agent 2") {
+		t.Errorf("a coordinator of protocol 1: %v, want it refused naming both protocols", err)
+	}
+}
+
+// A node started through an agent runs the typed config its coordinator
+// gave: the agent renders it as its own hopbench node's flags.
+func TestAnAgentStartsANodeFromItsTypedConfig(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds hopbench and starts a node")
+	}
+	bin := filepath.Join(t.TempDir(), "hopbench")
+	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/hopbench").CombinedOutput(); err != nil {
+		t.Fatalf("building hopbench: %v\n%s", err, out)
+	}
+	auth := agent.Auth{Token: strings.Repeat("t", agent.MinTokenBytes)}
+	addr, s := serve(t, "h", auth)
+	s.Bin = bin
+	c, err := agent.Dial(context.Background(), "h", addr, auth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	seed := uint64(3)
+	n, err := c.StartNodeConfig(context.Background(), 0, nodeapi.Config{Stack: "graphql+json", Seed: &seed, Cache: true,
+		Options: map[string]string{"introspection": "false"}, MaxConns: 2000}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	resp, err := http.Get("http://" + n.AdminAddr() + "/ready")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(n.Addr(), "127.0.0.1:") {
+		t.Errorf("the node at %s: /ready says %s, want it serving on the advertised address", n.Addr(), resp.Status)
+	}
+	// A coordinator that still renders flags: read into the typed config.
+	old, err := c.StartNode(context.Background(), agent.NodeSpec{Index: 1, Args: []string{"--stack", "rest+json", "--seed", "4"}})
+	if err != nil {
+		t.Fatalf("a node of flags: %v", err)
+	}
+	old.Close()
+	if _, err := c.StartNodeConfig(context.Background(), 2, nodeapi.Config{Stack: "rest", Options: map[string]string{"a=b": "c"}}, nil); err == nil || !strings.Contains(err.Error(), `Options["a=b"]`) {
+		t.Errorf("a node option its flag would cut: %v, want it refused naming the field", err)
 	}
 }

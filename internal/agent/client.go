@@ -69,7 +69,7 @@ func Dial(ctx context.Context, name, addr string, auth Auth, messages ...usersch
 // hold opens the session and reads its events until it ends.
 func (c *Client) hold(ctx context.Context, msgs []*agentv1.UserMessage) error {
 	holdCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
-	stream, err := c.api.Hold(holdCtx, &agentv1.HoldRequest{Session: c.session, Messages: msgs}, grpc.MaxCallSendMsgSize(maxHoldBytes))
+	stream, err := c.api.Hold(holdCtx, &agentv1.HoldRequest{Session: c.session, Protocol: Protocol, Messages: msgs}, grpc.MaxCallSendMsgSize(maxHoldBytes))
 	if err != nil {
 		stop()
 		return err
@@ -79,6 +79,9 @@ func (c *Client) hold(ctx context.Context, msgs []*agentv1.UserMessage) error {
 		ev, err := stream.Recv()
 		if err == nil && ev.GetHeld() == nil {
 			err = errors.New("the agent's first word was not Held")
+		}
+		if p := ev.GetHeld().GetProtocol(); err == nil && p != Protocol {
+			err = fmt.Errorf("the agent speaks agent protocol %d, this coordinator %d: run one hopbench version on both", max(p, 1), Protocol)
 		}
 		if err == nil {
 			c.Held = ev.GetHeld()

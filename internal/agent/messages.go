@@ -11,7 +11,6 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/hopbench/hopbench/internal/nodeapi"
 	"github.com/hopbench/hopbench/internal/userschema"
 	agentv1 "github.com/hopbench/hopbench/schema/hopbench/agent/v1"
 )
@@ -47,7 +46,7 @@ func messagesOf(bundles []userschema.Bundle) ([]*agentv1.UserMessage, error) {
 // unpack writes the session's users' messages into a directory of its
 // own (removed when the session ends) and registers each in this process,
 // whose load shares carry them; the session's nodes are told where they
-// are (nodeArgs).
+// are (nodeConfig).
 func (s *Server) unpack(ctx context.Context, ss *session, msgs []*agentv1.UserMessage) error {
 	if len(msgs) == 0 {
 		return nil
@@ -83,17 +82,4 @@ func (s *Server) unpack(ctx context.Context, ss *session, msgs []*agentv1.UserMe
 		ss.messages[m.Message] = src
 	}
 	return nil
-}
-
-// nodeArgs are a node's flags: the coordinator's, and where the session's
-// copy of the user's message it serves is (none: "").
-func (ss *session) nodeArgs(args []string, message string) ([]string, error) {
-	if message == "" {
-		return args, nil
-	}
-	src, ok := ss.messages[message]
-	if !ok {
-		return nil, status.Errorf(codes.InvalidArgument, "the node serves %s, which the session did not bring (HoldRequest.messages)", message)
-	}
-	return append(append([]string(nil), args...), nodeapi.ProtoArgs(&src)...), nil
 }

@@ -1,24 +1,34 @@
 package agent
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sync"
 	"time"
 
+	"github.com/hopbench/hopbench/internal/nodeapi"
+	"github.com/hopbench/hopbench/internal/userschema"
 	agentv1 "github.com/hopbench/hopbench/schema/hopbench/agent/v1"
 )
 
 // NodeSpec is how a coordinator starts node Index on an agent: as
 // topology.ProcessConfig says it for a child process here.
 type NodeSpec struct {
-	Index      int
+	Index int
+	// Config is the node's configuration. Listen, Downstream and Message,
+	// when given, are its Listen, Downstream and the name of its user's
+	// message (one the session brought).
+	Config     nodeapi.Config
 	Listen     string
 	Downstream []string
-	Args, Env  []string
-	// Message is the user's message (one the session brought, by its full
-	// name) the node serves; "" for none.
-	Message string
+	Message    string
+	// Args, when given, are the node's flags after the addresses, read
+	// into Config (nodeapi.Parse): for coordinators that still render
+	// them, until they give Config.
+	Args []string
+	// Env is added to the node's environment (KEY=VALUE).
+	Env []string
 }
 
 // Node is a node an agent runs on its host, as a run sees it.
@@ -34,13 +44,42 @@ type Node struct {
 	how     string
 }
 
-// StartNode starts a node on the agent's host and returns once it serves.
-// Its spawn time is placed on this machine's clock as the reply's arrival
-// less the time the agent measured from spawn to ready, so that a boot
-// time leaves out the call's own round trip.
+// StartNode starts the node s describes: see StartNodeConfig.
 func (c *Client) StartNode(ctx context.Context, s NodeSpec) (*Node, error) {
-	r, err := c.api.StartNode(ctx, &agentv1.StartNodeRequest{Session: c.session, Index: int32(s.Index), Listen: s.Listen,
-		Downstream: s.Downstream, Args: s.Args, Env: s.Env, Message: s.Message})
+	cfg := s.Config
+	if s.Args != nil {
+		parsed, err := nodeapi.Parse(s.Args)
+		if err != nil {
+			return nil, fmt.Errorf("host %s: node %d's flags: %w", c.Name, s.Index, err)
+		}
+		cfg = parsed
+	}
+	cfg.Listen = cmp.Or(s.Listen, cfg.Listen)
+	if s.Downstream != nil {
+		cfg.Downstream = s.Downstream
+	}
+	if s.Message != "" {
+		cfg.Proto = &userschema.Source{Message: s.Message}
+	}
+	return c.StartNodeConfig(ctx, s.Index, cfg, s.Env)
+}
+
+// StartNodeConfig starts node index (its place in the topology) on the
+// agent's host with cfg, its environment added to with env, and returns
+// once it serves. cfg.Listen is a broker stack's broker URL, or anything
+// else for the agent's advertised address; cfg.Proto is named to the
+// agent by its message alone, which the session brought (Dial); Announce
+// and Admin are the agent's to set.
+//
+// The node's spawn time is placed on this machine's clock as the reply's
+// arrival less the time the agent measured from spawn to ready, so that
+// a boot time leaves out the call's own round trip.
+func (c *Client) StartNodeConfig(ctx context.Context, index int, cfg nodeapi.Config, env []string) (*Node, error) {
+	nc, err := nodeConfigOf(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("host %s: node %d: %w", c.Name, index, err)
+	}
+	r, err := c.api.StartNode(ctx, &agentv1.StartNodeRequest{Session: c.session, Index: int32(index), Config: nc, Env: env})
 	if err != nil {
 		return nil, fmt.Errorf("host %s: %w", c.Name, explain(err))
 	}

@@ -20,25 +20,23 @@ func (s *Server) StartNode(ctx context.Context, req *agentv1.StartNodeRequest) (
 	if err != nil {
 		return nil, err
 	}
-	for what, words := range map[string][]string{"args": req.Args, "env": req.Env, "downstream": req.Downstream} {
-		if err := checkArgs(what, words); err != nil {
-			return nil, err
-		}
+	if err := checkArgs("env", req.Env); err != nil {
+		return nil, err
+	}
+	cfg, err := ss.nodeConfig(req.Config)
+	if err != nil {
+		return nil, err
 	}
 	bin, err := selfBin(s.Bin)
 	if err != nil {
 		return nil, status.Error(codes.Internal, err.Error())
 	}
-	args, err := ss.nodeArgs(req.Args, req.Message)
-	if err != nil {
-		return nil, err
-	}
 	start := topology.Processes(topology.ProcessConfig{
-		Bin: bin, Node: func(int) nodeapi.Config { return nodeapi.Config{Listen: req.Listen, Extra: args} },
+		Bin: bin, Node: func(int) nodeapi.Config { return cfg },
 		Host: func(int) ([]string, string) { return nil, s.Advertise },
 		Env:  req.Env, Stderr: s.logOrDiscard(),
 	})
-	inst, err := start(ctx, int(req.Index), req.Downstream)
+	inst, err := start(ctx, int(req.Index), cfg.Downstream)
 	if err != nil {
 		return nil, status.Errorf(codes.Unavailable, "host %s: %v", s.Host, err)
 	}
@@ -51,6 +49,30 @@ func (s *Server) StartNode(ctx context.Context, req *agentv1.StartNodeRequest) (
 	go ss.watch(id, p)
 	return &agentv1.StartNodeReply{Node: id, Addr: p.Addr(), AdminAddr: p.AdminAddr(), Pid: int32(p.PID()),
 		ReadyNs: time.Since(p.Spawned()).Nanoseconds()}, nil
+}
+
+// nodeConfig is the configuration a node is started with: n, bounded
+// and as the node contract checks it (Validate), its user's message the
+// session's copy. A bad one is refused, naming the field.
+func (ss *session) nodeConfig(n *agentv1.NodeConfig) (nodeapi.Config, error) {
+	if n == nil {
+		return nodeapi.Config{}, status.Errorf(codes.InvalidArgument, "config: none; a coordinator of agent protocol %d sends the node's", Protocol)
+	}
+	if err := checkConfig(n); err != nil {
+		return nodeapi.Config{}, err
+	}
+	cfg := configOf(n)
+	if err := cfg.Validate(); err != nil {
+		return nodeapi.Config{}, status.Errorf(codes.InvalidArgument, "config: %v", err)
+	}
+	if cfg.Proto != nil {
+		src, ok := ss.messages[cfg.Proto.Message]
+		if !ok {
+			return nodeapi.Config{}, status.Errorf(codes.InvalidArgument, "config.message: the node serves %s, which the session did not bring (HoldRequest.messages)", cfg.Proto.Message)
+		}
+		cfg.Proto = &src
+	}
+	return cfg, nil
 }
 
 // add keeps p in the session, unless the session ended or is full.

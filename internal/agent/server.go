@@ -26,8 +26,9 @@ import (
 const (
 	MaxSessions     = 16
 	MaxNodesPerHost = 256
-	maxArgs         = 256
-	maxArgBytes     = 64 << 10
+	// A node's environment: words, and their bytes.
+	maxEnv      = 256
+	maxEnvBytes = 64 << 10
 )
 
 // Server is one host's agent: what coordinators start on it lives in a
@@ -70,6 +71,9 @@ type session struct {
 // Hold opens a session and keeps it until the coordinator ends the call;
 // then everything the session started is stopped.
 func (s *Server) Hold(req *agentv1.HoldRequest, stream agentv1.Agent_HoldServer) error {
+	if req.Protocol != Protocol {
+		return status.Errorf(codes.FailedPrecondition, "host %s: the coordinator speaks agent protocol %d, this agent %d: run one hopbench version on both", s.Host, max(req.Protocol, 1), Protocol)
+	}
 	ss, err := s.open(req.Session)
 	if err != nil {
 		return err
@@ -78,7 +82,7 @@ func (s *Server) Hold(req *agentv1.HoldRequest, stream agentv1.Agent_HoldServer)
 	if err := s.unpack(stream.Context(), ss, req.Messages); err != nil {
 		return err
 	}
-	held := &agentv1.Held{Host: s.Host, Advertise: s.Advertise, Version: environment.Version}
+	held := &agentv1.Held{Host: s.Host, Advertise: s.Advertise, Version: environment.Version, Protocol: Protocol}
 	if err := stream.Send(&agentv1.Event{Event: &agentv1.Event_Held{Held: held}}); err != nil {
 		return err
 	}
@@ -177,8 +181,8 @@ func checkArgs(what string, args []string) error {
 	for _, a := range args {
 		n += len(a)
 	}
-	if len(args) > maxArgs || n > maxArgBytes {
-		return status.Errorf(codes.InvalidArgument, "%s: %d words of %d bytes; at most %d words of %d bytes", what, len(args), n, maxArgs, maxArgBytes)
+	if len(args) > maxEnv || n > maxEnvBytes {
+		return status.Errorf(codes.InvalidArgument, "%s: %d words of %d bytes; at most %d words of %d bytes", what, len(args), n, maxEnv, maxEnvBytes)
 	}
 	return nil
 }

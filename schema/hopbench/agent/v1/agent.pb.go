@@ -30,6 +30,11 @@ type HoldRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// session names what the coordinator starts; unique per coordinator.
 	Session string `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"`
+	// protocol is the version of this API the coordinator speaks; an agent
+	// refuses a session in another. 2 carries a node's configuration typed
+	// (NodeConfig); 1 (sent as 0, before there was a version) carried its
+	// flags.
+	Protocol uint32 `protobuf:"varint,3,opt,name=protocol,proto3" json:"protocol,omitempty"`
 	// messages are the users' messages the session's nodes and load shares
 	// carry (a spec's proto payloads), shipped whole: the agent unpacks
 	// them for the session and registers them in its process.
@@ -73,6 +78,13 @@ func (x *HoldRequest) GetSession() string {
 		return x.Session
 	}
 	return ""
+}
+
+func (x *HoldRequest) GetProtocol() uint32 {
+	if x != nil {
+		return x.Protocol
+	}
+	return 0
 }
 
 func (x *HoldRequest) GetMessages() []*UserMessage {
@@ -251,9 +263,12 @@ type Held struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// host is the agent's name for itself; advertise the address its nodes
 	// and brokers listen on.
-	Host          string `protobuf:"bytes,1,opt,name=host,proto3" json:"host,omitempty"`
-	Advertise     string `protobuf:"bytes,2,opt,name=advertise,proto3" json:"advertise,omitempty"`
-	Version       string `protobuf:"bytes,3,opt,name=version,proto3" json:"version,omitempty"`
+	Host      string `protobuf:"bytes,1,opt,name=host,proto3" json:"host,omitempty"`
+	Advertise string `protobuf:"bytes,2,opt,name=advertise,proto3" json:"advertise,omitempty"`
+	Version   string `protobuf:"bytes,3,opt,name=version,proto3" json:"version,omitempty"`
+	// protocol is the version of this API the agent speaks (see
+	// HoldRequest.protocol).
+	Protocol      uint32 `protobuf:"varint,4,opt,name=protocol,proto3" json:"protocol,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -307,6 +322,13 @@ func (x *Held) GetVersion() string {
 		return x.Version
 	}
 	return ""
+}
+
+func (x *Held) GetProtocol() uint32 {
+	if x != nil {
+		return x.Protocol
+	}
+	return 0
 }
 
 type Exited struct {
@@ -367,17 +389,9 @@ type StartNodeRequest struct {
 	Session string                 `protobuf:"bytes,1,opt,name=session,proto3" json:"session,omitempty"`
 	// index is the node's place in the topology (for its name and log).
 	Index int32 `protobuf:"varint,2,opt,name=index,proto3" json:"index,omitempty"`
-	// listen is a broker stack's broker URL (the node gets a queue, topic
-	// or subject of its own there); empty means the advertised address.
-	Listen     string   `protobuf:"bytes,4,opt,name=listen,proto3" json:"listen,omitempty"`
-	Downstream []string `protobuf:"bytes,5,rep,name=downstream,proto3" json:"downstream,omitempty"`
-	// args are the node's flags after the addresses (--stack, --seed, ...).
-	Args []string `protobuf:"bytes,6,rep,name=args,proto3" json:"args,omitempty"`
 	// env is added to the node's environment (KEY=VALUE).
-	Env []string `protobuf:"bytes,7,rep,name=env,proto3" json:"env,omitempty"`
-	// message is the user's message (of the session's) the node serves
-	// beside the built-in models, by its full name; empty for none.
-	Message       string `protobuf:"bytes,8,opt,name=message,proto3" json:"message,omitempty"`
+	Env           []string    `protobuf:"bytes,7,rep,name=env,proto3" json:"env,omitempty"`
+	Config        *NodeConfig `protobuf:"bytes,9,opt,name=config,proto3" json:"config,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -426,27 +440,6 @@ func (x *StartNodeRequest) GetIndex() int32 {
 	return 0
 }
 
-func (x *StartNodeRequest) GetListen() string {
-	if x != nil {
-		return x.Listen
-	}
-	return ""
-}
-
-func (x *StartNodeRequest) GetDownstream() []string {
-	if x != nil {
-		return x.Downstream
-	}
-	return nil
-}
-
-func (x *StartNodeRequest) GetArgs() []string {
-	if x != nil {
-		return x.Args
-	}
-	return nil
-}
-
 func (x *StartNodeRequest) GetEnv() []string {
 	if x != nil {
 		return x.Env
@@ -454,11 +447,230 @@ func (x *StartNodeRequest) GetEnv() []string {
 	return nil
 }
 
-func (x *StartNodeRequest) GetMessage() string {
+func (x *StartNodeRequest) GetConfig() *NodeConfig {
+	if x != nil {
+		return x.Config
+	}
+	return nil
+}
+
+// NodeConfig is a node's configuration (internal/nodeapi.Config), typed:
+// the agent checks it as the node contract does and renders it as its
+// own hopbench node's flags. Announcing and the admin address are the
+// agent's to set. An empty string, list or map, and a seed left out, are
+// the node's default.
+type NodeConfig struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// listen is a broker stack's broker URL (the node gets a queue, topic
+	// or subject of its own there); any other (or none) means the
+	// advertised address.
+	Listen     string   `protobuf:"bytes,1,opt,name=listen,proto3" json:"listen,omitempty"`
+	Downstream []string `protobuf:"bytes,2,rep,name=downstream,proto3" json:"downstream,omitempty"`
+	// stack is what the node serves, e.g. rest+proto; runtime what it runs
+	// on: empty for Go, or jvm.
+	Stack   string  `protobuf:"bytes,3,opt,name=stack,proto3" json:"stack,omitempty"`
+	Runtime string  `protobuf:"bytes,4,opt,name=runtime,proto3" json:"runtime,omitempty"`
+	Seed    *uint64 `protobuf:"varint,5,opt,name=seed,proto3,oneof" json:"seed,omitempty"`
+	// schema is the payload schema's version it speaks (empty: v1).
+	Schema  string            `protobuf:"bytes,6,opt,name=schema,proto3" json:"schema,omitempty"`
+	Options map[string]string `protobuf:"bytes,7,rep,name=options,proto3" json:"options,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Http2   bool              `protobuf:"varint,8,opt,name=http2,proto3" json:"http2,omitempty"`
+	Cache   bool              `protobuf:"varint,9,opt,name=cache,proto3" json:"cache,omitempty"`
+	// tls_dir is the certificates' directory on the agent's host (TLS on);
+	// mtls requires and presents client certificates.
+	TlsDir string `protobuf:"bytes,10,opt,name=tls_dir,json=tlsDir,proto3" json:"tls_dir,omitempty"`
+	Mtls   bool   `protobuf:"varint,11,opt,name=mtls,proto3" json:"mtls,omitempty"`
+	// max_conns raises the node's connection cap (0: its default).
+	MaxConns int32 `protobuf:"varint,12,opt,name=max_conns,json=maxConns,proto3" json:"max_conns,omitempty"`
+	// network is the profile emulated on the connections it dials.
+	Network string `protobuf:"bytes,13,opt,name=network,proto3" json:"network,omitempty"`
+	// cpus pins the node's process to these CPUs of the agent's host.
+	Cpus []int32 `protobuf:"varint,14,rep,packed,name=cpus,proto3" json:"cpus,omitempty"`
+	// seeds is a JVM node's seeds file on the agent's host, or gets the get
+	// replies it generates there, MODEL:COUNT; jvm_flags the JVM's own.
+	Seeds    string   `protobuf:"bytes,15,opt,name=seeds,proto3" json:"seeds,omitempty"`
+	Gets     []string `protobuf:"bytes,16,rep,name=gets,proto3" json:"gets,omitempty"`
+	JvmFlags []string `protobuf:"bytes,17,rep,name=jvm_flags,json=jvmFlags,proto3" json:"jvm_flags,omitempty"`
+	// message is the user's message the node serves beside the built-in
+	// models, by its full name: one the session brought
+	// (HoldRequest.messages), whose copy on the host it loads. Empty: none.
+	Message string `protobuf:"bytes,18,opt,name=message,proto3" json:"message,omitempty"`
+	// proto_v2 is version 2 of the user's message, for schema trials: its
+	// .proto files and import paths on the agent's host.
+	ProtoV2Files       []string `protobuf:"bytes,19,rep,name=proto_v2_files,json=protoV2Files,proto3" json:"proto_v2_files,omitempty"`
+	ProtoV2ImportPaths []string `protobuf:"bytes,20,rep,name=proto_v2_import_paths,json=protoV2ImportPaths,proto3" json:"proto_v2_import_paths,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
+}
+
+func (x *NodeConfig) Reset() {
+	*x = NodeConfig{}
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NodeConfig) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NodeConfig) ProtoMessage() {}
+
+func (x *NodeConfig) ProtoReflect() protoreflect.Message {
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NodeConfig.ProtoReflect.Descriptor instead.
+func (*NodeConfig) Descriptor() ([]byte, []int) {
+	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *NodeConfig) GetListen() string {
+	if x != nil {
+		return x.Listen
+	}
+	return ""
+}
+
+func (x *NodeConfig) GetDownstream() []string {
+	if x != nil {
+		return x.Downstream
+	}
+	return nil
+}
+
+func (x *NodeConfig) GetStack() string {
+	if x != nil {
+		return x.Stack
+	}
+	return ""
+}
+
+func (x *NodeConfig) GetRuntime() string {
+	if x != nil {
+		return x.Runtime
+	}
+	return ""
+}
+
+func (x *NodeConfig) GetSeed() uint64 {
+	if x != nil && x.Seed != nil {
+		return *x.Seed
+	}
+	return 0
+}
+
+func (x *NodeConfig) GetSchema() string {
+	if x != nil {
+		return x.Schema
+	}
+	return ""
+}
+
+func (x *NodeConfig) GetOptions() map[string]string {
+	if x != nil {
+		return x.Options
+	}
+	return nil
+}
+
+func (x *NodeConfig) GetHttp2() bool {
+	if x != nil {
+		return x.Http2
+	}
+	return false
+}
+
+func (x *NodeConfig) GetCache() bool {
+	if x != nil {
+		return x.Cache
+	}
+	return false
+}
+
+func (x *NodeConfig) GetTlsDir() string {
+	if x != nil {
+		return x.TlsDir
+	}
+	return ""
+}
+
+func (x *NodeConfig) GetMtls() bool {
+	if x != nil {
+		return x.Mtls
+	}
+	return false
+}
+
+func (x *NodeConfig) GetMaxConns() int32 {
+	if x != nil {
+		return x.MaxConns
+	}
+	return 0
+}
+
+func (x *NodeConfig) GetNetwork() string {
+	if x != nil {
+		return x.Network
+	}
+	return ""
+}
+
+func (x *NodeConfig) GetCpus() []int32 {
+	if x != nil {
+		return x.Cpus
+	}
+	return nil
+}
+
+func (x *NodeConfig) GetSeeds() string {
+	if x != nil {
+		return x.Seeds
+	}
+	return ""
+}
+
+func (x *NodeConfig) GetGets() []string {
+	if x != nil {
+		return x.Gets
+	}
+	return nil
+}
+
+func (x *NodeConfig) GetJvmFlags() []string {
+	if x != nil {
+		return x.JvmFlags
+	}
+	return nil
+}
+
+func (x *NodeConfig) GetMessage() string {
 	if x != nil {
 		return x.Message
 	}
 	return ""
+}
+
+func (x *NodeConfig) GetProtoV2Files() []string {
+	if x != nil {
+		return x.ProtoV2Files
+	}
+	return nil
+}
+
+func (x *NodeConfig) GetProtoV2ImportPaths() []string {
+	if x != nil {
+		return x.ProtoV2ImportPaths
+	}
+	return nil
 }
 
 type StartNodeReply struct {
@@ -476,7 +688,7 @@ type StartNodeReply struct {
 
 func (x *StartNodeReply) Reset() {
 	*x = StartNodeReply{}
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[6]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -488,7 +700,7 @@ func (x *StartNodeReply) String() string {
 func (*StartNodeReply) ProtoMessage() {}
 
 func (x *StartNodeReply) ProtoReflect() protoreflect.Message {
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[6]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -501,7 +713,7 @@ func (x *StartNodeReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartNodeReply.ProtoReflect.Descriptor instead.
 func (*StartNodeReply) Descriptor() ([]byte, []int) {
-	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{6}
+	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *StartNodeReply) GetNode() string {
@@ -549,7 +761,7 @@ type StopNodeRequest struct {
 
 func (x *StopNodeRequest) Reset() {
 	*x = StopNodeRequest{}
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[7]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -561,7 +773,7 @@ func (x *StopNodeRequest) String() string {
 func (*StopNodeRequest) ProtoMessage() {}
 
 func (x *StopNodeRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[7]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -574,7 +786,7 @@ func (x *StopNodeRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopNodeRequest.ProtoReflect.Descriptor instead.
 func (*StopNodeRequest) Descriptor() ([]byte, []int) {
-	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{7}
+	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *StopNodeRequest) GetSession() string {
@@ -600,7 +812,7 @@ type StopNodeReply struct {
 
 func (x *StopNodeReply) Reset() {
 	*x = StopNodeReply{}
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[8]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -612,7 +824,7 @@ func (x *StopNodeReply) String() string {
 func (*StopNodeReply) ProtoMessage() {}
 
 func (x *StopNodeReply) ProtoReflect() protoreflect.Message {
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[8]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -625,7 +837,7 @@ func (x *StopNodeReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopNodeReply.ProtoReflect.Descriptor instead.
 func (*StopNodeReply) Descriptor() ([]byte, []int) {
-	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{8}
+	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *StopNodeReply) GetHow() string {
@@ -647,7 +859,7 @@ type LoadShare struct {
 
 func (x *LoadShare) Reset() {
 	*x = LoadShare{}
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[9]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -659,7 +871,7 @@ func (x *LoadShare) String() string {
 func (*LoadShare) ProtoMessage() {}
 
 func (x *LoadShare) ProtoReflect() protoreflect.Message {
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[9]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -672,7 +884,7 @@ func (x *LoadShare) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LoadShare.ProtoReflect.Descriptor instead.
 func (*LoadShare) Descriptor() ([]byte, []int) {
-	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{9}
+	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *LoadShare) GetSession() string {
@@ -720,7 +932,7 @@ type Target struct {
 
 func (x *Target) Reset() {
 	*x = Target{}
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[10]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -732,7 +944,7 @@ func (x *Target) String() string {
 func (*Target) ProtoMessage() {}
 
 func (x *Target) ProtoReflect() protoreflect.Message {
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[10]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -745,7 +957,7 @@ func (x *Target) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Target.ProtoReflect.Descriptor instead.
 func (*Target) Descriptor() ([]byte, []int) {
-	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{10}
+	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Target) GetStack() string {
@@ -854,7 +1066,7 @@ type Load struct {
 
 func (x *Load) Reset() {
 	*x = Load{}
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[11]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -866,7 +1078,7 @@ func (x *Load) String() string {
 func (*Load) ProtoMessage() {}
 
 func (x *Load) ProtoReflect() protoreflect.Message {
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[11]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -879,7 +1091,7 @@ func (x *Load) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Load.ProtoReflect.Descriptor instead.
 func (*Load) Descriptor() ([]byte, []int) {
-	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{11}
+	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Load) GetKind() string {
@@ -986,7 +1198,7 @@ type LoadEvent struct {
 
 func (x *LoadEvent) Reset() {
 	*x = LoadEvent{}
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[12]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -998,7 +1210,7 @@ func (x *LoadEvent) String() string {
 func (*LoadEvent) ProtoMessage() {}
 
 func (x *LoadEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[12]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1011,7 +1223,7 @@ func (x *LoadEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LoadEvent.ProtoReflect.Descriptor instead.
 func (*LoadEvent) Descriptor() ([]byte, []int) {
-	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{12}
+	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *LoadEvent) GetEvent() isLoadEvent_Event {
@@ -1063,7 +1275,7 @@ type WindowOpened struct {
 
 func (x *WindowOpened) Reset() {
 	*x = WindowOpened{}
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[13]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1075,7 +1287,7 @@ func (x *WindowOpened) String() string {
 func (*WindowOpened) ProtoMessage() {}
 
 func (x *WindowOpened) ProtoReflect() protoreflect.Message {
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[13]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1088,7 +1300,7 @@ func (x *WindowOpened) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WindowOpened.ProtoReflect.Descriptor instead.
 func (*WindowOpened) Descriptor() ([]byte, []int) {
-	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{13}
+	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{14}
 }
 
 type LoadResult struct {
@@ -1122,7 +1334,7 @@ type LoadResult struct {
 
 func (x *LoadResult) Reset() {
 	*x = LoadResult{}
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[14]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1134,7 +1346,7 @@ func (x *LoadResult) String() string {
 func (*LoadResult) ProtoMessage() {}
 
 func (x *LoadResult) ProtoReflect() protoreflect.Message {
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[14]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1147,7 +1359,7 @@ func (x *LoadResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LoadResult.ProtoReflect.Descriptor instead.
 func (*LoadResult) Descriptor() ([]byte, []int) {
-	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{14}
+	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *LoadResult) GetRequests() int64 {
@@ -1290,7 +1502,7 @@ type Second struct {
 
 func (x *Second) Reset() {
 	*x = Second{}
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[15]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1302,7 +1514,7 @@ func (x *Second) String() string {
 func (*Second) ProtoMessage() {}
 
 func (x *Second) ProtoReflect() protoreflect.Message {
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[15]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1315,7 +1527,7 @@ func (x *Second) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Second.ProtoReflect.Descriptor instead.
 func (*Second) Descriptor() ([]byte, []int) {
-	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{15}
+	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Second) GetT() int32 {
@@ -1374,7 +1586,7 @@ type UsageRequest struct {
 
 func (x *UsageRequest) Reset() {
 	*x = UsageRequest{}
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[16]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1386,7 +1598,7 @@ func (x *UsageRequest) String() string {
 func (*UsageRequest) ProtoMessage() {}
 
 func (x *UsageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[16]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1399,7 +1611,7 @@ func (x *UsageRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UsageRequest.ProtoReflect.Descriptor instead.
 func (*UsageRequest) Descriptor() ([]byte, []int) {
-	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{16}
+	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *UsageRequest) GetSession() string {
@@ -1445,7 +1657,7 @@ type UsageReply struct {
 
 func (x *UsageReply) Reset() {
 	*x = UsageReply{}
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[17]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1457,7 +1669,7 @@ func (x *UsageReply) String() string {
 func (*UsageReply) ProtoMessage() {}
 
 func (x *UsageReply) ProtoReflect() protoreflect.Message {
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[17]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1470,7 +1682,7 @@ func (x *UsageReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UsageReply.ProtoReflect.Descriptor instead.
 func (*UsageReply) Descriptor() ([]byte, []int) {
-	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{17}
+	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *UsageReply) GetHostCpuSeconds() float64 {
@@ -1535,7 +1747,7 @@ type Process struct {
 
 func (x *Process) Reset() {
 	*x = Process{}
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[18]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1547,7 +1759,7 @@ func (x *Process) String() string {
 func (*Process) ProtoMessage() {}
 
 func (x *Process) ProtoReflect() protoreflect.Message {
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[18]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1560,7 +1772,7 @@ func (x *Process) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Process.ProtoReflect.Descriptor instead.
 func (*Process) Descriptor() ([]byte, []int) {
-	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{18}
+	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *Process) GetPid() int32 {
@@ -1609,7 +1821,7 @@ type StartBrokerRequest struct {
 
 func (x *StartBrokerRequest) Reset() {
 	*x = StartBrokerRequest{}
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[19]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1621,7 +1833,7 @@ func (x *StartBrokerRequest) String() string {
 func (*StartBrokerRequest) ProtoMessage() {}
 
 func (x *StartBrokerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[19]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1634,7 +1846,7 @@ func (x *StartBrokerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartBrokerRequest.ProtoReflect.Descriptor instead.
 func (*StartBrokerRequest) Descriptor() ([]byte, []int) {
-	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{19}
+	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *StartBrokerRequest) GetSession() string {
@@ -1662,7 +1874,7 @@ type StartBrokerReply struct {
 
 func (x *StartBrokerReply) Reset() {
 	*x = StartBrokerReply{}
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[20]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1674,7 +1886,7 @@ func (x *StartBrokerReply) String() string {
 func (*StartBrokerReply) ProtoMessage() {}
 
 func (x *StartBrokerReply) ProtoReflect() protoreflect.Message {
-	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[20]
+	mi := &file_hopbench_agent_v1_agent_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1687,7 +1899,7 @@ func (x *StartBrokerReply) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StartBrokerReply.ProtoReflect.Descriptor instead.
 func (*StartBrokerReply) Descriptor() ([]byte, []int) {
-	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{20}
+	return file_hopbench_agent_v1_agent_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *StartBrokerReply) GetAddr() string {
@@ -1715,9 +1927,10 @@ var File_hopbench_agent_v1_agent_proto protoreflect.FileDescriptor
 
 const file_hopbench_agent_v1_agent_proto_rawDesc = "" +
 	"\n" +
-	"\x1dhopbench/agent/v1/agent.proto\x12\x11hopbench.agent.v1\"c\n" +
+	"\x1dhopbench/agent/v1/agent.proto\x12\x11hopbench.agent.v1\"\x7f\n" +
 	"\vHoldRequest\x12\x18\n" +
-	"\asession\x18\x01 \x01(\tR\asession\x12:\n" +
+	"\asession\x18\x01 \x01(\tR\asession\x12\x1a\n" +
+	"\bprotocol\x18\x03 \x01(\rR\bprotocol\x12:\n" +
 	"\bmessages\x18\x02 \x03(\v2\x1e.hopbench.agent.v1.UserMessageR\bmessages\"\xe6\x01\n" +
 	"\vUserMessage\x12?\n" +
 	"\x05files\x18\x01 \x03(\v2).hopbench.agent.v1.UserMessage.FilesEntryR\x05files\x12\x14\n" +
@@ -1732,24 +1945,50 @@ const file_hopbench_agent_v1_agent_proto_rawDesc = "" +
 	"\x05Event\x12-\n" +
 	"\x04held\x18\x01 \x01(\v2\x17.hopbench.agent.v1.HeldH\x00R\x04held\x123\n" +
 	"\x06exited\x18\x02 \x01(\v2\x19.hopbench.agent.v1.ExitedH\x00R\x06exitedB\a\n" +
-	"\x05event\"R\n" +
+	"\x05event\"n\n" +
 	"\x04Held\x12\x12\n" +
 	"\x04host\x18\x01 \x01(\tR\x04host\x12\x1c\n" +
 	"\tadvertise\x18\x02 \x01(\tR\tadvertise\x12\x18\n" +
-	"\aversion\x18\x03 \x01(\tR\aversion\".\n" +
+	"\aversion\x18\x03 \x01(\tR\aversion\x12\x1a\n" +
+	"\bprotocol\x18\x04 \x01(\rR\bprotocol\".\n" +
 	"\x06Exited\x12\x12\n" +
 	"\x04node\x18\x01 \x01(\tR\x04node\x12\x10\n" +
-	"\x03how\x18\x02 \x01(\tR\x03how\"\xc0\x01\n" +
+	"\x03how\x18\x02 \x01(\tR\x03how\"\xcc\x01\n" +
 	"\x10StartNodeRequest\x12\x18\n" +
 	"\asession\x18\x01 \x01(\tR\asession\x12\x14\n" +
-	"\x05index\x18\x02 \x01(\x05R\x05index\x12\x16\n" +
-	"\x06listen\x18\x04 \x01(\tR\x06listen\x12\x1e\n" +
+	"\x05index\x18\x02 \x01(\x05R\x05index\x12\x10\n" +
+	"\x03env\x18\a \x03(\tR\x03env\x125\n" +
+	"\x06config\x18\t \x01(\v2\x1d.hopbench.agent.v1.NodeConfigR\x06configJ\x04\b\x03\x10\x04J\x04\b\x04\x10\x05J\x04\b\x05\x10\x06J\x04\b\x06\x10\aJ\x04\b\b\x10\tR\x06listenR\n" +
+	"downstreamR\x04argsR\amessage\"\x8e\x05\n" +
 	"\n" +
-	"downstream\x18\x05 \x03(\tR\n" +
-	"downstream\x12\x12\n" +
-	"\x04args\x18\x06 \x03(\tR\x04args\x12\x10\n" +
-	"\x03env\x18\a \x03(\tR\x03env\x12\x18\n" +
-	"\amessage\x18\b \x01(\tR\amessageJ\x04\b\x03\x10\x04\"\x84\x01\n" +
+	"NodeConfig\x12\x16\n" +
+	"\x06listen\x18\x01 \x01(\tR\x06listen\x12\x1e\n" +
+	"\n" +
+	"downstream\x18\x02 \x03(\tR\n" +
+	"downstream\x12\x14\n" +
+	"\x05stack\x18\x03 \x01(\tR\x05stack\x12\x18\n" +
+	"\aruntime\x18\x04 \x01(\tR\aruntime\x12\x17\n" +
+	"\x04seed\x18\x05 \x01(\x04H\x00R\x04seed\x88\x01\x01\x12\x16\n" +
+	"\x06schema\x18\x06 \x01(\tR\x06schema\x12D\n" +
+	"\aoptions\x18\a \x03(\v2*.hopbench.agent.v1.NodeConfig.OptionsEntryR\aoptions\x12\x14\n" +
+	"\x05http2\x18\b \x01(\bR\x05http2\x12\x14\n" +
+	"\x05cache\x18\t \x01(\bR\x05cache\x12\x17\n" +
+	"\atls_dir\x18\n" +
+	" \x01(\tR\x06tlsDir\x12\x12\n" +
+	"\x04mtls\x18\v \x01(\bR\x04mtls\x12\x1b\n" +
+	"\tmax_conns\x18\f \x01(\x05R\bmaxConns\x12\x18\n" +
+	"\anetwork\x18\r \x01(\tR\anetwork\x12\x12\n" +
+	"\x04cpus\x18\x0e \x03(\x05R\x04cpus\x12\x14\n" +
+	"\x05seeds\x18\x0f \x01(\tR\x05seeds\x12\x12\n" +
+	"\x04gets\x18\x10 \x03(\tR\x04gets\x12\x1b\n" +
+	"\tjvm_flags\x18\x11 \x03(\tR\bjvmFlags\x12\x18\n" +
+	"\amessage\x18\x12 \x01(\tR\amessage\x12$\n" +
+	"\x0eproto_v2_files\x18\x13 \x03(\tR\fprotoV2Files\x121\n" +
+	"\x15proto_v2_import_paths\x18\x14 \x03(\tR\x12protoV2ImportPaths\x1a:\n" +
+	"\fOptionsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\a\n" +
+	"\x05_seed\"\x84\x01\n" +
 	"\x0eStartNodeReply\x12\x12\n" +
 	"\x04node\x18\x01 \x01(\tR\x04node\x12\x12\n" +
 	"\x04addr\x18\x02 \x01(\tR\x04addr\x12\x1d\n" +
@@ -1890,7 +2129,7 @@ func file_hopbench_agent_v1_agent_proto_rawDescGZIP() []byte {
 	return file_hopbench_agent_v1_agent_proto_rawDescData
 }
 
-var file_hopbench_agent_v1_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
+var file_hopbench_agent_v1_agent_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
 var file_hopbench_agent_v1_agent_proto_goTypes = []any{
 	(*HoldRequest)(nil),        // 0: hopbench.agent.v1.HoldRequest
 	(*UserMessage)(nil),        // 1: hopbench.agent.v1.UserMessage
@@ -1898,56 +2137,60 @@ var file_hopbench_agent_v1_agent_proto_goTypes = []any{
 	(*Held)(nil),               // 3: hopbench.agent.v1.Held
 	(*Exited)(nil),             // 4: hopbench.agent.v1.Exited
 	(*StartNodeRequest)(nil),   // 5: hopbench.agent.v1.StartNodeRequest
-	(*StartNodeReply)(nil),     // 6: hopbench.agent.v1.StartNodeReply
-	(*StopNodeRequest)(nil),    // 7: hopbench.agent.v1.StopNodeRequest
-	(*StopNodeReply)(nil),      // 8: hopbench.agent.v1.StopNodeReply
-	(*LoadShare)(nil),          // 9: hopbench.agent.v1.LoadShare
-	(*Target)(nil),             // 10: hopbench.agent.v1.Target
-	(*Load)(nil),               // 11: hopbench.agent.v1.Load
-	(*LoadEvent)(nil),          // 12: hopbench.agent.v1.LoadEvent
-	(*WindowOpened)(nil),       // 13: hopbench.agent.v1.WindowOpened
-	(*LoadResult)(nil),         // 14: hopbench.agent.v1.LoadResult
-	(*Second)(nil),             // 15: hopbench.agent.v1.Second
-	(*UsageRequest)(nil),       // 16: hopbench.agent.v1.UsageRequest
-	(*UsageReply)(nil),         // 17: hopbench.agent.v1.UsageReply
-	(*Process)(nil),            // 18: hopbench.agent.v1.Process
-	(*StartBrokerRequest)(nil), // 19: hopbench.agent.v1.StartBrokerRequest
-	(*StartBrokerReply)(nil),   // 20: hopbench.agent.v1.StartBrokerReply
-	nil,                        // 21: hopbench.agent.v1.UserMessage.FilesEntry
-	nil,                        // 22: hopbench.agent.v1.Target.OptionsEntry
-	nil,                        // 23: hopbench.agent.v1.LoadResult.ErrorsByClassEntry
+	(*NodeConfig)(nil),         // 6: hopbench.agent.v1.NodeConfig
+	(*StartNodeReply)(nil),     // 7: hopbench.agent.v1.StartNodeReply
+	(*StopNodeRequest)(nil),    // 8: hopbench.agent.v1.StopNodeRequest
+	(*StopNodeReply)(nil),      // 9: hopbench.agent.v1.StopNodeReply
+	(*LoadShare)(nil),          // 10: hopbench.agent.v1.LoadShare
+	(*Target)(nil),             // 11: hopbench.agent.v1.Target
+	(*Load)(nil),               // 12: hopbench.agent.v1.Load
+	(*LoadEvent)(nil),          // 13: hopbench.agent.v1.LoadEvent
+	(*WindowOpened)(nil),       // 14: hopbench.agent.v1.WindowOpened
+	(*LoadResult)(nil),         // 15: hopbench.agent.v1.LoadResult
+	(*Second)(nil),             // 16: hopbench.agent.v1.Second
+	(*UsageRequest)(nil),       // 17: hopbench.agent.v1.UsageRequest
+	(*UsageReply)(nil),         // 18: hopbench.agent.v1.UsageReply
+	(*Process)(nil),            // 19: hopbench.agent.v1.Process
+	(*StartBrokerRequest)(nil), // 20: hopbench.agent.v1.StartBrokerRequest
+	(*StartBrokerReply)(nil),   // 21: hopbench.agent.v1.StartBrokerReply
+	nil,                        // 22: hopbench.agent.v1.UserMessage.FilesEntry
+	nil,                        // 23: hopbench.agent.v1.NodeConfig.OptionsEntry
+	nil,                        // 24: hopbench.agent.v1.Target.OptionsEntry
+	nil,                        // 25: hopbench.agent.v1.LoadResult.ErrorsByClassEntry
 }
 var file_hopbench_agent_v1_agent_proto_depIdxs = []int32{
 	1,  // 0: hopbench.agent.v1.HoldRequest.messages:type_name -> hopbench.agent.v1.UserMessage
-	21, // 1: hopbench.agent.v1.UserMessage.files:type_name -> hopbench.agent.v1.UserMessage.FilesEntry
+	22, // 1: hopbench.agent.v1.UserMessage.files:type_name -> hopbench.agent.v1.UserMessage.FilesEntry
 	3,  // 2: hopbench.agent.v1.Event.held:type_name -> hopbench.agent.v1.Held
 	4,  // 3: hopbench.agent.v1.Event.exited:type_name -> hopbench.agent.v1.Exited
-	10, // 4: hopbench.agent.v1.LoadShare.target:type_name -> hopbench.agent.v1.Target
-	11, // 5: hopbench.agent.v1.LoadShare.load:type_name -> hopbench.agent.v1.Load
-	22, // 6: hopbench.agent.v1.Target.options:type_name -> hopbench.agent.v1.Target.OptionsEntry
-	13, // 7: hopbench.agent.v1.LoadEvent.window_opened:type_name -> hopbench.agent.v1.WindowOpened
-	14, // 8: hopbench.agent.v1.LoadEvent.result:type_name -> hopbench.agent.v1.LoadResult
-	23, // 9: hopbench.agent.v1.LoadResult.errors_by_class:type_name -> hopbench.agent.v1.LoadResult.ErrorsByClassEntry
-	15, // 10: hopbench.agent.v1.LoadResult.series:type_name -> hopbench.agent.v1.Second
-	18, // 11: hopbench.agent.v1.UsageReply.agent:type_name -> hopbench.agent.v1.Process
-	18, // 12: hopbench.agent.v1.UsageReply.processes:type_name -> hopbench.agent.v1.Process
-	0,  // 13: hopbench.agent.v1.Agent.Hold:input_type -> hopbench.agent.v1.HoldRequest
-	5,  // 14: hopbench.agent.v1.Agent.StartNode:input_type -> hopbench.agent.v1.StartNodeRequest
-	7,  // 15: hopbench.agent.v1.Agent.StopNode:input_type -> hopbench.agent.v1.StopNodeRequest
-	9,  // 16: hopbench.agent.v1.Agent.RunLoad:input_type -> hopbench.agent.v1.LoadShare
-	16, // 17: hopbench.agent.v1.Agent.Usage:input_type -> hopbench.agent.v1.UsageRequest
-	19, // 18: hopbench.agent.v1.Agent.StartBroker:input_type -> hopbench.agent.v1.StartBrokerRequest
-	2,  // 19: hopbench.agent.v1.Agent.Hold:output_type -> hopbench.agent.v1.Event
-	6,  // 20: hopbench.agent.v1.Agent.StartNode:output_type -> hopbench.agent.v1.StartNodeReply
-	8,  // 21: hopbench.agent.v1.Agent.StopNode:output_type -> hopbench.agent.v1.StopNodeReply
-	12, // 22: hopbench.agent.v1.Agent.RunLoad:output_type -> hopbench.agent.v1.LoadEvent
-	17, // 23: hopbench.agent.v1.Agent.Usage:output_type -> hopbench.agent.v1.UsageReply
-	20, // 24: hopbench.agent.v1.Agent.StartBroker:output_type -> hopbench.agent.v1.StartBrokerReply
-	19, // [19:25] is the sub-list for method output_type
-	13, // [13:19] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	6,  // 4: hopbench.agent.v1.StartNodeRequest.config:type_name -> hopbench.agent.v1.NodeConfig
+	23, // 5: hopbench.agent.v1.NodeConfig.options:type_name -> hopbench.agent.v1.NodeConfig.OptionsEntry
+	11, // 6: hopbench.agent.v1.LoadShare.target:type_name -> hopbench.agent.v1.Target
+	12, // 7: hopbench.agent.v1.LoadShare.load:type_name -> hopbench.agent.v1.Load
+	24, // 8: hopbench.agent.v1.Target.options:type_name -> hopbench.agent.v1.Target.OptionsEntry
+	14, // 9: hopbench.agent.v1.LoadEvent.window_opened:type_name -> hopbench.agent.v1.WindowOpened
+	15, // 10: hopbench.agent.v1.LoadEvent.result:type_name -> hopbench.agent.v1.LoadResult
+	25, // 11: hopbench.agent.v1.LoadResult.errors_by_class:type_name -> hopbench.agent.v1.LoadResult.ErrorsByClassEntry
+	16, // 12: hopbench.agent.v1.LoadResult.series:type_name -> hopbench.agent.v1.Second
+	19, // 13: hopbench.agent.v1.UsageReply.agent:type_name -> hopbench.agent.v1.Process
+	19, // 14: hopbench.agent.v1.UsageReply.processes:type_name -> hopbench.agent.v1.Process
+	0,  // 15: hopbench.agent.v1.Agent.Hold:input_type -> hopbench.agent.v1.HoldRequest
+	5,  // 16: hopbench.agent.v1.Agent.StartNode:input_type -> hopbench.agent.v1.StartNodeRequest
+	8,  // 17: hopbench.agent.v1.Agent.StopNode:input_type -> hopbench.agent.v1.StopNodeRequest
+	10, // 18: hopbench.agent.v1.Agent.RunLoad:input_type -> hopbench.agent.v1.LoadShare
+	17, // 19: hopbench.agent.v1.Agent.Usage:input_type -> hopbench.agent.v1.UsageRequest
+	20, // 20: hopbench.agent.v1.Agent.StartBroker:input_type -> hopbench.agent.v1.StartBrokerRequest
+	2,  // 21: hopbench.agent.v1.Agent.Hold:output_type -> hopbench.agent.v1.Event
+	7,  // 22: hopbench.agent.v1.Agent.StartNode:output_type -> hopbench.agent.v1.StartNodeReply
+	9,  // 23: hopbench.agent.v1.Agent.StopNode:output_type -> hopbench.agent.v1.StopNodeReply
+	13, // 24: hopbench.agent.v1.Agent.RunLoad:output_type -> hopbench.agent.v1.LoadEvent
+	18, // 25: hopbench.agent.v1.Agent.Usage:output_type -> hopbench.agent.v1.UsageReply
+	21, // 26: hopbench.agent.v1.Agent.StartBroker:output_type -> hopbench.agent.v1.StartBrokerReply
+	21, // [21:27] is the sub-list for method output_type
+	15, // [15:21] is the sub-list for method input_type
+	15, // [15:15] is the sub-list for extension type_name
+	15, // [15:15] is the sub-list for extension extendee
+	0,  // [0:15] is the sub-list for field type_name
 }
 
 func init() { file_hopbench_agent_v1_agent_proto_init() }
@@ -1959,7 +2202,8 @@ func file_hopbench_agent_v1_agent_proto_init() {
 		(*Event_Held)(nil),
 		(*Event_Exited)(nil),
 	}
-	file_hopbench_agent_v1_agent_proto_msgTypes[12].OneofWrappers = []any{
+	file_hopbench_agent_v1_agent_proto_msgTypes[6].OneofWrappers = []any{}
+	file_hopbench_agent_v1_agent_proto_msgTypes[13].OneofWrappers = []any{
 		(*LoadEvent_WindowOpened)(nil),
 		(*LoadEvent_Result)(nil),
 	}
@@ -1969,7 +2213,7 @@ func file_hopbench_agent_v1_agent_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_hopbench_agent_v1_agent_proto_rawDesc), len(file_hopbench_agent_v1_agent_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   24,
+			NumMessages:   26,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

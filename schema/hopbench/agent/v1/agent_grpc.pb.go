@@ -41,9 +41,9 @@ type AgentClient interface {
 	// the call ends, however it ends. The agent first sends Held, then an
 	// Exited event for each of the session's nodes that ends on its own.
 	Hold(ctx context.Context, in *HoldRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[Event], error)
-	// StartNode starts a node (the agent's own `hopbench node` with the node
-	// contract's flags) listening on the agent's advertised address, and
-	// replies when it has announced it is ready.
+	// StartNode starts a node (the agent's own `hopbench node`, with the
+	// flags its NodeConfig renders) listening on the agent's advertised
+	// address, and replies when it has announced it is ready.
 	StartNode(ctx context.Context, in *StartNodeRequest, opts ...grpc.CallOption) (*StartNodeReply, error)
 	// StopNode interrupts a node, then kills it if it lingers.
 	StopNode(ctx context.Context, in *StopNodeRequest, opts ...grpc.CallOption) (*StopNodeReply, error)
@@ -153,9 +153,9 @@ type AgentServer interface {
 	// the call ends, however it ends. The agent first sends Held, then an
 	// Exited event for each of the session's nodes that ends on its own.
 	Hold(*HoldRequest, grpc.ServerStreamingServer[Event]) error
-	// StartNode starts a node (the agent's own `hopbench node` with the node
-	// contract's flags) listening on the agent's advertised address, and
-	// replies when it has announced it is ready.
+	// StartNode starts a node (the agent's own `hopbench node`, with the
+	// flags its NodeConfig renders) listening on the agent's advertised
+	// address, and replies when it has announced it is ready.
 	StartNode(context.Context, *StartNodeRequest) (*StartNodeReply, error)
 	// StopNode interrupts a node, then kills it if it lingers.
 	StopNode(context.Context, *StopNodeRequest) (*StopNodeReply, error)
