@@ -153,36 +153,32 @@ func brokerWire(nodes []results.Node, requests int64, clientWire wire.Totals) *r
 }
 
 // processUsage is a meter of processes' CPU and memory over the window,
-// read from this machine's /proc; put writes each one's into the record.
+// read from this machine's /proc; put says whose they are.
 type processUsage struct {
 	w   *usageWindow
-	put func(m *measurement, each []results.Usage)
+	put func(got *readings, each []results.Usage)
 }
 
-func (u processUsage) end(_ context.Context, m *measurement, requests int64, _ wire.Totals) {
-	if got := u.w.end(requests); got != nil {
-		u.put(m, got)
+func (u processUsage) end(_ context.Context, requests int64, got *readings) {
+	u.put(got, u.w.end(requests))
+}
+
+// nodesMeter is the meter of the nodes this machine runs.
+func nodesMeter(nodes *nodeSet) meterStart {
+	return func(context.Context) meter {
+		return processUsage{startUsage(nodes.pids()), func(got *readings, each []results.Usage) { got.nodes = each }}
 	}
 }
 
-// nodesMeter starts the meter of the nodes this machine runs.
-func nodesMeter(m *measurement) meter {
-	return processUsage{startUsage(m.nodes.pids()), func(m *measurement, each []results.Usage) {
-		for i := range m.rec.Nodes {
-			m.rec.Nodes[i].Usage = each[i]
+// brokerMeter is the meter of a broker this machine runs, if it has one.
+func brokerMeter(leg brokerLeg) meterStart {
+	return func(context.Context) meter {
+		pid := leg.usage()
+		if pid == 0 {
+			return nil
 		}
-	}}
-}
-
-// brokerMeter starts the meter of a broker this machine runs.
-func brokerMeter(m *measurement) meter {
-	pid := m.leg.usage()
-	if pid == 0 {
-		return nil
+		return processUsage{startUsage([]int{pid}), func(got *readings, each []results.Usage) { got.brokers = each }}
 	}
-	return processUsage{startUsage([]int{pid}), func(m *measurement, each []results.Usage) {
-		m.rec.Brokers[0].Usage = each[0]
-	}}
 }
 
 // watchBroker calls exited once if the run's broker exits before the run

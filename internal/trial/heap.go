@@ -11,7 +11,6 @@ import (
 	"github.com/hopbench/hopbench/internal/jvm"
 	"github.com/hopbench/hopbench/internal/nodeapi"
 	"github.com/hopbench/hopbench/internal/results"
-	"github.com/hopbench/hopbench/internal/wire"
 )
 
 // logHeap has JVM node i here write its collections to a GC log of its
@@ -28,21 +27,23 @@ func (m *measurement) logHeap(i int, cfg nodeapi.Config) nodeapi.Config {
 	return cfg
 }
 
-// heapMeter reads the pauses each JVM node's GC log gains over the window
-// into its record; nil when the run has no such log.
-func heapMeter(m *measurement) meter {
-	m.nodes.mu.Lock()
-	defer m.nodes.mu.Unlock()
-	if len(m.nodes.heapLogs) == 0 {
-		return nil
-	}
-	h := heapWindow{logs: m.nodes.heapLogs, from: map[int]int64{}}
-	for i, path := range h.logs {
-		if st, err := os.Stat(path); err == nil {
-			h.from[i] = st.Size()
+// heapMeter reads the pauses each JVM node's GC log gains over the
+// window; nil when the run has no such log.
+func heapMeter(nodes *nodeSet) meterStart {
+	return func(context.Context) meter {
+		nodes.mu.Lock()
+		defer nodes.mu.Unlock()
+		if len(nodes.heapLogs) == 0 {
+			return nil
 		}
+		h := heapWindow{logs: nodes.heapLogs, from: map[int]int64{}}
+		for i, path := range h.logs {
+			if st, err := os.Stat(path); err == nil {
+				h.from[i] = st.Size()
+			}
+		}
+		return h
 	}
-	return h
 }
 
 // heapWindow is where each node's GC log stood as the window opened.
@@ -51,19 +52,22 @@ type heapWindow struct {
 	from map[int]int64
 }
 
-// end records a node's heap when its log had a pause in the window; a
-// log that cannot be read leaves no figure and says why in its record.
-func (h heapWindow) end(_ context.Context, m *measurement, _ int64, _ wire.Totals) {
+// heapReading is a node's heap over the window: heap when its log had a
+// pause in it; a log that cannot be read leaves no figure and says why.
+type heapReading struct {
+	heap *results.Heap
+	err  string
+}
+
+func (h heapWindow) end(_ context.Context, _ int64, got *readings) {
+	got.heaps = map[int]heapReading{}
 	for i, path := range h.logs {
-		if i >= len(m.rec.Nodes) {
-			continue
-		}
-		got, err := readHeap(path, h.from[i])
+		heap, err := readHeap(path, h.from[i])
 		switch {
 		case err != nil:
-			m.rec.Nodes[i].HeapError = err.Error()
-		case got.Pauses > 0:
-			m.rec.Nodes[i].Heap = &got
+			got.heaps[i] = heapReading{err: err.Error()}
+		case heap.Pauses > 0:
+			got.heaps[i] = heapReading{heap: &heap}
 		}
 	}
 }

@@ -13,9 +13,7 @@ import (
 	"github.com/hopbench/hopbench/internal/hosts"
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/results"
-	"github.com/hopbench/hopbench/internal/stats"
 	"github.com/hopbench/hopbench/internal/userschema"
-	"github.com/hopbench/hopbench/internal/wire"
 	agentv1 "github.com/hopbench/hopbench/schema/hopbench/agent/v1"
 )
 
@@ -119,20 +117,38 @@ func (a agents) close() {
 // hostsWindow reads each host's counters, and those of the run's
 // processes there, as the measured window opens and as it ends.
 type hostsWindow struct {
-	agents agents
-	split  *shares          // the load's shares, each one's figures
-	pids   map[string][]int // the run's processes, by host
-	start  map[string]*agentv1.UsageReply
-	failed map[string]error // why a host has no figures
+	agents    agents
+	placement *Placement
+	brokers   []string         // the run's brokers, on the placement's broker host
+	split     *shares          // the load's shares, each one's figures
+	pids      map[string][]int // the run's processes, by host
+	start     map[string]*agentv1.UsageReply
+	failed    map[string]error // why a host has no figures
+}
+
+// hostsReading is what the hosts of a run placed on them measured over
+// its window.
+type hostsReading struct {
+	placement *Placement
+	hosts     []results.Host
+	// procs are each process's usage, by host and PID.
+	procs map[string]map[int]results.Usage
+	// each is each generator share's figures.
+	each []load.Measured
+	// brokerPIDs are the run's brokers' processes on their host, by name.
+	brokerPIDs map[string]int
 }
 
 // hostsMeter is the meter of the hosts of a run split into shares.
-func hostsMeter(split *shares) meterStart {
-	return func(m *measurement) meter { return startHosts(m.runCtx, m.agents, m.runPIDs(), split) }
+func hostsMeter(a agents, p *Placement, nodes *nodeSet, leg brokerLeg, split *shares) meterStart {
+	return func(ctx context.Context) meter {
+		return startHosts(ctx, &hostsWindow{agents: a, placement: p, brokers: leg.names(), split: split, pids: runPIDs(a, p, nodes, leg)})
+	}
 }
 
-func startHosts(ctx context.Context, a agents, pids map[string][]int, split *shares) meter {
-	w := &hostsWindow{agents: a, split: split, pids: pids, start: map[string]*agentv1.UsageReply{}, failed: map[string]error{}}
+func startHosts(ctx context.Context, w *hostsWindow) meter {
+	a, pids := w.agents, w.pids
+	w.start, w.failed = map[string]*agentv1.UsageReply{}, map[string]error{}
 	for name, c := range a {
 		u, err := c.Usage(ctx, pids[name], true)
 		if err != nil {
@@ -145,24 +161,27 @@ func startHosts(ctx context.Context, a agents, pids map[string][]int, split *sha
 }
 
 // runPIDs are the run's processes by host: its nodes and its broker.
-func (m *measurement) runPIDs() map[string][]int {
-	p := m.c.Placement
+func runPIDs(a agents, p *Placement, nodes *nodeSet, leg brokerLeg) map[string][]int {
 	out := map[string][]int{}
-	for i, n := range m.nodes.procs {
+	for i, n := range nodes.procs {
 		out[p.Nodes[i]] = append(out[p.Nodes[i]], n.PID())
 	}
-	for _, name := range m.leg.names() {
-		if pid := m.agents[p.Broker].BrokerPID(name); pid != 0 {
+	for _, name := range leg.names() {
+		if pid := a[p.Broker].BrokerPID(name); pid != 0 {
 			out[p.Broker] = append(out[p.Broker], pid)
 		}
 	}
 	return out
 }
 
-// end writes the hosts' figures over the window into the record.
-func (w *hostsWindow) end(ctx context.Context, m *measurement, requests int64, _ wire.Totals) {
+// end reads the hosts' figures over the window.
+func (w *hostsWindow) end(ctx context.Context, requests int64, got *readings) {
 	hs, procs := w.figures(ctx, requests)
-	m.recordHosts(hs, procs, w.split.each)
+	pids := map[string]int{}
+	for _, name := range w.brokers {
+		pids[name] = w.agents[w.placement.Broker].BrokerPID(name)
+	}
+	got.hosts = &hostsReading{placement: w.placement, hosts: hs, procs: procs, each: w.split.each, brokerPIDs: pids}
 }
 
 // figures returns each host's figures over the window, in name order (a
@@ -210,46 +229,4 @@ func processOf(ps []*agentv1.Process, pid int32) *agentv1.Process {
 		}
 	}
 	return nil
-}
-
-// recordHosts writes the hosts' figures and roles into rec, and each
-// node's host and usage.
-func (m *measurement) recordHosts(hs []results.Host, procs map[string]map[int]results.Usage, each []load.Measured) {
-	p := m.c.Placement
-	m.rec.Generators = p.Generator
-	for i := range hs {
-		h := &hs[i]
-		for g, name := range p.Generator {
-			if name == h.Name {
-				h.Roles = append(h.Roles, "generator")
-				if g < len(each) {
-					h.GeneratorRequests += each[g].Result.Requests
-					h.GeneratorP50Us = stats.Summarize(each[g].Result.Latency).P50Us
-				}
-			}
-		}
-		for n, name := range p.Nodes {
-			if name == h.Name {
-				h.Roles = append(h.Roles, fmt.Sprintf("node %d", n))
-			}
-		}
-		if len(m.leg.names()) > 0 && p.Broker == h.Name {
-			h.Roles = append(h.Roles, "broker")
-		}
-	}
-	m.rec.Hosts = hs
-	for i := range m.rec.Brokers {
-		b := &m.rec.Brokers[i]
-		b.Host, b.PID = p.Broker, m.agents[p.Broker].BrokerPID(b.Name)
-		if u, ok := procs[p.Broker][b.PID]; ok && b.PID != 0 {
-			b.Usage = u
-		}
-	}
-	for i := range m.rec.Nodes {
-		n := &m.rec.Nodes[i]
-		n.Host = p.Nodes[i]
-		if u, ok := procs[n.Host][n.PID]; ok {
-			n.Usage = u
-		}
-	}
 }

@@ -154,23 +154,34 @@ func proxyRecords(ps []*proxy.Process) []results.Proxy {
 // legs over the window; nil for a run without proxies. Their CPU is the
 // scheduler's (stats.TaskCPU), finer than clock ticks: one proxy's share
 // of a short window is a few ticks.
-func proxyMeter(m *measurement) meter {
-	var pids []int
-	var legs0 []stats.SocketBytes
-	for _, p := range m.hops.processes() {
-		pids = append(pids, p.PID())
-		b, _ := stats.ReadSocketBytes(p.PID())
-		legs0 = append(legs0, b)
-	}
-	if len(pids) == 0 {
-		return nil
-	}
-	return processUsage{newUsage(pids, true), func(m *measurement, each []results.Usage) {
-		for i := range m.rec.Proxies {
-			m.rec.Proxies[i].Usage = each[i]
-			m.rec.Proxies[i].Legs = legsPerRequest(pids[i], legs0[i], m.rec.Requests)
+func proxyMeter(h hops) meterStart {
+	return func(context.Context) meter {
+		var pids []int
+		var legs0 []stats.SocketBytes
+		for _, p := range h.processes() {
+			pids = append(pids, p.PID())
+			b, _ := stats.ReadSocketBytes(p.PID())
+			legs0 = append(legs0, b)
 		}
-	}}
+		if len(pids) == 0 {
+			return nil
+		}
+		return proxyUsage{newUsage(pids, true), pids, legs0}
+	}
+}
+
+// proxyUsage reads the proxies' usage and legs over the window.
+type proxyUsage struct {
+	w     *usageWindow
+	pids  []int
+	legs0 []stats.SocketBytes
+}
+
+func (u proxyUsage) end(_ context.Context, requests int64, got *readings) {
+	got.proxies = u.w.end(requests)
+	for i, pid := range u.pids {
+		got.legs = append(got.legs, legsPerRequest(pid, u.legs0[i], requests))
+	}
 }
 
 // legsPerRequest is what pid's connections carried since before, per

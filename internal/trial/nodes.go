@@ -27,7 +27,7 @@ type nodeHome interface {
 	jvm(m *measurement, i int, cfg nodeapi.Config) nodeapi.Config
 	// meter reads the nodes' CPU and memory over the window, if this
 	// machine can (nil: their hosts' agents do).
-	meter() meterStart
+	meter(nodes *nodeSet) meterStart
 }
 
 type localNodes struct{}
@@ -40,7 +40,7 @@ func (localNodes) jvm(m *measurement, i int, cfg nodeapi.Config) nodeapi.Config 
 	return m.logHeap(i, cfg)
 }
 
-func (localNodes) meter() meterStart { return nodesMeter }
+func (localNodes) meter(nodes *nodeSet) meterStart { return nodesMeter(nodes) }
 
 func (localNodes) start(m *measurement) topology.StartFunc {
 	return topology.Processes(topology.ProcessConfig{
@@ -60,7 +60,7 @@ func (hostNodes) jvm(m *measurement, _ int, cfg nodeapi.Config) nodeapi.Config {
 	return cfg
 }
 
-func (hostNodes) meter() meterStart { return nil }
+func (hostNodes) meter(*nodeSet) meterStart { return nil }
 
 // start starts node i on its host's agent, as that host's hopbench node
 // with the case's configuration; a broker stack's node listens on its

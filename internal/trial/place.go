@@ -7,28 +7,21 @@ import (
 	"github.com/hopbench/hopbench/internal/transport"
 )
 
-// resolveOptions resolves the stack's options into rec.
-func (m *measurement) resolveOptions() error {
-	tr, err := transport.Lookup(m.c.Stack.Transport)
+// resolveOptions resolves the stack's options, defaults included.
+func resolveOptions(c *Case) (map[string]string, error) {
+	tr, err := transport.Lookup(c.Stack.Transport)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	opts, err := transport.ResolveOptions(tr, m.c.TransportOptions)
-	if err != nil {
-		return err
-	}
-	if len(opts) > 0 {
-		m.rec.TransportOptions = opts
-	}
-	return nil
+	return transport.ResolveOptions(tr, c.TransportOptions)
 }
 
-// runTLS says how a run's connections are encrypted, and records it: the
-// certificates' directory its nodes get and its generator's client TLS;
-// its broker leg says what covers a broker.
-func (m *measurement) runTLS() (string, *tls.Config, error) {
+// runTLS says how a run's connections are encrypted: the certificates'
+// directory its nodes get, its generator's client TLS and what its record
+// says of it; its broker leg says what covers a broker.
+func (m *measurement) runTLS() (string, *tls.Config, *results.Encryption, error) {
 	if !m.c.TLS {
-		return "", nil, nil
+		return "", nil, nil, nil
 	}
 	plan := tlsPlan{dir: m.Rig.tlsDir(), bundle: m.tls, mutual: m.c.MTLS, legs: []string{"generator→node"}}
 	if m.c.Topology.Nodes() > 1 {
@@ -36,8 +29,7 @@ func (m *measurement) runTLS() (string, *tls.Config, error) {
 	}
 	plan, err := m.leg.encryption(plan)
 	if err != nil {
-		return "", nil, err
+		return "", nil, nil, err
 	}
-	m.rec.Encrypted = &results.Encryption{Legs: plan.legs, Mutual: plan.mutual}
-	return plan.dir, plan.bundle.Client(plan.mutual), nil
+	return plan.dir, plan.bundle.Client(plan.mutual), &results.Encryption{Legs: plan.legs, Mutual: plan.mutual}, nil
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/hopbench/hopbench/internal/evolution"
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/results"
-	"github.com/hopbench/hopbench/internal/stats"
 	"github.com/hopbench/hopbench/internal/topology"
 	"github.com/hopbench/hopbench/internal/transport"
 	"github.com/hopbench/hopbench/internal/wire"
@@ -41,15 +40,15 @@ func (x *Rig) Make(ctx context.Context, c *Case, rec *results.Record, hooks Hook
 	if err := x.check(c); err != nil {
 		return err
 	}
-	m, err := x.assemble(c, rec, hooks)
+	m, err := x.assemble(c, hooks)
 	if err != nil {
 		return fmt.Errorf("assembling the run: %w", err)
 	}
 	defer m.close()
-	for _, s := range m.setUp() {
-		if err := s.do(ctx); err != nil {
-			return fmt.Errorf("%s: %w", s.name, err)
-		}
+	err = m.setUp(ctx)
+	recordSetUp(rec, m.made)
+	if err != nil {
+		return err
 	}
 	runCtx, stopWatching := m.watch(ctx)
 	defer stopWatching()
@@ -58,7 +57,7 @@ func (x *Rig) Make(ctx context.Context, c *Case, rec *results.Record, hooks Hook
 	if err != nil {
 		return fmt.Errorf("driving the load: %w", err)
 	}
-	m.collect(got)
+	collect(context.WithoutCancel(runCtx), rec, got, m.leg, m.nodes, m.meters)
 	rec.Outcome, rec.Reason = outcome(ctx, runCtx, m.leg, m.nodes, m.hops, rec, got.Result)
 	rec.MarkFailures()
 	return nil
@@ -71,9 +70,9 @@ type step struct {
 	do   func(context.Context) error
 }
 
-// setUp is the run's set-up, in order, up to the measured window.
-func (m *measurement) setUp() []step {
-	return []step{
+// setUp makes the run's set-up, step by step, up to the measured window.
+func (m *measurement) setUp(ctx context.Context) error {
+	for _, s := range []step{
 		{"emulating the network", m.emulate},
 		{"placing the run", m.place},
 		{"starting proxies", m.openHops},
@@ -81,7 +80,12 @@ func (m *measurement) setUp() []step {
 		{"booting nodes", m.boot},
 		{"dialling the entry node", m.dial},
 		{"schema trials", m.evolve},
+	} {
+		if err := s.do(ctx); err != nil {
+			return fmt.Errorf("%s: %w", s.name, err)
+		}
 	}
+	return nil
 }
 
 // measurement is one run in the making: its parts, chosen once from its
@@ -89,7 +93,6 @@ func (m *measurement) setUp() []step {
 type measurement struct {
 	*Rig
 	c     *Case
-	rec   *results.Record
 	hooks Hooks
 
 	// The parts: where the nodes run, what drives them, what network
@@ -101,6 +104,8 @@ type measurement struct {
 	leg  brokerLeg
 	hops hops
 
+	// made is what the set-up made that the record carries.
+	made made
 	// listen is where the nodes listen ("" for their own address).
 	listen    string
 	tlsDir    string
@@ -117,61 +122,48 @@ type measurement struct {
 	meters []meter
 }
 
-// assemble chooses the run's parts from its case.
-func (x *Rig) assemble(c *Case, rec *results.Record, hooks Hooks) (*measurement, error) {
-	m := &measurement{Rig: x, c: c, rec: rec, hooks: hooks}
+// assemble chooses the run's parts from its case, and its meters.
+func (x *Rig) assemble(c *Case, hooks Hooks) (*measurement, error) {
+	m := &measurement{Rig: x, c: c, hooks: hooks}
+	m.nodes = &nodeSet{limit: c.Memory, name: fmt.Sprintf("hopbench-%d-run%d", pid, c.Index), reset: x.cfg.ResetNode}
 	m.net, m.hops = x.netPathOf(c), hopsOf(c, x.cfg.Dir, x.tlsDir())
 	var where brokerHome = x.brokers
 	m.home, m.gen = localNodes{}, engineOf(c)
+	var split *shares
 	if c.Placement != nil {
-		split := &shares{}
+		split = &shares{}
 		m.home, m.gen, where = hostNodes{}, split, hostBroker{x.agents[c.Placement.Broker]}
-		m.starts = []meterStart{hostsMeter(split)}
 	}
 	var err error
 	if m.leg, err = legOf(c, where, x.brokers); err != nil {
 		return nil, err
 	}
-	m.starts = append([]meterStart{m.home.meter(), brokerMeter, proxyMeter, noiseMeter, heapMeter}, m.starts...)
+	m.starts = []meterStart{m.home.meter(m.nodes), brokerMeter(m.leg), proxyMeter(m.hops), noiseMeter, heapMeter(m.nodes)}
+	if split != nil {
+		m.starts = append(m.starts, hostsMeter(x.agents, c.Placement, m.nodes, m.leg, split))
+	}
 	return m, nil
 }
 
 // emulate sets up and measures the run's emulated network, if it has one:
 // what its figures were made under.
-func (m *measurement) emulate(ctx context.Context) error {
-	measured, err := m.net.measure(ctx)
-	m.rec.Network = measured
+func (m *measurement) emulate(ctx context.Context) (err error) {
+	m.made.network, err = m.net.measure(ctx)
 	return err
 }
 
-// place resolves where the nodes listen (a broker stack's broker, made
-// sure of) and how the run's connections are encrypted.
+// place resolves the stack's options, where the nodes listen (a broker
+// stack's broker, made sure of) and how the run's connections are
+// encrypted.
 func (m *measurement) place(ctx context.Context) (err error) {
-	if err := m.resolveOptions(); err != nil {
+	if m.made.options, err = resolveOptions(m.c); err != nil {
 		return err
 	}
 	if m.listen, err = m.leg.ensure(ctx); err != nil {
 		return err
 	}
-	m.tlsDir, m.clientTLS, err = m.runTLS()
+	m.tlsDir, m.clientTLS, m.made.encrypted, err = m.runTLS()
 	return err
-}
-
-// startNodes starts the topology's nodes where the case puts them; a
-// one-way run has none (its generator publishes and consumes).
-func (m *measurement) startNodes(ctx context.Context) error {
-	m.nodes = &nodeSet{limit: m.c.Memory, name: fmt.Sprintf("hopbench-%d-run%d", pid, m.c.Index), reset: m.cfg.ResetNode}
-	if m.c.OneWay != nil {
-		return nil
-	}
-	insts, err := topology.Start(ctx, m.c.Topology, m.fronts(m.home.start(m)))
-	if err != nil {
-		return err
-	}
-	m.rec.Proxies = proxyRecords(m.hops.processes())
-	m.insts = insts
-	m.nodes.set(insts)
-	return nil
 }
 
 // openHops starts the proxies that go before the nodes (a broker's), and
@@ -180,7 +172,23 @@ func (m *measurement) openHops(ctx context.Context) (err error) {
 	if m.listen, m.fronts, err = m.hops.open(ctx, m.leg, m.listen); err != nil {
 		return err
 	}
-	m.rec.Proxies = proxyRecords(m.hops.processes())
+	m.made.proxies = proxyRecords(m.hops.processes())
+	return nil
+}
+
+// startNodes starts the topology's nodes where the case puts them; a
+// one-way run has none (its generator publishes and consumes).
+func (m *measurement) startNodes(ctx context.Context) error {
+	if m.c.OneWay != nil {
+		return nil
+	}
+	insts, err := topology.Start(ctx, m.c.Topology, m.fronts(m.home.start(m)))
+	if err != nil {
+		return err
+	}
+	m.made.proxies = proxyRecords(m.hops.processes())
+	m.insts = insts
+	m.nodes.set(insts)
 	return nil
 }
 
@@ -201,7 +209,7 @@ func (m *measurement) transportConfig() transport.Config {
 
 // boot times each node to its first good reply.
 func (m *measurement) boot(ctx context.Context) (err error) {
-	m.rec.Nodes, err = m.nodes.boot(ctx, m.c.Stack, m.transportConfig())
+	m.made.nodes, err = m.nodes.boot(ctx, m.c.Stack, m.transportConfig())
 	return err
 }
 
@@ -212,7 +220,7 @@ func (m *measurement) dial(ctx context.Context) error {
 
 // evolve, in a run with a schema set, sends a message of each schema
 // change through the live nodes in echo, on a client of its own (whose
-// bytes the load's figures do not count), and records what came back.
+// bytes the load's figures do not count), and keeps what came back.
 func (m *measurement) evolve(ctx context.Context) error {
 	if m.c.Schema == nil {
 		return nil
@@ -228,7 +236,7 @@ func (m *measurement) evolve(ctx context.Context) error {
 		return fmt.Errorf("dialling the entry node: %w", err)
 	}
 	defer cl.Close()
-	m.rec.Evolution, err = evolution.Live(ctx, cl, m.c.Stack, evolution.SchemaFor(m.c.Model), m.c.Schema, evolution.TrialCounts, m.c.Seed, m.c.Timeout)
+	m.made.evolution, err = evolution.Live(ctx, cl, m.c.Stack, evolution.SchemaFor(m.c.Model), m.c.Schema, evolution.TrialCounts, m.c.Seed, m.c.Timeout)
 	return err
 }
 
@@ -247,79 +255,24 @@ func (m *measurement) watch(ctx context.Context) (runCtx context.Context, stop f
 	}
 }
 
-// A meter reads figures over the measured window into the record: it
-// starts as the window opens (a meterStart; nil for nothing to measure)
-// and ends after the load.
-type meter interface {
-	end(ctx context.Context, m *measurement, requests int64, clientWire wire.Totals)
-}
-
-type meterStart func(m *measurement) meter
-
 // windowOpens notes every count the measured window is taken from: the
 // nodes' (which it resets), and those of each meter the run has.
-// noiseMeter reads this machine's noise over the window (steal time, the
-// lateness of this process's timers).
-func noiseMeter(m *measurement) meter { return noise{stats.StartNoise(m.runCtx)} }
-
-type noise struct{ p *stats.NoiseProbe }
-
-func (n noise) end(_ context.Context, m *measurement, _ int64, _ wire.Totals) {
-	got := n.p.Stop()
-	m.rec.Noise = &got
-}
-
 func (m *measurement) windowOpens() {
 	m.nodes.windowStart(m.runCtx)
 	for _, start := range m.starts {
 		if start == nil {
 			continue
 		}
-		if mt := start(m); mt != nil {
+		if mt := start(m.runCtx); mt != nil {
 			m.meters = append(m.meters, mt)
 		}
 	}
 }
 
-// collect writes the window's figures into the record: the generator's,
-// the meters' (the processes' usage first), the nodes' own and what
-// crossed the broker. Figures are read even from a run cut short: what
-// was measured stays.
-func (m *measurement) collect(got load.Measured) {
-	recordLoad(m.rec, got)
-	ctx := context.WithoutCancel(m.runCtx)
-	requests := got.Result.Requests
-	m.rec.Brokers = m.leg.record()
-	for _, mt := range m.meters {
-		mt.end(ctx, m, requests, got.Wire)
-	}
-	m.nodes.windowEnd(ctx, m.rec.Nodes)
-	for i := range m.rec.Brokers {
-		m.rec.Brokers[i].Wire = brokerWire(m.rec.Nodes, requests, got.Wire)
-	}
-}
-
 func (m *measurement) close() {
 	m.gen.close()
-	if m.nodes != nil {
-		m.nodes.close()
-	}
+	m.nodes.close()
 	m.hops.close()
-}
-
-// recordLoad writes what the generator measured into rec.
-func recordLoad(rec *results.Record, got load.Measured) {
-	res := got.Result
-	rec.Figures = res.Figures(got.Wire)
-	rec.RequestBodyBytes, rec.RequestBodyRawBytes, rec.ResponseBodyBytes = got.RequestBytes, got.RawRequestBytes, got.ReplyBytes
-	rec.Series, rec.Steps = res.Series, res.Steps
-	rec.Histogram, _ = stats.Encode(res.Latency)
-	if res.Uncorrected != nil {
-		rec.UncorrectedHistogram, _ = stats.Encode(res.Uncorrected)
-	}
-	if res.FirstMessage != nil {
-		rec.FirstMessageHistogram, _ = stats.Encode(res.FirstMessage)
-	}
 }
 
 // bootWithin bounds a node's boot, from spawn to first good reply.
