@@ -74,7 +74,7 @@ func (hostNodes) start(m *measurement) topology.StartFunc {
 		if cfg.Proto != nil { // the host's own copy, which its session brought
 			cfg.Proto, message = nil, m.c.Model
 		}
-		return m.agents[m.c.Placement.Nodes[i]].StartNode(ctx, agent.NodeSpec{Index: i, Listen: listen, Downstream: downstream, Args: cfg.Args(), Env: nodeEnv(m.cfg.Env, m.c), Message: message})
+		return m.agents[m.c.Placement.Nodes[i]].StartNode(ctx, agent.NodeSpec{Index: i, Listen: listen, Downstream: downstream, Config: cfg, Env: nodeEnv(m.cfg.Env, m.c), Message: message})
 	}
 }
 
