@@ -87,12 +87,12 @@ func TestAgentStartedNodesHonourTheNodeContract(t *testing.T) {
 
 // onAgent launches nodes through the agent c: the contract's addresses
 // are the agent's to choose (its advertised address), the rest of the
-// configuration is passed as flags.
+// configuration travels typed.
 func onAgent(c *agent.Client) nodetest.Launch {
 	return func(t *testing.T, cfg nodeapi.Config) nodetest.Node {
 		t.Helper()
 		cfg.Announce, cfg.Listen, cfg.Admin = false, "", ""
-		n, err := c.StartNode(context.Background(), agent.NodeSpec{Args: cfg.Args()})
+		n, err := c.StartNode(context.Background(), agent.NodeSpec{Config: cfg})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -383,12 +383,6 @@ func TestAnAgentStartsANodeFromItsTypedConfig(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(n.Addr(), "127.0.0.1:") {
 		t.Errorf("the node at %s: /ready says %s, want it serving on the advertised address", n.Addr(), resp.Status)
 	}
-	// A coordinator that still renders flags: read into the typed config.
-	old, err := c.StartNode(context.Background(), agent.NodeSpec{Index: 1, Args: []string{"--stack", "rest+json", "--seed", "4"}})
-	if err != nil {
-		t.Fatalf("a node of flags: %v", err)
-	}
-	old.Close()
 	if _, err := c.StartNodeConfig(context.Background(), 2, nodeapi.Config{Stack: "rest", Options: map[string]string{"a=b": "c"}}, nil); err == nil || !strings.Contains(err.Error(), `Options["a=b"]`) {
 		t.Errorf("a node option its flag would cut: %v, want it refused naming the field", err)
 	}

@@ -23,10 +23,6 @@ type NodeSpec struct {
 	Listen     string
 	Downstream []string
 	Message    string
-	// Args, when given, are the node's flags after the addresses, read
-	// into Config (nodeapi.Parse): for coordinators that still render
-	// them, until they give Config.
-	Args []string
 	// Env is added to the node's environment (KEY=VALUE).
 	Env []string
 }
@@ -47,13 +43,6 @@ type Node struct {
 // StartNode starts the node s describes: see StartNodeConfig.
 func (c *Client) StartNode(ctx context.Context, s NodeSpec) (*Node, error) {
 	cfg := s.Config
-	if s.Args != nil {
-		parsed, err := nodeapi.Parse(s.Args)
-		if err != nil {
-			return nil, fmt.Errorf("host %s: node %d's flags: %w", c.Name, s.Index, err)
-		}
-		cfg = parsed
-	}
 	cfg.Listen = cmp.Or(s.Listen, cfg.Listen)
 	if s.Downstream != nil {
 		cfg.Downstream = s.Downstream
