@@ -121,7 +121,8 @@ func servedProtocols(cfg transport.Config) *http.Protocols {
 
 func newMux(h transport.Handler, maxBytes int) *http.ServeMux {
 	mux := http.NewServeMux()
-	opts := []connect.HandlerOption{connect.WithCodec(rawCodec{}), connect.WithCodec(rawJSON{}), connect.WithReadMaxBytes(maxBytes), connect.WithSendMaxBytes(maxBytes)}
+	opts := []connect.HandlerOption{connect.WithCodec(rawCodec{}), connect.WithCodec(rawJSON{}), connect.WithCodec(rawJSON{charset: true}),
+		connect.WithReadMaxBytes(maxBytes), connect.WithSendMaxBytes(maxBytes)}
 	var services []string
 	for _, f := range hopframe.Families() {
 		services = append(services, f.Service)
@@ -192,9 +193,18 @@ func (rawCodec) Unmarshal(data []byte, v any) error {
 // rawJSON passes frames through in the proto JSON mapping ("json":
 // application/json, application/connect+json, application/grpc+json,
 // application/grpc-web+json on the wire), marking what it reads as JSON.
-type rawJSON struct{}
+// With charset it is the same codec under the name connect-go gives the
+// types with "; charset=utf-8", which it serves (and lists in
+// Accept-Post) with its stock codec unless one is registered: that codec
+// cannot read a frame.
+type rawJSON struct{ charset bool }
 
-func (rawJSON) Name() string { return "json" }
+func (j rawJSON) Name() string {
+	if j.charset {
+		return "json; charset=utf-8"
+	}
+	return "json"
+}
 
 func (rawJSON) Marshal(v any) ([]byte, error) { return rawCodec{}.Marshal(v) }
 

@@ -2,6 +2,7 @@ package connect_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -144,4 +145,47 @@ func TestAConnectJSONCallGetsTheProtoJSONMapping(t *testing.T) {
 // call a connect node without the .proto.
 func TestReflectionDescribesAUsersService(t *testing.T) {
 	transporttest.CheckReflection(t, "connect")
+}
+
+// Every Connect-family JSON content type with "; charset=utf-8", which
+// the node lists in its own Accept-Post (connect-es sends it), is served
+// as its plain twin: connect-go serves those names with its stock codec
+// unless one is registered, and that codec could not read a frame (400
+// "*hopframe.Frame doesn't implement proto.Message").
+func TestJSONWithACharsetIsServed(t *testing.T) {
+	tr, _ := transport.Lookup("connect")
+	srv, err := tr.Listen(context.Background(), "127.0.0.1:0", transport.Config{Codec: "json"}, transport.Handler{Bytes: func(_ context.Context, req *transport.Request) ([]byte, error) {
+		return req.Codec.Marshal(&pb.Int{Value: int32(req.Count)})
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	get := []byte(`{"model":"int","count":"1"}`)
+	framed := append(binary.BigEndian.AppendUint32([]byte{0}, uint32(len(get))), get...)
+	h2c := new(http.Protocols)
+	h2c.SetUnencryptedHTTP2(true)
+	clients := map[bool]*http.Client{false: http.DefaultClient, true: {Transport: &http.Transport{Protocols: h2c}}}
+	for _, c := range []struct {
+		contentType string
+		body        []byte
+		http2       bool
+	}{
+		{"application/json; charset=utf-8", get, false},
+		{"application/grpc-web+json; charset=utf-8", framed, false},
+		{"application/grpc+json; charset=utf-8", framed, true},
+	} {
+		req, _ := http.NewRequest(http.MethodPost, "http://"+srv.Addr()+"/hopbench.v1.Hop/Get", bytes.NewReader(c.body))
+		req.Header.Set("Content-Type", c.contentType)
+		resp, err := clients[c.http2].Do(req)
+		if err != nil {
+			t.Fatalf("%s: %v", c.contentType, err)
+		}
+		reply, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		status := cmp.Or(resp.Trailer.Get("Grpc-Status"), resp.Header.Get("Grpc-Status"))
+		if resp.StatusCode != http.StatusOK || !bytes.Contains(reply, []byte(`"int"`)) || (status != "" && status != "0") {
+			t.Errorf("%s: %s, grpc-status %q, %q; want 200 and the Payload in JSON", c.contentType, resp.Status, status, reply)
+		}
+	}
 }
