@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
+	"slices"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -45,6 +47,9 @@ func startAdmin(ctx context.Context, addr string, n *Node) (transport.Server, er
 	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", string(expfmt.NewFormat(expfmt.TypeTextPlain)))
 		for _, mf := range metricFamilies(n.Stats()) {
+			if len(mf.Metric) == 0 {
+				continue // the format has no empty family: a summary before any request
+			}
 			if _, err := expfmt.MetricFamilyToText(w, mf); err != nil {
 				return // the scraper left
 			}
@@ -58,6 +63,18 @@ func startAdmin(ctx context.Context, addr string, n *Node) (transport.Server, er
 	return rest.ServeHTTP(rest.Bound(l, srv, transport.ConnLimits{MaxConns: 64}), srv), nil
 }
 
+// withEveryClass is errs with every transport error class in it.
+func withEveryClass(errs map[string]int64) map[string]int64 {
+	out := maps.Clone(errs)
+	if out == nil {
+		out = map[string]int64{}
+	}
+	for _, c := range transport.CodeNames() {
+		out[c] += 0
+	}
+	return out
+}
+
 func metricFamilies(s Stats) []*dto.MetricFamily {
 	gauge := func(name, help string, v float64) *dto.MetricFamily {
 		return &dto.MetricFamily{Name: proto.String(name), Help: proto.String(help), Type: dto.MetricType_GAUGE.Enum(),
@@ -67,10 +84,12 @@ func metricFamilies(s Stats) []*dto.MetricFamily {
 		Type: dto.MetricType_COUNTER.Enum(), Metric: []*dto.Metric{{Counter: &dto.Counter{Value: proto.Float64(float64(s.Requests))}}}}
 	errs := &dto.MetricFamily{Name: proto.String("hopbench_node_errors_total"), Help: proto.String("Failed requests by class."),
 		Type: dto.MetricType_COUNTER.Enum()}
-	for class, v := range s.Errors {
+	// Every class, at 0 until one fails, so that a healthy node's errors
+	// family is there to scrape (and to rate) from the start.
+	for _, class := range slices.Sorted(maps.Keys(withEveryClass(s.Errors))) {
 		errs.Metric = append(errs.Metric, &dto.Metric{
 			Label:   []*dto.LabelPair{{Name: proto.String("class"), Value: proto.String(class)}},
-			Counter: &dto.Counter{Value: proto.Float64(float64(v))}})
+			Counter: &dto.Counter{Value: proto.Float64(float64(s.Errors[class]))}})
 	}
 	phases := &dto.MetricFamily{Name: proto.String("hopbench_node_phase_seconds"),
 		Help: proto.String("Server time per request by phase (decode, work, downstream, encode, total), from HdrHistograms."),

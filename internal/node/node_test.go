@@ -336,3 +336,47 @@ func TestANodeOfSchemaV2RefusesGraphQLAtStart(t *testing.T) {
 		t.Errorf("schema v3: %v", err)
 	}
 }
+
+// A node's /metrics lists its families before any request and before any
+// error: the text format has no empty family, and the writer stopped at
+// the first it refused (the errors family of a node that had none), so a
+// healthy node's scrape ended after requests_total.
+func TestAHealthyNodesMetricsListEveryFamily(t *testing.T) {
+	st := transport.Stack{Transport: "rest", Codec: "proto", Compression: "none"}
+	n, err := node.Start(context.Background(), node.Config{Stack: st, Admin: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer n.Close()
+	scrape := func() string {
+		resp, err := http.Get("http://" + n.AdminAddr() + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	families := []string{"hopbench_node_requests_total 0", `hopbench_node_errors_total{class="bad request"} 0`, "hopbench_node_cache_hits", "hopbench_node_heap_alloc_bytes", "hopbench_node_sys_bytes", "hopbench_node_goroutines"}
+	fresh := scrape()
+	for _, want := range families {
+		if !strings.Contains(fresh, want) {
+			t.Errorf("a node that has served nothing: /metrics lacks %q:\n%s", want, fresh)
+		}
+	}
+	cl, err := (&caller{}).dial(t, n.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := codec.Lookup("proto")
+	z, _ := codec.LookupCompression("none")
+	if _, err := cl.Call(context.Background(), &transport.Request{Op: transport.OpGet, Model: "user", Count: 1, Codec: c, Compression: z}); err != nil {
+		t.Fatal(err)
+	}
+	healthy := scrape()
+	for _, want := range append(families[2:], "hopbench_node_requests_total 1", `hopbench_node_errors_total{class="internal"} 0`, `hopbench_node_phase_seconds_count{phase="total"}`) {
+		if !strings.Contains(healthy, want) {
+			t.Errorf("a node with one request and no error: /metrics lacks %q:\n%s", want, healthy)
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -25,6 +27,9 @@ var codeNames = map[Code]string{
 }
 
 func (c Code) String() string { return codeNames[c] }
+
+// CodeNames are every Code's name, sorted.
+func CodeNames() []string { return slices.Sorted(maps.Values(codeNames)) }
 
 // CodeNamed returns the Code whose String is name, for protocols that carry
 // the class by name (GraphQL's extensions.code).
