@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -116,19 +115,7 @@ func openBounded(path string, opened *atomic.Int64) (io.ReadCloser, error) {
 	if opened.Add(1) > MaxFiles {
 		return nil, fmt.Errorf("more than %d .proto files reached: a message format needs fewer", MaxFiles)
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	info, err := f.Stat()
-	if err == nil && info.Size() > MaxFileBytes {
-		err = fmt.Errorf("%s is %d bytes, over the %d a .proto may have here", path, info.Size(), MaxFileBytes)
-	}
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
+	return openFile(path, MaxFileBytes, "a .proto")
 }
 
 // compileError keeps protocompile's file:line:column message and adds what

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"reflect"
 	"strings"
 
@@ -452,7 +451,7 @@ func (g *filler) wellKnown(m *dynamicpb.Message) bool {
 
 // ReadFill reads a fill from a JSON file: see ParseFill.
 func ReadFill(path string) (Fill, error) {
-	b, err := os.ReadFile(path)
+	b, err := readFile(path, MaxFileBytes, "a fill")
 	if err != nil {
 		return DefaultFill(), fmt.Errorf("fill: %w", err)
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -171,14 +170,11 @@ func listOf(md protoreflect.MessageDescriptor, s *Schema) (protoreflect.MessageD
 // readSamples reads one message of md a line, in the proto JSON mapping;
 // blank lines are skipped.
 func readSamples(path string, md protoreflect.MessageDescriptor, s *Schema) ([]proto.Message, error) {
-	f, err := os.Open(path)
+	f, err := openFile(path, MaxSamplesBytes, "a samples file")
 	if err != nil {
 		return nil, fmt.Errorf("samples: %w", err)
 	}
 	defer f.Close()
-	if info, err := f.Stat(); err == nil && info.Size() > MaxSamplesBytes {
-		return nil, fmt.Errorf("samples %s: %d bytes, over the %d allowed", path, info.Size(), MaxSamplesBytes)
-	}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, MaxSampleLine)
 	opts := protojson.UnmarshalOptions{Resolver: dynamicpb.NewTypes(s.Registry)}

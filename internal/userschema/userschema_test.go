@@ -2,6 +2,7 @@ package userschema
 
 import (
 	"context"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -254,5 +255,45 @@ func TestAFillFileKeepsTheDefaultsItLeavesOutAndRefusesUnknownKeys(t *testing.T)
 	writeFile(t, bad, `{"strngs": 3}`)
 	if _, err := ReadFill(bad); err == nil || !strings.Contains(err.Error(), `unknown field "strngs"`) {
 		t.Fatalf("error %v, want the unknown key named", err)
+	}
+}
+
+// A .proto, a fill or samples that are not regular files are refused at
+// once, naming the path: /dev/zero says 0 bytes and never ends (a compile
+// reached 12.5 GB, a fill 4 GB).
+func TestFilesThatAreNotRegularAreRefused(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero here")
+	}
+	const want = "/dev/zero is not a regular file"
+	if _, err := Load(context.Background(), Source{Files: []string{"/dev/zero"}, ImportPaths: []string{"/dev"}, Message: "a.B"}); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a .proto of /dev/zero: %v, want %q", err, want)
+	}
+	if _, err := ReadFill("/dev/zero"); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a fill of /dev/zero: %v, want %q", err, want)
+	}
+	src := orders
+	src.Samples = "/dev/zero"
+	if _, err := Load(context.Background(), src); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("samples of /dev/zero: %v, want %q", err, want)
+	}
+}
+
+// A file that grows past its bound while it is read fails the read.
+func TestAFileThatGrowsPastItsBoundFailsItsRead(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.json")
+	if err := os.WriteFile(path, []byte(strings.Repeat(" ", 10)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := openFile(path, 10, "a fill")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := os.WriteFile(path, []byte(strings.Repeat(" ", 100)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadAll(f); err == nil || !strings.Contains(err.Error(), "grew past") {
+		t.Errorf("reading a file grown past its 10 bytes: %v, want it refused", err)
 	}
 }
