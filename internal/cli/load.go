@@ -314,7 +314,7 @@ func (f *loadFlags) check(changed func(string) bool) error {
 		}
 	}
 	if f.target.Addr == "" {
-		f.target.Addr = defaultAddr(f.target.Stack, f.tlsDir != "" || f.caFile != "")
+		f.target.Addr = defaultAddr(f.target.Stack, f.tlsDir != "" || f.caFile != "", f.mtls)
 	}
 	f.target.Transport.Options = f.options
 	switch {
@@ -416,7 +416,7 @@ func loadRecord(run experiment.Run, m load.Measured, began time.Time, interrupte
 // (two loads that differ only in --tls are two cases, not repetitions).
 func (f *loadFlags) run() experiment.Run {
 	r := experiment.Run{Stack: f.target.Stack.String(), Topology: "direct", Op: f.op, Model: f.target.Model, Count: f.target.Count,
-		Load: experiment.LoadSpecOf(f.cfg), Duration: experiment.Duration(f.cfg.Duration), Requests: f.cfg.Requests,
+		Load: load.ModelOf(f.cfg), Duration: experiment.Duration(f.cfg.Duration), Requests: f.cfg.Requests,
 		Warmup: experiment.Duration(f.cfg.Warmup), SLA: experiment.Duration(f.cfg.SLA), Timeout: experiment.Duration(f.cfg.Timeout),
 		TLS: f.tlsDir != "" || f.caFile != "", MTLS: f.mtls, HTTP2: f.target.Transport.HTTP2,
 		Connections: f.target.Connections, PerRequest: f.target.PerRequest, Seed: f.target.Seed, TransportOptions: f.options,

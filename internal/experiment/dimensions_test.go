@@ -2,13 +2,9 @@ package experiment
 
 import (
 	"encoding/json"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/hopbench/hopbench/internal/load"
 )
 
 func TestScalesAndPartsRefuseMistakes(t *testing.T) {
@@ -119,23 +115,6 @@ connections: [4, per-request]
 	}
 	if per != 2 || pooled != 2 {
 		t.Errorf("%d per-request and %d pooled runs, want 2 and 2", per, pooled)
-	}
-}
-
-// A load hopbench load was given reads, in its record, as the spec would
-// have written it: LoadSpecOf is config's inverse.
-func TestLoadSpecOfIsTheInverseOfConfig(t *testing.T) {
-	for _, c := range []load.Config{
-		{Kind: load.Closed, Clients: 32},
-		{Kind: load.Rate, Rate: 1500, Poisson: true, Workers: 64},
-		{Kind: load.Ramp, RampOf: "clients", Steps: load.Steps{From: 1, To: 8, Step: 1, Every: 2 * time.Second}},
-		{Kind: load.Capacity, SLA: 10 * time.Millisecond, Duration: 15 * time.Second,
-			Search: load.Search{Percentile: 99.9, MaxErrors: 0.01, Step: time.Second, Start: 500, MaxRate: 9000}},
-	} {
-		back := LoadSpecOf(c).config()
-		if !reflect.DeepEqual(back, c) || back.String() != c.String() {
-			t.Errorf("%s came back as %s (%+v)", c.String(), back.String(), back)
-		}
 	}
 }
 

@@ -38,7 +38,7 @@ type Run struct {
 	Proto *userschema.Source `json:"proto,omitempty"`
 	// ProtoV2 is its version 2, when a schema trial tries the change.
 	ProtoV2  *userschema.Files `json:"proto_v2,omitempty"`
-	Load     LoadSpec          `json:"load"`
+	Load     load.Model        `json:"load"`
 	Duration Duration          `json:"duration"`
 	Requests int64             `json:"requests,omitempty"`
 	Warmup   Duration          `json:"warmup"`
@@ -226,7 +226,7 @@ func (s *Spec) matrix() []Run {
 
 // variants are one case's runs across the switches and stacks, the
 // switches outermost in the order written and stacks innermost.
-func (s *Spec) variants(rep int, top, model string, count int, op string, l LoadSpec) []Run {
+func (s *Spec) variants(rep int, top, model string, count int, op string, l load.Model) []Run {
 	base := s.run(top, model, count, op, l)
 	base.Repetition = rep
 	if s.NetworkMode == network.Kernel {
@@ -285,7 +285,7 @@ func expand[T any](runs []Run, vals []T, set func(*Run, T)) []Run {
 }
 
 // run is a case's run before its switches and stack are set (variants).
-func (s *Spec) run(top, model string, count int, op string, l LoadSpec) Run {
+func (s *Spec) run(top, model string, count int, op string, l load.Model) Run {
 	r := Run{
 		Part: s.part, Topology: top, Op: op, Model: model, Count: count, Load: l,
 		Duration: s.Duration, Requests: s.Requests, Warmup: *s.Warmup, SLA: s.SLA, Timeout: s.Timeout,
@@ -326,7 +326,7 @@ func (s *Spec) run(top, model string, count int, op string, l LoadSpec) Run {
 	if r.Duration == 0 && r.Requests == 0 {
 		r.Duration = Duration(DefaultDuration)
 		if l.Ramp != nil {
-			c := l.config()
+			c := l.Config()
 			r.Duration = Duration(c.Steps.Duration())
 		}
 	}
@@ -335,7 +335,7 @@ func (s *Spec) run(top, model string, count int, op string, l LoadSpec) Run {
 
 // LoadConfig is the engine's configuration for the run.
 func (r Run) LoadConfig() load.Config {
-	c := r.Load.config()
+	c := r.Load.Config()
 	c.Duration, c.Requests, c.Warmup = time.Duration(r.Duration), r.Requests, time.Duration(r.Warmup)
 	c.SLA, c.Timeout, c.Seed = time.Duration(r.SLA), time.Duration(r.Timeout), r.Seed
 	if r.Limits != nil {
@@ -346,7 +346,7 @@ func (r Run) LoadConfig() load.Config {
 
 // LoadName is the load as tables show it, e.g. closed:32.
 func (r Run) LoadName() string {
-	c := r.Load.config()
+	c := r.Load.Config()
 	return c.String()
 }
 

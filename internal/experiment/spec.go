@@ -32,7 +32,7 @@ type Spec struct {
 	Payloads    []PayloadSpec       `yaml:"payloads" json:"payloads,omitempty" jsonschema:"required" jsonschema_description:"Payload models and the item counts of each."`
 	Ops         []string            `yaml:"ops" json:"ops,omitempty" jsonschema:"pattern=^(get|post|echo|feed:[1-9][0-9]{0\\,5})$" jsonschema_description:"Operations: get (reply carries the items), post (request carries them), echo (both), feed:N (server streaming: the reply is N messages, each carrying the items; N from 1 to 100000). Default: [echo]."`
 	Topologies  []string            `yaml:"topologies" json:"topologies,omitempty" jsonschema_description:"direct, chain:N, tree:D or star:N. Default: [direct]."`
-	Loads       []LoadSpec          `yaml:"loads" json:"loads,omitempty" jsonschema:"required" jsonschema_description:"Load models, each one of closed, rate, ramp or capacity."`
+	Loads       []load.Model        `yaml:"loads" json:"loads,omitempty" jsonschema:"required" jsonschema_description:"Load models, each one of closed, rate, ramp or capacity."`
 	Duration    Duration            `yaml:"duration" json:"duration,omitempty" jsonschema_description:"Measured time per run (default 10s; a ramp defaults to every step once)."`
 	Requests    int64               `yaml:"requests" json:"requests,omitempty" jsonschema_description:"For closed loads: end each run after this many requests instead of a duration."`
 	Warmup      *Duration           `yaml:"warmup" json:"warmup,omitempty" jsonschema_description:"Load before measuring, discarded (default 1s)."`
@@ -117,49 +117,6 @@ type PayloadSpec struct {
 	Counts  []int             `yaml:"counts" json:"counts,omitempty" jsonschema:"required" jsonschema_description:"Items per request or reply, e.g. characters for text, users for user, messages for proto."`
 }
 
-// LoadSpec is one load model; exactly one of its fields is set.
-type LoadSpec struct {
-	Closed *ClosedSpec `yaml:"closed" json:"closed,omitempty" jsonschema_description:"Closed loop: clients each sending when the last reply came."`
-	Rate   *RateSpec   `yaml:"rate" json:"rate,omitempty" jsonschema_description:"Open loop at a fixed rate; latency from each request's intended send time."`
-	Ramp   *RampSpec   `yaml:"ramp" json:"ramp,omitempty" jsonschema_description:"Clients or rate rising by a step every interval; results per step."`
-	// Capacity searches open-loop rates for the highest that meets an SLA.
-	Capacity *CapacitySpec `yaml:"capacity" json:"capacity,omitempty" jsonschema_description:"Open-loop search for the highest rate whose percentile stays within the SLA: the stack's capacity at that SLA, with every probed rate as a step."`
-}
-
-// ClosedSpec is a closed loop.
-type ClosedSpec struct {
-	Clients int `yaml:"clients" json:"clients,omitempty" jsonschema:"required" jsonschema_description:"Concurrent clients."`
-}
-
-// RateSpec is an open loop.
-type RateSpec struct {
-	Rate     float64 `yaml:"rate" json:"rate,omitempty" jsonschema:"required" jsonschema_description:"Requests per second."`
-	Arrivals string  `yaml:"arrivals" json:"arrivals,omitempty" jsonschema:"enum=constant,enum=poisson" jsonschema_description:"constant (evenly spaced, default) or poisson."`
-	Workers  int     `yaml:"workers" json:"workers,omitempty" jsonschema_description:"Most requests in flight (default 256)."`
-}
-
-// RampSpec is a rising load.
-type RampSpec struct {
-	Of    string   `yaml:"of" json:"of,omitempty" jsonschema:"required,enum=clients,enum=rate" jsonschema_description:"What rises: clients or rate."`
-	From  float64  `yaml:"from" json:"from,omitempty" jsonschema:"required"`
-	To    float64  `yaml:"to" json:"to,omitempty" jsonschema:"required"`
-	Step  float64  `yaml:"step" json:"step,omitempty"`
-	Every Duration `yaml:"every" json:"every,omitempty" jsonschema:"required" jsonschema_description:"Interval between steps, whole seconds."`
-}
-
-// CapacitySpec is a capacity search; zero fields take load.Search's
-// defaults.
-type CapacitySpec struct {
-	SLA        Duration `yaml:"sla" json:"sla,omitempty" jsonschema:"required" jsonschema_description:"The latency the percentile must stay within, e.g. 10ms."`
-	Percentile float64  `yaml:"percentile" json:"percentile,omitempty" jsonschema_description:"The percentile held to the SLA (default 99)."`
-	MaxErrors  float64  `yaml:"max_errors" json:"max_errors,omitempty" jsonschema_description:"Share of calls that may fail for reasons other than lateness (default 0.001)."`
-	Step       Duration `yaml:"step" json:"step,omitempty" jsonschema_description:"Measured time of each probed rate (default 2s)."`
-	Start      float64  `yaml:"start" json:"start,omitempty" jsonschema_description:"First rate probed, requests/s (default 1000); rates double until one fails, then are bisected."`
-	MaxRate    float64  `yaml:"max_rate" json:"max_rate,omitempty" jsonschema_description:"Highest rate probed, requests/s (default 200000)."`
-	Budget     Duration `yaml:"budget" json:"budget,omitempty" jsonschema_description:"Time the whole search may take (default 40s); a search cut short says its capacity is a lower bound."`
-	Arrivals   string   `yaml:"arrivals" json:"arrivals,omitempty" jsonschema:"enum=constant,enum=poisson" jsonschema_description:"constant (default) or poisson."`
-}
-
 // Defaults fills the documented defaults into zero fields.
 func (s *Spec) Defaults() {
 	if len(s.Ops) == 0 {
@@ -231,45 +188,4 @@ func (s *Spec) schemaChain() string {
 		}
 	}
 	return ""
-}
-
-// config turns a load spec into the engine's configuration.
-// LoadSpecOf is the spec's form of a load the engine was given (config's
-// inverse), for records of loads that no spec described (hopbench load).
-func LoadSpecOf(c load.Config) LoadSpec {
-	arrivals := ""
-	if c.Poisson {
-		arrivals = "poisson"
-	}
-	switch c.Kind {
-	case load.Closed:
-		return LoadSpec{Closed: &ClosedSpec{Clients: c.Clients}}
-	case load.Rate:
-		return LoadSpec{Rate: &RateSpec{Rate: c.Rate, Arrivals: arrivals, Workers: c.Workers}}
-	case load.Ramp:
-		s := c.Steps
-		return LoadSpec{Ramp: &RampSpec{Of: c.RampOf, From: s.From, To: s.To, Step: s.Step, Every: Duration(s.Every)}}
-	case load.Capacity:
-		sc := c.Search
-		return LoadSpec{Capacity: &CapacitySpec{SLA: Duration(c.SLA), Percentile: sc.Percentile, MaxErrors: sc.MaxErrors, Step: Duration(sc.Step),
-			Start: sc.Start, MaxRate: sc.MaxRate, Budget: Duration(c.Duration), Arrivals: arrivals}}
-	}
-	return LoadSpec{}
-}
-
-func (l LoadSpec) config() load.Config {
-	switch {
-	case l.Closed != nil:
-		return load.Config{Kind: load.Closed, Clients: l.Closed.Clients}
-	case l.Rate != nil:
-		return load.Config{Kind: load.Rate, Rate: l.Rate.Rate, Poisson: l.Rate.Arrivals == "poisson", Workers: l.Rate.Workers}
-	case l.Ramp != nil:
-		r := l.Ramp
-		return load.Config{Kind: load.Ramp, RampOf: r.Of, Steps: load.Steps{From: r.From, To: r.To, Step: r.Step, Every: time.Duration(r.Every)}}
-	case l.Capacity != nil:
-		c := l.Capacity
-		return load.Config{Kind: load.Capacity, SLA: time.Duration(c.SLA), Poisson: c.Arrivals == "poisson", Duration: time.Duration(c.Budget),
-			Search: load.Search{Percentile: c.Percentile, MaxErrors: c.MaxErrors, Step: time.Duration(c.Step), Start: c.Start, MaxRate: c.MaxRate}}
-	}
-	return load.Config{}
 }

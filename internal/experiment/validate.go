@@ -212,62 +212,15 @@ func (s *Spec) validateLoads(bad func(string, string, ...any)) {
 	}
 	for i, l := range s.Loads {
 		at := fmt.Sprintf("loads[%d]", i)
-		set := 0
-		for _, isSet := range []bool{l.Closed != nil, l.Rate != nil, l.Ramp != nil, l.Capacity != nil} {
-			if isSet {
-				set++
-			}
-		}
-		if set != 1 {
-			bad(at, "give exactly one of closed, rate, ramp or capacity (%d given)", set)
+		if !l.Check(at, s.limits(), bad) {
 			continue
 		}
-		lim := s.limits()
-		switch {
-		case l.Closed != nil:
-			if err := lim.CheckClients("clients", l.Closed.Clients); err != nil {
-				bad(at+".closed.clients", "%v", err)
-			}
-		case l.Rate != nil:
-			if err := lim.CheckRate("rate", l.Rate.Rate); err != nil {
-				bad(at+".rate.rate", "%v", err)
-			}
-			if a := l.Rate.Arrivals; a != "" && a != "constant" && a != "poisson" {
-				bad(at+".rate.arrivals", "%q: want constant or poisson", a)
-			}
-			if l.Rate.Workers < 0 {
-				bad(at+".rate.workers", "%d: want a positive number (default 256)", l.Rate.Workers)
-			} else if err := lim.CheckClients("workers", max(l.Rate.Workers, 1)); err != nil {
-				bad(at+".rate.workers", "%v", err)
-			}
-		case l.Ramp != nil:
-			validateRamp(at+".ramp", l.Ramp, lim, bad)
-			if all := l.config().Steps.Duration(); s.Duration != 0 && time.Duration(s.Duration) < all {
-				bad("duration", "%v ends %s before its last step: its steps take %v; give the ramp that duration, or none (a ramp's default)", time.Duration(s.Duration), at, all)
-			}
-		case l.Capacity != nil:
-			validateCapacity(at+".capacity", l.Capacity, bad)
+		if all := l.Config().Steps.Duration(); l.Ramp != nil && s.Duration != 0 && time.Duration(s.Duration) < all {
+			bad("duration", "%v ends %s before its last step: its steps take %v; give the ramp that duration, or none (a ramp's default)", time.Duration(s.Duration), at, all)
 		}
 		if s.Requests > 0 && l.Closed == nil {
 			bad("requests", "a request count ends closed loads only; %s is an open or ramped load: give a duration", at)
 		}
-	}
-}
-
-func validateCapacity(at string, c *CapacitySpec, bad func(string, string, ...any)) {
-	if c.SLA <= 0 {
-		bad(at+".sla", "none given: the latency the percentile must stay within, e.g. {capacity: {sla: 10ms}}")
-	}
-	if a := c.Arrivals; a != "" && a != "constant" && a != "poisson" {
-		bad(at+".arrivals", "%q: want constant or poisson", a)
-	}
-	if c.Budget < 0 || c.Budget > Duration(time.Hour) {
-		bad(at+".budget", "%v: want up to 1h (default 40s)", time.Duration(c.Budget))
-	}
-	cfg := LoadSpec{Capacity: c}.config()
-	cfg.SLA = max(cfg.SLA, time.Millisecond) // reported above when missing
-	if err := cfg.Validate(); err != nil {
-		bad(at, "%v", err)
 	}
 }
 
@@ -277,31 +230,6 @@ func (s *Spec) limits() load.Limits {
 		return load.Limits{}
 	}
 	return *s.Limits
-}
-
-func validateRamp(at string, r *RampSpec, lim load.Limits, bad func(string, string, ...any)) {
-	if r.Of != "clients" && r.Of != "rate" {
-		bad(at+".of", "%q: want clients or rate", r.Of)
-	}
-	switch {
-	case r.From <= 0:
-		bad(at+".from", "%v: want a positive start", r.From)
-	case r.To < r.From:
-		bad(at+".to", "%v: want at least from (%v)", r.To, r.From)
-	case r.Step <= 0 && r.To > r.From:
-		bad(at+".step", "%v: want a positive step", r.Step)
-	case r.Of == "clients":
-		if err := lim.CheckClients("clients", int(r.To)); err != nil {
-			bad(at+".to", "%v", err)
-		}
-	case r.Of == "rate":
-		if err := lim.CheckRate("rate", r.To); err != nil {
-			bad(at+".to", "%v", err)
-		}
-	}
-	if e := time.Duration(r.Every); e < time.Second || e%time.Second != 0 {
-		bad(at+".every", "%v: want whole seconds, at least 1s (results are kept per second)", e)
-	}
 }
 
 func (s *Spec) validateScalars(bad func(string, string, ...any)) {
@@ -569,7 +497,7 @@ func (s *Spec) validateHosts(bad func(string, string, ...any)) {
 // refuseOnHosts names what runs on hosts do not do yet.
 func (s *Spec) refuseOnHosts(bad func(string, string, ...any)) {
 	for i, l := range s.Loads {
-		if c := l.config(); c.Kind != "closed" && c.Kind != "rate" {
+		if c := l.Config(); c.Kind != "closed" && c.Kind != "rate" {
 			bad(fmt.Sprintf("loads[%d]", i), "a %s load runs from one process: runs on hosts take closed and rate loads", c.Kind)
 		}
 	}
