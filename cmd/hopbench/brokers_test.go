@@ -47,6 +47,26 @@ func TestBrokerStacksByHandWithDefaults(t *testing.T) {
 	brokersStatusAndDown(t, dir)
 }
 
+// Brokers started with TLS and no client certificates take node and load
+// by hand, with --tls-dir and default addresses, for every broker stack:
+// NATS takes TLS on its one port, and node and load went to the
+// listener that exists for mutual TLS only ("no servers available").
+func TestBrokerStacksByHandOverTLSWithDefaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts brokers")
+	}
+	dir := t.TempDir()
+	tlsDir := dir + "/tls"
+	upOut, err := exec.Command(bin, "brokers", "up", "rabbitmq", "kafka", "nats", "mosquitto", "--dir", dir, "--tls-dir", tlsDir).CombinedOutput()
+	t.Cleanup(func() { hopbench(t, "brokers", "down", "--dir", dir) })
+	if err != nil {
+		t.Fatalf("brokers up: %v: %s", err, upOut)
+	}
+	for _, stack := range []string{"amqp", "kafka", "nats", "mqtt"} {
+		t.Run(stack, func(t *testing.T) { nodeAndLoadByHand(t, stack, "--tls-dir", tlsDir) })
+	}
+}
+
 // nodeAndLoadByHand starts a node of stack with no address flags and runs
 // a load against it, with the same extra flags, expecting its 20 calls
 // answered. The warm-up holds the first calls, which wait for Kafka to

@@ -112,6 +112,17 @@ var DefaultTLSAddr = map[string]string{
 	"mosquitto": "127.0.0.1:8883",
 }
 
+// DefaultTLSAddrFor is where a broker at its usual address takes TLS
+// clients, with client certificates (mutual) or without: NATS takes TLS
+// beside plain clients on its one port, and has a listener of its own
+// for mutual TLS only.
+func DefaultTLSAddrFor(name string, mutual bool) string {
+	if name == "nats" && !mutual {
+		return DefaultAddr[name]
+	}
+	return DefaultTLSAddr[name]
+}
+
 // Broker is a broker that answers at Addr.
 type Broker struct {
 	Name    string `json:"name"`

@@ -19,16 +19,17 @@ import (
 
 // defaultAddr is where a stack's node listens and its load connects when
 // no address is given: loopback port 7070 for direct stacks; for broker
-// stacks, the broker's usual address (its usual TLS address with TLS) and
+// stacks, the broker's usual address (its usual TLS address with TLS,
+// with mutual TLS or without: broker.DefaultTLSAddrFor) and
 // the service name "hopbench".
-func defaultAddr(st transport.Stack, useTLS bool) string {
+func defaultAddr(st transport.Stack, useTLS, mutual bool) string {
 	t, err := transport.Lookup(st.Transport)
 	if err != nil {
 		return "127.0.0.1:7070"
 	}
 	if c := t.Caps(); c.Broker != "" {
 		addr := broker.DefaultAddr[c.Broker]
-		if tlsAddr := broker.DefaultTLSAddr[c.Broker]; useTLS && tlsAddr != "" {
+		if tlsAddr := broker.DefaultTLSAddrFor(c.Broker, mutual); useTLS && tlsAddr != "" {
 			addr = tlsAddr
 		}
 		return c.Scheme + "://" + addr + "/hopbench"

@@ -187,7 +187,7 @@ func (f *nodeFlags) configure(st transport.Stack) error {
 	}
 	f.cfg.Stack, f.cfg.Downstream, f.cfg.Listen = st, c.Downstream, c.Listen
 	if f.cfg.Listen == "" {
-		f.cfg.Listen = defaultAddr(st, useTLS)
+		f.cfg.Listen = defaultAddr(st, useTLS, c.MTLS)
 	}
 	f.conns.MaxConns = c.MaxConns
 	f.cfg.Transport = transport.Config{HTTP2: c.HTTP2, MaxBytes: f.maxBytes, Options: options, Conns: f.conns}

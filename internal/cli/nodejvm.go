@@ -179,7 +179,7 @@ func jvmArgv(f nodeFlags, st transport.Stack, jar, seeds string) []string {
 	c := f.contract
 	listen := c.Listen
 	if listen == "" {
-		listen = defaultAddr(st, false)
+		listen = defaultAddr(st, false, false)
 	}
 	argv := append(jvm.Command(jar, c.JVMFlags), "--stack", st.String(), "--listen", listen, "--seeds", seeds,
 		"--max-bytes", strconv.Itoa(f.maxBytes), "--max-in-flight", strconv.Itoa(f.cfg.MaxInFlight))
