@@ -150,6 +150,12 @@ func newMux(h transport.Handler, maxBytes int) *http.ServeMux {
 			mux.Handle(f.Procedure(op), connect.NewUnaryHandler(f.Procedure(op),
 				func(ctx context.Context, req *connect.Request[hopframe.Frame]) (*connect.Response[hopframe.Frame], error) {
 					out, err := hopframe.Serve(ctx, h, f, op, req.Msg)
+					if err == nil && ctx.Err() != nil {
+						// connect-go leaves the caller's deadline
+						// (Connect-Timeout-Ms, grpc-timeout) to the
+						// handler: a reply made past it is not sent.
+						err = transport.CutOff(ctx, ctx.Err())
+					}
 					if err != nil {
 						return nil, toError(err)
 					}

@@ -189,3 +189,30 @@ func TestJSONWithACharsetIsServed(t *testing.T) {
 		}
 	}
 }
+
+// A caller's deadline ends its call on the Connect family as gRPC's
+// does: connect-go leaves Connect-Timeout-Ms and grpc-timeout to the
+// handler, and a Get past its 1 ms came back 200 with the whole reply.
+func TestACallersDeadlineIsKept(t *testing.T) {
+	tr, _ := transport.Lookup("connect")
+	srv, err := tr.Listen(context.Background(), "127.0.0.1:0", transport.Config{Codec: "json"}, transport.Handler{Bytes: func(ctx context.Context, req *transport.Request) ([]byte, error) {
+		<-ctx.Done() // a reply that takes longer than the caller gave it
+		return req.Codec.Marshal(&pb.Int{Value: 1})
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	req, _ := http.NewRequest(http.MethodPost, "http://"+srv.Addr()+"/hopbench.v1.Hop/Get", strings.NewReader(`{"model":"int","count":"1"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Connect-Timeout-Ms", "1")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode == http.StatusOK || !strings.Contains(string(body), "deadline_exceeded") {
+		t.Errorf("a call past its Connect-Timeout-Ms: %s %s; want deadline_exceeded", resp.Status, body)
+	}
+}
