@@ -13,42 +13,46 @@ import (
 // hopbench's engine here, the independent cross-check client here, or
 // shares of the load from the placement's generator hosts, merged.
 type generator interface {
-	dial(ctx context.Context, m *measurement) error
-	// drive runs the load until its end or ctx's; opened is called once
-	// as the measured window opens.
-	drive(ctx context.Context, m *measurement, opened func()) (load.Measured, error)
+	// dial connects to the entry node as target says.
+	dial(ctx context.Context, target load.TargetConfig) error
+	// drive runs the load cfg until its end or ctx's; opened is called
+	// once as the measured window opens.
+	drive(ctx context.Context, cfg load.Config, opened func()) (load.Measured, error)
 	close()
 }
 
-func engineOf(c *Case) generator {
+// engineOf is the generator here that c names, across net, pinned by pin
+// while it drives, telling hooks.
+func engineOf(c *Case, net netPath, pin *pinning, hooks Hooks) generator {
+	h := &here{driver: load.Engine, net: net, pin: pin, hooks: hooks}
 	if c.Generator == Independent {
-		return &here{driver: independent}
+		h.driver = independent
+	} else if c.OneWay != nil {
+		h.driver = oneway.Driver(*c.OneWay)
 	}
-	if c.OneWay != nil {
-		return &here{driver: oneway.Driver(*c.OneWay)}
-	}
-	return &here{driver: load.Engine}
+	return h
 }
 
 // here is a generator in this process: one measured window.
 type here struct {
 	driver load.Driver
+	net    netPath
+	pin    *pinning
+	hooks  Hooks
 	window *load.Window
 }
 
-func (h *here) dial(ctx context.Context, m *measurement) (err error) {
-	h.window, err = load.OpenWindow(ctx, load.WindowConfig{Target: m.c.target(m.entry(), m.transportConfig()),
-		Network: m.net.inProcess(), From: m.net.from()})
+func (h *here) dial(ctx context.Context, target load.TargetConfig) (err error) {
+	h.window, err = load.OpenWindow(ctx, load.WindowConfig{Target: target, Network: h.net.inProcess(), From: h.net.from()})
 	return err
 }
 
-func (h *here) drive(ctx context.Context, m *measurement, opened func()) (load.Measured, error) {
-	cfg := m.c.Load
-	if m.hooks.OnSecond != nil {
-		cfg.Progress = m.hooks.OnSecond
+func (h *here) drive(ctx context.Context, cfg load.Config, opened func()) (load.Measured, error) {
+	if h.hooks.OnSecond != nil {
+		cfg.Progress = h.hooks.OnSecond
 	}
-	cfg.Live = m.hooks.OnTick
-	unpin, err := m.pin.pinGenerator()
+	cfg.Live = h.hooks.OnTick
+	unpin, err := h.pin.pinGenerator()
 	if err != nil {
 		return load.Measured{}, err
 	}
@@ -73,27 +77,43 @@ func independent(ctx context.Context, cfg load.Config, w *load.Window) (*load.Re
 	})
 }
 
-// shares is a load split among the placement's generator hosts; each
-// keeps what its host measured.
+// shares is a load split among the generator hosts' agents, across net;
+// each keeps what its host measured.
 type shares struct {
-	each []load.Measured
+	gens   []*agent.Client
+	net    netPath
+	target load.TargetConfig
+	each   []load.Measured
 }
 
-// dial leaves the entry node to the generator hosts, which dial it.
-func (*shares) dial(context.Context, *measurement) error { return nil }
+// sharesOf splits c's load among the agents of its placement's
+// generator hosts.
+func sharesOf(c *Case, a agents, net netPath) *shares {
+	s := &shares{net: net}
+	for _, h := range c.Placement.Generator {
+		s.gens = append(s.gens, a[h])
+	}
+	return s
+}
 
-func (s *shares) drive(ctx context.Context, m *measurement, opened func()) (load.Measured, error) {
-	p := m.c.Placement
-	cfgs, err := agent.Split(m.c.Load, len(p.Generator))
+// dial leaves the entry node to the generator hosts, which dial it as
+// target says.
+func (s *shares) dial(_ context.Context, target load.TargetConfig) error {
+	s.target = target
+	s.target.Transport.ClientTLS = nil // refused with hosts
+	return nil
+}
+
+func (s *shares) drive(ctx context.Context, cfg load.Config, opened func()) (load.Measured, error) {
+	cfgs, err := agent.Split(cfg, len(s.gens))
 	if err != nil {
 		return load.Measured{}, err
 	}
 	gens := make([]*agent.Client, len(cfgs))
 	parts := make([]agent.Share, len(cfgs))
 	for i, c := range cfgs {
-		gens[i] = m.agents[p.Generator[i]]
-		parts[i] = agent.Share{Load: c, Network: m.net.inProcess(), Target: m.c.target(m.insts[0].Addr(), m.transportConfig())}
-		parts[i].Target.Transport.ClientTLS = nil // refused with hosts
+		gens[i] = s.gens[i]
+		parts[i] = agent.Share{Load: c, Network: s.net.inProcess(), Target: s.target}
 	}
 	merged, each, err := agent.RunShares(ctx, gens, parts, opened)
 	s.each = each

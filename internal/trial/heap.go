@@ -13,17 +13,18 @@ import (
 	"github.com/hopbench/hopbench/internal/results"
 )
 
-// logHeap has JVM node i here write its collections to a GC log of its
-// own, under the rig's JVM directory, which the heap meter reads.
-func (m *measurement) logHeap(i int, cfg nodeapi.Config) nodeapi.Config {
-	path := filepath.Join(m.jvm.dir, fmt.Sprintf("gc-run%d-node%d.log", m.c.Index, i))
+// logHeap has JVM node i of run index write its collections to a GC log
+// of its own under dir (the rig's JVM directory), which the heap meter
+// reads and nodes removes.
+func logHeap(dir string, index, i int, nodes *nodeSet, cfg nodeapi.Config) nodeapi.Config {
+	path := filepath.Join(dir, fmt.Sprintf("gc-run%d-node%d.log", index, i))
 	cfg.JVMFlags = append(slices.Clone(cfg.JVMFlags), jvm.HeapLogFlag(path))
-	m.nodes.mu.Lock()
-	defer m.nodes.mu.Unlock()
-	if m.nodes.heapLogs == nil {
-		m.nodes.heapLogs = map[int]string{}
+	nodes.mu.Lock()
+	defer nodes.mu.Unlock()
+	if nodes.heapLogs == nil {
+		nodes.heapLogs = map[int]string{}
 	}
-	m.nodes.heapLogs[i] = path
+	nodes.heapLogs[i] = path
 	return cfg
 }
 

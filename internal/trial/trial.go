@@ -53,7 +53,7 @@ func (x *Rig) Make(ctx context.Context, c *Case, rec *results.Record, hooks Hook
 	runCtx, stopWatching := m.watch(ctx)
 	defer stopWatching()
 	m.runCtx = runCtx
-	got, err := m.gen.drive(runCtx, m, m.windowOpens)
+	got, err := m.gen.drive(runCtx, c.Load, m.windowOpens)
 	if err != nil {
 		return fmt.Errorf("driving the load: %w", err)
 	}
@@ -92,17 +92,17 @@ func (m *measurement) setUp(ctx context.Context) error {
 // case, and what each step leaves for the next.
 type measurement struct {
 	*Rig
-	c     *Case
-	hooks Hooks
+	c *Case
 
 	// The parts: where the nodes run, what drives them, what network
 	// lies between, the broker leg (where the broker is, if any) and
 	// what lies on the hops (proxies, if any).
-	net  netPath
-	home nodeHome
-	gen  generator
-	leg  brokerLeg
-	hops hops
+	net     netPath
+	home    nodeHome
+	runtime nodeRuntime
+	gen     generator
+	leg     brokerLeg
+	hops    hops
 
 	// made is what the set-up made that the record carries.
 	made made
@@ -124,16 +124,19 @@ type measurement struct {
 
 // assemble chooses the run's parts from its case, and its meters.
 func (x *Rig) assemble(c *Case, hooks Hooks) (*measurement, error) {
-	m := &measurement{Rig: x, c: c, hooks: hooks}
+	m := &measurement{Rig: x, c: c}
 	m.nodes = &nodeSet{limit: c.Memory, name: fmt.Sprintf("hopbench-%d-run%d", pid, c.Index), reset: x.cfg.ResetNode}
 	m.net, m.hops = x.netPathOf(c), hopsOf(c, x.cfg.Dir, x.tlsDir())
+	env := nodeEnv(x.cfg.Env, c)
 	var where brokerHome = x.brokers
-	m.home, m.gen = localNodes{}, engineOf(c)
+	m.home = localNodes{bin: x.cfg.Bin, env: env, stderr: x.cfg.NodeStderr, host: m.net.host(), seeds: x.jvm, seed: c.Seed, index: c.Index, nodes: m.nodes}
+	m.gen = engineOf(c, m.net, x.pin, hooks)
 	var split *shares
 	if c.Placement != nil {
-		split = &shares{}
-		m.home, m.gen, where = hostNodes{}, split, hostBroker{x.agents[c.Placement.Broker]}
+		split = sharesOf(c, x.agents, m.net)
+		m.home, m.gen, where = hostNodesOf(c, x.agents, env), split, hostBroker{x.agents[c.Placement.Broker]}
 	}
+	m.runtime = runtimeOf(c, m.net, m.home)
 	var err error
 	if m.leg, err = legOf(c, where, x.brokers); err != nil {
 		return nil, err
@@ -182,7 +185,7 @@ func (m *measurement) startNodes(ctx context.Context) error {
 	if m.c.OneWay != nil {
 		return nil
 	}
-	insts, err := topology.Start(ctx, m.c.Topology, m.fronts(m.home.start(m)))
+	insts, err := topology.Start(ctx, m.c.Topology, m.fronts(m.home.start(m.nodeConfig, m.nodes.started)))
 	if err != nil {
 		return err
 	}
@@ -215,7 +218,7 @@ func (m *measurement) boot(ctx context.Context) (err error) {
 
 // dial connects the generator to the entry node.
 func (m *measurement) dial(ctx context.Context) error {
-	return m.gen.dial(ctx, m)
+	return m.gen.dial(ctx, m.c.target(m.entry(), m.transportConfig()))
 }
 
 // evolve, in a run with a schema set, sends a message of each schema
