@@ -80,6 +80,8 @@ func (t Transport) Listen(ctx context.Context, addr string, cfg transport.Config
 	// 500 aliases of get(count: 10000) is one request for 5 000 000.
 	gcfg.Complexity.Query.Get = func(_ int, _ string, count int) int { return max(count, 1) }
 	gql := handler.New(generated.NewExecutableSchema(gcfg))
+	gql.SetParserTokenLimit(MaxQueryTokens)
+	gql.Use(queryShape{})
 	gql.Use(extension.FixedComplexityLimit(MaxQueryItems))
 	gql.Use(newReplyLimit(cfg.MaxBytesOrDefault()))
 	gql.AddTransport(gqltransport.POST{})

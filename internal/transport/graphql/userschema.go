@@ -9,9 +9,11 @@ import (
 	"sync"
 
 	gql "github.com/graphql-go/graphql"
+	"github.com/graphql-go/graphql/gqlerrors"
 	"github.com/graphql-go/graphql/language/ast"
 	"github.com/graphql-go/graphql/language/parser"
 	"github.com/graphql-go/graphql/language/visitor"
+	"github.com/vektah/gqlparser/v2/gqlerror"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -351,8 +353,9 @@ func coded(err error) error { return codedError{err} }
 
 // userHandler serves a user schema at POST /graphql/MODEL: a JSON body of
 // query and variables, the result as JSON; a query that asks for the
-// schema (__schema, __type) is refused without introspection.
-func userHandler(schema gql.Schema, introspection bool) http.Handler {
+// schema (__schema, __type) is refused without introspection, and every
+// query is bounded (checkUserQuery) as the built-in schema's are.
+func userHandler(schema gql.Schema, introspection bool, model string, bound replyLimit) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var body struct {
 			Query     string         `json:"query"`
@@ -368,7 +371,15 @@ func userHandler(schema gql.Schema, introspection bool) http.Handler {
 			json.NewEncoder(w).Encode(map[string]any{"errors": []any{map[string]any{"message": "introspection is off (the graphql option introspection=false)", "extensions": map[string]any{"code": transport.CodeBadRequest.String()}}}})
 			return
 		}
+		if err := checkUserQuery(body.Query, body.Variables, model, bound); err != nil {
+			json.NewEncoder(w).Encode(map[string]any{"errors": gqlerror.List{err}})
+			return
+		}
 		res := gql.Do(gql.Params{Schema: schema, RequestString: body.Query, VariableValues: body.Variables, Context: r.Context()})
+		if len(res.Errors) > MaxReplyErrors {
+			more := len(res.Errors) - MaxReplyErrors
+			res.Errors = append(res.Errors[:MaxReplyErrors:MaxReplyErrors], gqlerrors.FormattedError{Message: fmt.Sprintf("and %d more errors", more)})
+		}
 		json.NewEncoder(w).Encode(res)
 	})
 }
@@ -399,7 +410,7 @@ func userRoutes(mux *http.ServeMux, limit int, introspection bool, serve serveUs
 		if err != nil {
 			return fmt.Errorf("graphql: the schema of %s: %w", p.Message.FullName(), err)
 		}
-		mux.Handle("POST /graphql/"+string(p.Message.FullName()), limitBody(limit, userHandler(schema, introspection)))
+		mux.Handle("POST /graphql/"+string(p.Message.FullName()), limitBody(limit, userHandler(schema, introspection, string(p.Message.FullName()), newReplyLimit(limit))))
 	}
 	return nil
 }
