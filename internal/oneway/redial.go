@@ -106,7 +106,7 @@ func (r *rig) revive(ctx context.Context, i int) {
 	if s != nil {
 		s.Close()
 	}
-	ns, err := r.m.Subscribe(ctx, r.target, c.g.name, r.tcfg, c.deliver)
+	ns, err := r.m.Subscribe(ctx, r.target, r.brokerGroup(c.g.name), r.tcfg, c.deliver)
 	if err != nil {
 		// A restarted broker may have lost the run's queues, topic or
 		// stream (non-durable settings): declare them again, as a service

@@ -20,6 +20,7 @@ type rig struct {
 	m        transport.Messenger
 	tcfg     transport.Config
 	target   string
+	run      uint64
 	plan     transport.Plan
 	t        *tracker
 	body     []byte
@@ -50,14 +51,16 @@ func newRig(ctx context.Context, oc Config, tgt *load.Target) (*rig, error) {
 	if oc.EncodeEach {
 		r.encode = tgt.Encode
 	}
-	run := runID()
-	if r.target, err = runTarget(tc.Addr, tc.Stack.Transport, run); err != nil {
+	r.run = runID()
+	if r.target, err = runTarget(tc.Addr, tc.Stack.Transport, r.run); err != nil {
 		return nil, err
 	}
+	var names []string
 	for i := range oc.Groups {
-		r.plan.Groups = append(r.plan.Groups, "g"+strconv.Itoa(i+1))
+		names = append(names, "g"+strconv.Itoa(i+1))
+		r.plan.Groups = append(r.plan.Groups, r.brokerGroup(names[i]))
 	}
-	r.t = newTracker(run, r.plan.Groups, oc.Consumers, tgt.ReadBody)
+	r.t = newTracker(r.run, names, oc.Consumers, tgt.ReadBody)
 	if err := m.Prepare(ctx, r.target, r.tcfg, r.plan); err != nil {
 		return nil, fmt.Errorf("preparing %s: %w", r.target, err)
 	}
@@ -72,7 +75,7 @@ func newRig(ctx context.Context, oc Config, tgt *load.Target) (*rig, error) {
 func (r *rig) open(ctx context.Context, publishers int) error {
 	for _, g := range r.t.groups {
 		for _, c := range g.consumers {
-			s, err := r.m.Subscribe(ctx, r.target, g.name, r.tcfg, c.deliver)
+			s, err := r.m.Subscribe(ctx, r.target, r.brokerGroup(g.name), r.tcfg, c.deliver)
 			if err != nil {
 				return fmt.Errorf("subscribing %s to %s: %w", c.name, r.target, err)
 			}

@@ -92,6 +92,14 @@ func runID() uint64 {
 	return binary.LittleEndian.Uint64(b[:])
 }
 
+// brokerGroup is group's name at the broker: the run's own, as its target
+// is. A broker keeps a consumer group's members past a run (Kafka, after
+// it died and came back), and the next run's g1 was assigned no
+// partition while the dead run's members held them.
+func (r *rig) brokerGroup(group string) string {
+	return group + "-" + strconv.FormatUint(r.run&0xffffffffff, 36)
+}
+
 // runTarget is addr's queue, topic or subject with the run's own suffix:
 // each run publishes to a name of its own, removed after it, so nothing
 // of an earlier run is consumed in it.
