@@ -26,7 +26,9 @@ func (haproxy) Config(l Leg) string {
 		mode = "http"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "global\n\tnbthread 1\n\tmaxconn 4096\n\n")
+	// noreuseport: with SO_REUSEPORT two runs' proxies listened on one
+	// address, each crediting itself with the other's traffic.
+	fmt.Fprintf(&b, "global\n\tnbthread 1\n\tmaxconn 4096\n\tnoreuseport\n\n")
 	fmt.Fprintf(&b, "defaults\n\tmode %s\n\tmaxconn 4096\n\ttimeout connect 5s\n\ttimeout client 10m\n\ttimeout server 10m\n\ttimeout tunnel 10m\n", mode)
 	if l.Mode == L7 {
 		b.WriteString("\ttimeout http-keep-alive 10m\n\thttp-reuse always\n")

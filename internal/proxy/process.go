@@ -50,6 +50,11 @@ func start(ctx context.Context, k Kind, role string, l Leg) (*Process, error) {
 		return nil, err
 	}
 	defer logf.Close()
+	// A listener already there (another run's proxy) would answer the
+	// readiness check for a proxy that could not bind.
+	if err := addrFree(l.Listen); err != nil {
+		return nil, fmt.Errorf("proxy %s (%s): %w", role, k.Name(), err)
+	}
 	cmd := exec.Command(k.Binary(), k.Args(path, l)...)
 	cmd.Dir, cmd.Stdout, cmd.Stderr = l.Dir, logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
@@ -63,6 +68,15 @@ func start(ctx context.Context, k Kind, role string, l Leg) (*Process, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// addrFree refuses an address something already listens on.
+func addrFree(addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("%s is taken (another run's proxy, or another program): %w", addr, err)
+	}
+	return ln.Close()
 }
 
 // awaitListening waits until the proxy's listener accepts, or it exits
