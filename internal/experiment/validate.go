@@ -117,6 +117,7 @@ func (s *Spec) validateMatrix() error {
 	s.validateLoads(bad)
 	s.validateScalars(bad)
 	s.validateOneWay(bad)
+	s.refuseByKind(bad)
 	var tops []topology.Topology
 	for i, top := range s.Topologies {
 		if t, ok := s.topologies[top]; ok && slices.Index(s.Topologies, top) == i {
@@ -155,8 +156,8 @@ func (s *Spec) runCount() int {
 // compressed as the stack does, they could pass the nodes' body limit.
 func (s *Spec) tooLarge(m payload.Model, count int) string {
 	for _, name := range s.Stacks {
-		st, err := transport.ParseStack(name)
-		if err != nil {
+		st, ok := s.stacks[name]
+		if !ok {
 			continue // reported at the stack
 		}
 		tr, err := transport.Lookup(st.Transport)
@@ -263,53 +264,14 @@ func (s *Spec) validateScalars(bad func(string, string, ...any)) {
 	if slices.Contains(s.Generators, GeneratorIndependent) {
 		s.validateIndependent(bad)
 	}
-	for _, c := range s.Connections {
-		if !c.PerRequest {
-			continue
-		}
-		for i, st := range s.Stacks {
-			if p, err := transport.ParseStack(st); err == nil {
-				if err := transport.PerRequestRefusal(p.Transport); err != nil {
-					bad(fmt.Sprintf("stacks[%d]", i), "%v; leave %s out of a part with connections: per-request", err, st)
-				}
-			}
-		}
-	}
 	if len(s.Network) > 0 && !slices.Equal(s.Network, s.Networks) {
 		bad("networks", "give network (one) or networks (a list), not both")
 	}
 	s.validateNetworkMode(bad)
 	s.validateRuntimes(bad)
 	s.validateSchemas(bad)
-	s.validateStackCaps(bad)
 	if s.MTLS && !slices.Contains(s.TLS, true) {
 		bad("mtls", "mutual TLS needs tls: true (or [false, true])")
-	}
-}
-
-// validateStackCaps refuses what a stack's declared capabilities rule
-// out: running it plain when it needs TLS (rest-h3: QUIC carries TLS
-// 1.3), on hosts of their own when it runs on this machine only, or over
-// HTTP/2 when it talks through a broker.
-func (s *Spec) validateStackCaps(bad func(string, string, ...any)) {
-	for i, name := range s.Stacks {
-		st, ok := s.stacks[name]
-		if !ok {
-			continue
-		}
-		c, err := transport.CapsOf(st.Transport)
-		if err != nil {
-			continue
-		}
-		at := fmt.Sprintf("stacks[%d]", i)
-		switch {
-		case c.NeedsTLS != "" && (len(s.TLS) == 0 || slices.Contains(s.TLS, false)):
-			bad(at, "%s: set tls: true (a part of its own can have it)", c.NeedsTLS)
-		case c.LocalOnly != "" && len(s.Hosts) > 0:
-			bad(at, "%s", c.LocalOnly)
-		case c.Broker != "" && slices.Contains(s.HTTP2, true):
-			bad(at, "%s talks through %s, not HTTP: http2 applies to HTTP stacks only; set http2: false, or give %s a part of its own", st.Transport, c.Broker, st)
-		}
 	}
 }
 
@@ -347,19 +309,8 @@ func (s *Spec) goMemLimit() ByteSize {
 }
 
 // validateIndependent checks that the independent generator can drive
-// every run: it speaks HTTP/1.1 with JSON bodies and paces an open loop.
+// every load: it paces an open loop, evenly (refuseByKind checks the rest).
 func (s *Spec) validateIndependent(bad func(string, string, ...any)) {
-	for i, st := range s.Stacks {
-		if p, err := transport.ParseStack(st); err == nil && p.String() != "rest" {
-			bad(fmt.Sprintf("stacks[%d]", i), "%q: the independent generator speaks REST with JSON bodies only; list rest alone in a part with generators", st)
-		}
-	}
-	if slices.Contains(s.TLS, true) || slices.Contains(s.HTTP2, true) {
-		bad("generators", "the independent generator speaks plain HTTP/1.1: set tls and http2 false where it runs")
-	}
-	if slices.ContainsFunc(s.Connections, func(c ConnMode) bool { return c.PerRequest || c.Pooled > 1 }) {
-		bad("connections", "the independent generator keeps one connection: leave connections at 1 where it runs")
-	}
 	for i, l := range s.Loads {
 		switch {
 		case l.Rate == nil:
@@ -368,17 +319,12 @@ func (s *Spec) validateIndependent(bad func(string, string, ...any)) {
 			bad(fmt.Sprintf("loads[%d].rate.arrivals", i), "the independent generator paces evenly, one request in flight: leave arrivals constant")
 		}
 	}
-	if !slices.Contains([]string{"", "direct"}, strings.Join(s.Topologies, ",")) {
-		bad("topologies", "the independent generator checks hopbench on a direct call: topologies [direct]")
-	}
 }
 
 func (s *Spec) validateTransportOptions(bad func(path, format string, args ...any)) {
 	techs := map[string]bool{}
-	for _, st := range s.Stacks {
-		if p, err := transport.ParseStack(st); err == nil {
-			techs[p.Transport] = true
-		}
+	for _, st := range s.stacks {
+		techs[st.Transport] = true
 	}
 	for _, key := range slices.Sorted(maps.Keys(s.TransportOptions)) {
 		path := "transport_options." + key
@@ -401,47 +347,25 @@ func (s *Spec) validateTransportOptions(bad func(path, format string, args ...an
 	}
 }
 
-// validateRuntimes checks runtimes, and that a spec with the JVM's asks
-// only what the JVM node serves, naming what it does not.
+// validateRuntimes checks runtimes, and that the JVM's nodes have a
+// topology they serve (refuseByKind names the rest they do not).
 func (s *Spec) validateRuntimes(bad func(string, string, ...any)) {
 	for i, rt := range s.Runtimes {
 		if err := jvm.CheckRuntime(rt); err != nil {
 			bad(fmt.Sprintf("runtimes[%d]", i), "%v", err)
 		}
 	}
-	if !s.onJVM() {
-		return
-	}
-	const why = "; put the JVM's runs in a part of their own without it"
-	for i, st := range s.Stacks {
-		if p, err := transport.ParseStack(st); err == nil {
-			if err := jvm.Serves(p); err != nil {
-				bad(fmt.Sprintf("stacks[%d]", i), "runtime jvm: %v"+why, err)
-			}
-		}
-	}
 	for i, top := range s.Topologies {
-		if t, err := topology.Parse(top); err == nil && !t.Linear() {
-			bad(fmt.Sprintf("topologies[%d]", i), "runtime jvm: the JVM node calls one downstream node (direct and chain:N); %s fans out, which needs the Go node"+why, top)
-		}
-	}
-	for _, sw := range []struct {
-		on   bool
-		name string
-	}{{slices.Contains(s.TLS, true), "tls"}, {slices.Contains(s.HTTP2, true), "http2"},
-		{slices.ContainsFunc(s.Networks, func(p network.Profile) bool { return !p.IsLoopback() }), "networks"},
-		{len(s.TransportOptions) > 0, "transport_options"}, {slices.ContainsFunc(s.Connections, func(c ConnMode) bool { return c.PerRequest }), "connections: per-request"}} {
-		if sw.on {
-			bad(sw.name, "runtime jvm: the JVM node does not take %s yet"+why, sw.name)
+		if t, ok := s.topologies[top]; ok && s.onJVM() && !t.Linear() {
+			bad(fmt.Sprintf("topologies[%d]", i), "runtime jvm: the JVM node calls one downstream node (direct and chain:N); %s fans out, which needs the Go node"+jvmApart, top)
 		}
 	}
 }
 
 // validateSchemas checks schemas: known versions, each path as long as
-// every topology's nodes and a sender, and only what serves a version
-// other than v1 (Go nodes, not GraphQL).
+// every topology's nodes and a sender (refuseByKind names what does not
+// serve v2).
 func (s *Spec) validateSchemas(bad func(string, string, ...any)) {
-	v2 := false
 	for i, sc := range s.Schemas {
 		at := fmt.Sprintf("schemas[%d]", i)
 		p, err := evolution.ParseSchema(sc)
@@ -452,10 +376,9 @@ func (s *Spec) validateSchemas(bad func(string, string, ...any)) {
 		if slices.Index(s.Schemas, sc) != i {
 			bad(at, "%q is listed twice", sc)
 		}
-		v2 = v2 || p.Has(evolution.V2)
 		for _, top := range s.Topologies {
-			t, err := topology.Parse(top)
-			if err != nil || len(p) == 1 {
+			t, ok := s.topologies[top]
+			if !ok || len(p) == 1 {
 				continue
 			}
 			if !t.Linear() {
@@ -465,55 +388,15 @@ func (s *Spec) validateSchemas(bad func(string, string, ...any)) {
 			}
 		}
 	}
-	if !v2 {
-		return
-	}
-	if s.onJVM() {
-		bad("schemas", "runtime jvm: the JVM node speaks v1 only; put the runs of v2 in a part of their own with runtimes [go]")
-	}
-	if slices.Contains(s.Generators, GeneratorIndependent) {
-		bad("schemas", "generator independent: the cross-check client sends v1's messages only; put the runs of v2 in a part of their own with generators [hopbench]")
-	}
-	for i, st := range s.Stacks {
-		p, err := transport.ParseStack(st)
-		if err != nil {
-			continue
-		}
-		if tr, err := transport.Lookup(p.Transport); err == nil && transport.DecodesItself(tr) {
-			bad(fmt.Sprintf("stacks[%d]", i), "schema v2: %[1]s decodes into v1's messages itself, so its nodes speak v1 only; leave %[1]s out of a part with v2", p.Transport)
-		}
-	}
 }
 
-// validateHosts checks hosts and placement (placement.Check), and names
-// what a run on hosts cannot do.
+// validateHosts checks hosts and placement (placement.Check), and the
+// loads a run on hosts takes (refuseByKind names what else it does not).
 func (s *Spec) validateHosts(bad func(string, string, ...any)) {
 	placement.Check(s.Hosts, s.Placement, bad)
-	if len(s.Hosts) > 0 {
-		s.refuseOnHosts(bad)
-	}
-}
-
-// refuseOnHosts names what runs on hosts do not do yet.
-func (s *Spec) refuseOnHosts(bad func(string, string, ...any)) {
 	for i, l := range s.Loads {
-		if c := l.Config(); c.Kind != "closed" && c.Kind != "rate" {
+		if c := l.Config(); len(s.Hosts) > 0 && c.Kind != "closed" && c.Kind != "rate" {
 			bad(fmt.Sprintf("loads[%d]", i), "a %s load runs from one process: runs on hosts take closed and rate loads", c.Kind)
-		}
-	}
-	for _, r := range []struct {
-		on          bool
-		field, what string
-	}{
-		{slices.Contains(s.TLS, true), "tls", "TLS between the hosts' nodes"},
-		{s.Memory > 0, "memory", "memory limits"},
-		{s.Pin != "none", "pin", "CPU pinning"},
-		{s.NetworkMode == "kernel", "network_mode", "kernel network emulation (the hosts are namespaces already: shape them with hosts up --bandwidth)"},
-		{slices.Contains(s.Generators, GeneratorIndependent), "generators", "the independent generator"},
-		{len(s.Schemas) > 0, "schemas", "schema trials"},
-	} {
-		if r.on {
-			bad(r.field, "runs on hosts do not take %s yet: leave it out of a spec with hosts", r.what)
 		}
 	}
 }
