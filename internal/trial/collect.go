@@ -54,12 +54,15 @@ type readings struct {
 	hosts *hostsReading
 }
 
-// collect writes the window's figures into rec: the generator's, the
-// meters' (the processes' usage first), the nodes' own and what crossed
-// the broker. Figures are read even from a run cut short: what was
-// measured stays.
-func collect(ctx context.Context, rec *results.Record, got load.Measured, leg brokerLeg, nodes *nodeSet, meters []meter) {
-	recordLoad(rec, got)
+// collect writes the window's figures into rec: the generator's (as
+// hopbench load records them: load.Measured.Record), the meters' (the
+// processes' usage first), the nodes' own and what crossed the broker.
+// Figures are read even from a run cut short: what was measured stays. A
+// histogram that does not encode is an error, not a record without it.
+func collect(ctx context.Context, rec *results.Record, got load.Measured, leg brokerLeg, nodes *nodeSet, meters []meter) error {
+	if err := got.Record(rec); err != nil {
+		return err
+	}
 	requests := got.Result.Requests
 	rec.Brokers = leg.record()
 	var r readings
@@ -71,6 +74,7 @@ func collect(ctx context.Context, rec *results.Record, got load.Measured, leg br
 	for i := range rec.Brokers {
 		rec.Brokers[i].Wire = brokerWire(rec.Nodes, requests, got.Wire)
 	}
+	return nil
 }
 
 // recordReadings writes the meters' readings into rec.
@@ -92,21 +96,6 @@ func recordReadings(rec *results.Record, r readings) {
 		rec.Nodes[i].Heap, rec.Nodes[i].HeapError = h.heap, h.err
 	}
 	recordHosts(rec, r.hosts)
-}
-
-// recordLoad writes what the generator measured into rec.
-func recordLoad(rec *results.Record, got load.Measured) {
-	res := got.Result
-	rec.Figures = res.Figures(got.Wire)
-	rec.RequestBodyBytes, rec.RequestBodyRawBytes, rec.ResponseBodyBytes = got.RequestBytes, got.RawRequestBytes, got.ReplyBytes
-	rec.Series, rec.Steps = res.Series, res.Steps
-	rec.Histogram, _ = stats.Encode(res.Latency)
-	if res.Uncorrected != nil {
-		rec.UncorrectedHistogram, _ = stats.Encode(res.Uncorrected)
-	}
-	if res.FirstMessage != nil {
-		rec.FirstMessageHistogram, _ = stats.Encode(res.FirstMessage)
-	}
 }
 
 // recordHosts writes the hosts' figures and roles into rec, and each

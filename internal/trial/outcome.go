@@ -2,7 +2,6 @@ package trial
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/hopbench/hopbench/internal/broker"
@@ -30,36 +29,8 @@ func outcome(ctx, runCtx context.Context, leg brokerLeg, nodes *nodeSet, hops ho
 		return results.OutcomeFailed, nodes.resetErr.Error()
 	case ctx.Err() != nil:
 		return results.OutcomeInterrupted, "stopped before the end of the run; figures are partial"
-	case res.Capacity != nil:
-		return capacityOutcome(res)
 	}
-	if why := res.CallsFailed(); why != "" {
-		rec.Figures.Withhold()
-		rec.Histogram, rec.UncorrectedHistogram, rec.FirstMessageHistogram, rec.Series, rec.Steps = "", "", "", nil, nil
-		return results.OutcomeCallsFailed, why
-	}
-	switch {
-	case res.NotSent > 0:
-		return results.OutcomeErrors, fmt.Sprintf("the generator never sent %d requests due in the window (it fell that far behind the rate)", res.NotSent)
-	case res.Errors > 0:
-		return results.OutcomeErrors, ""
-	}
-	return results.OutcomeOK, ""
-}
-
-// capacityOutcome judges a capacity search by its probe at the capacity:
-// the probes above it fail by design, and replies over the SLA at the
-// capacity are the tail its percentile allows; calls that failed there
-// are errors.
-func capacityOutcome(res *load.Result) (string, string) {
-	c := res.Capacity
-	if c.Step < 0 {
-		return results.OutcomeErrors, "no capacity: " + c.Ended
-	}
-	if res.Steps[c.Step].Failed() > 0 {
-		return results.OutcomeErrors, ""
-	}
-	return results.OutcomeOK, ""
+	return res.Judge(rec) // the generator's rules, as hopbench load's
 }
 
 // brokerExitWithin bounds the wait for a broker that a node lost to finish

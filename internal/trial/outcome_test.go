@@ -20,7 +20,9 @@ func TestARunWhoseCallsFailedLosesItsFigures(t *testing.T) {
 	res := &load.Result{Requests: 4307775, Errors: 4307000, ErrorsByClass: map[string]int64{"refused": 4307000}, Elapsed: 3 * time.Second, Latency: h,
 		FirstMessage: h, Messages: 775}
 	rec := &results.Record{}
-	recordLoad(rec, load.Measured{Result: res})
+	if err := (load.Measured{Result: res}).Record(rec); err != nil {
+		t.Fatal(err)
+	}
 	rec.Series = []results.Second{{T: 0, Requests: 1, P50Us: 1}}
 	if rec.FirstMessage == nil || rec.MessagesPerS == 0 || rec.FirstMessageHistogram == "" {
 		t.Fatalf("a feed's record without its first messages: %+v", rec.Figures)

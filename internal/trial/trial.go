@@ -57,7 +57,9 @@ func (x *Rig) Make(ctx context.Context, c *Case, rec *results.Record, hooks Hook
 	if err != nil {
 		return fmt.Errorf("driving the load: %w", err)
 	}
-	collect(context.WithoutCancel(runCtx), rec, got, m.leg, m.nodes, m.meters)
+	if err := collect(context.WithoutCancel(runCtx), rec, got, m.leg, m.nodes, m.meters); err != nil {
+		return fmt.Errorf("collecting the figures: %w", err)
+	}
 	rec.Outcome, rec.Reason = outcome(ctx, runCtx, m.leg, m.nodes, m.hops, rec, got.Result)
 	rec.MarkFailures()
 	return nil
