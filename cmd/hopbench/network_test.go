@@ -126,7 +126,11 @@ network: {bandwidth: 8mbit}
 network_mode: kernel
 duration: 2s
 warmup: 300ms
+sla: 10s
 `)
+	// The SLA is far off: amqp chain:2's p50 is about 800 ms by design
+	// (below), a busy machine's tail passed the default 1 s, and what is
+	// tested is the shaping, not how fast.
 	// A broker call crosses four legs: caller to broker, broker to service
 	// and back, each 100 kB at 8 Mbit/s.
 	for c, least := range map[string]float64{"rest direct": 200, "rest chain:2": 400, "amqp direct": 400, "amqp chain:2": 800} {
