@@ -31,7 +31,7 @@ func (s Set) String() string {
 // machine, e.g. "1" or "1,2,3"; ranges such as "0-3", as the kernel
 // writes them in /proc/PID/status, are read too.
 func Parse(list string) (Set, error) {
-	s, err := parseList(list)
+	s, err := ParseList(list)
 	if err != nil {
 		return nil, err
 	}
@@ -47,8 +47,10 @@ func Parse(list string) (Set, error) {
 	return s, nil
 }
 
-// parseList reads a list such as "0-2,5" without asking the machine.
-func parseList(list string) (Set, error) {
+// ParseList reads a list such as "0-2,5" without asking the machine
+// whether it has those CPUs (Parse does): a command line read where the
+// node will not run.
+func ParseList(list string) (Set, error) {
 	if strings.TrimSpace(list) == "" {
 		return nil, errors.New("no CPUs: want a comma-separated list of CPU numbers, e.g. 1 or 1,2,3")
 	}
@@ -83,7 +85,7 @@ func Online() (Set, error) {
 		}
 		return s, nil
 	}
-	s, err := parseList(strings.TrimSpace(string(b)))
+	s, err := ParseList(strings.TrimSpace(string(b)))
 	if err != nil {
 		return nil, fmt.Errorf("reading this machine's CPUs: %w", err)
 	}
@@ -152,7 +154,7 @@ func Allowed(pid int) (Set, error) {
 	}
 	for line := range strings.SplitSeq(string(b), "\n") {
 		if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
-			return parseList(strings.TrimSpace(v))
+			return ParseList(strings.TrimSpace(v))
 		}
 	}
 	return nil, fmt.Errorf("/proc/%d/status has no Cpus_allowed_list", pid)

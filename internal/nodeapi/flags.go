@@ -1,11 +1,8 @@
 package nodeapi
 
 import (
-	"errors"
-	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -175,7 +172,7 @@ func (f cpusFlag) Set(list string) error {
 		*f.cpus = nil
 		return nil
 	}
-	s, err := readCPUs(list)
+	s, err := cpuset.ParseList(list)
 	if err != nil {
 		return err
 	}
@@ -186,35 +183,6 @@ func (f cpusFlag) Set(list string) error {
 func (f cpusFlag) String() string { return f.cpus.String() }
 
 func (cpusFlag) Type() string { return "string" }
-
-// readCPUs reads a list of CPU numbers as cpuset.Parse does, ranges such
-// as 0-3 too, but without asking this machine whether it has them: that
-// is the node's to check where it runs, while Parse reads a command line
-// alone. (cpuset keeps its own reading of the list unexported.)
-func readCPUs(list string) (cpuset.Set, error) {
-	const want = "want a comma-separated list of CPU numbers, e.g. 1 or 1,2,3"
-	if strings.TrimSpace(list) == "" {
-		return nil, errors.New("no CPUs: " + want)
-	}
-	var s cpuset.Set
-	for part := range strings.SplitSeq(list, ",") {
-		part = strings.TrimSpace(part)
-		lo, hi, isRange := strings.Cut(part, "-")
-		first, err1 := strconv.Atoi(lo)
-		last, err2 := first, error(nil)
-		if isRange {
-			last, err2 = strconv.Atoi(hi)
-		}
-		if err1 != nil || err2 != nil || first < 0 || last < first {
-			return nil, fmt.Errorf("%q is not a CPU number: %s", part, want)
-		}
-		for c := first; c <= last; c++ {
-			s = append(s, c)
-		}
-	}
-	slices.Sort(s)
-	return slices.Compact(s), nil
-}
 
 // fillFlag reads --proto-fill: fill hints from a file, or from the flag
 // itself when it is a JSON object; none given empty.
