@@ -47,7 +47,7 @@ type loadFlags struct {
 	checks                            checkFlags
 	oneway                            onewayFlags
 	// oneWay is the one-way shape with --mode oneway, else nil.
-	oneWay *experiment.OneWay
+	oneWay *oneway.Shape
 }
 
 // loadHelp is hopbench load's long help.

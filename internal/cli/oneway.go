@@ -8,10 +8,10 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/hopbench/hopbench/internal/experiment"
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/oneway"
 	"github.com/hopbench/hopbench/internal/results"
+	"github.com/hopbench/hopbench/internal/specyaml"
 	"github.com/hopbench/hopbench/internal/transport"
 )
 
@@ -36,13 +36,13 @@ func (o *onewayFlags) add(fl *pflag.FlagSet) {
 	fl.IntVar(&o.consumers, "consumers", 1, fmt.Sprintf("with --mode oneway: consumers sharing each group (at most %d)", oneway.MaxConsumers))
 	fl.IntVar(&o.groups, "groups", 1, fmt.Sprintf("with --mode oneway: subscription groups, each taking every message (1: a work queue; more: a fan-out; at most %d)", oneway.MaxGroups))
 	fl.DurationVar(&o.drain, "drain", 0, "with --mode oneway: how long to wait after the last publish for the consumers to take every message (default: --timeout)")
-	fl.StringVar(&o.encode, "encode", experiment.EncodeOnce, "with --mode oneway: once (the body encoded once, sent every time) or each (every message encoded anew, as a producer serializing each record does)")
+	fl.StringVar(&o.encode, "encode", oneway.EncodeOnce, "with --mode oneway: once (the body encoded once, sent every time) or each (every message encoded anew, as a producer serializing each record does)")
 	fl.DurationVar(&o.crash, "crash", 0, "with --mode oneway: drop the first consumer this long into the measured window without settling its messages, as a crash would")
 }
 
 // spec is the one-way shape, nil for calls; it refuses one-way settings
 // without --mode oneway, and what a one-way load cannot carry.
-func (o *onewayFlags) spec(changed func(string) bool, target *load.TargetConfig, cfg load.Config) (*experiment.OneWay, error) {
+func (o *onewayFlags) spec(changed func(string) bool, target *load.TargetConfig, cfg load.Config) (*oneway.Shape, error) {
 	switch o.mode {
 	case modeRequest:
 		for _, name := range []string{"consumers", "groups", "drain", "crash", "encode"} {
@@ -67,10 +67,10 @@ func (o *onewayFlags) spec(changed func(string) bool, target *load.TargetConfig,
 		return nil, errors.New("--warmup with --clients: a closed loop's warm-up publishes as fast as the broker takes messages and leaves a backlog the measured window would consume; leave the warm-up out, or give --rate")
 	}
 	target.OneWay = true
-	if err := experiment.CheckEncode(o.encode); err != nil {
+	if err := oneway.CheckEncode(o.encode); err != nil {
 		return nil, fmt.Errorf("--encode %w", err)
 	}
-	ow := &experiment.OneWay{Consumers: o.consumers, Groups: o.groups, Drain: experiment.Duration(o.drain), Crash: experiment.Duration(o.crash), Encode: o.encode}
+	ow := &oneway.Shape{Consumers: o.consumers, Groups: o.groups, Drain: specyaml.Duration(o.drain), Crash: specyaml.Duration(o.crash), Encode: o.encode}
 	return ow, ow.Config().Check()
 }
 

@@ -4,9 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"time"
 
@@ -94,68 +92,12 @@ type Run struct {
 	// OneWay, when set, makes the run one-way messaging over its broker
 	// stack: the generator publishes, consumers take the messages later,
 	// and no node runs.
-	OneWay *OneWay `json:"oneway,omitempty"`
+	OneWay *oneway.Shape `json:"oneway,omitempty"`
 	// FreshBroker starts the run's broker anew before it.
 	FreshBroker bool `json:"fresh_broker,omitempty"`
 	// brokered says the run's stack talks through a broker (set with its
 	// stack by the matrix).
 	brokered bool
-}
-
-// OneWay is a one-way run's consumers (oneway.Config, as a spec gives it).
-type OneWay struct {
-	// Consumers share each group; Groups each take every message (1: a
-	// work queue; more: a fan-out).
-	Consumers int `json:"consumers" yaml:"consumers"`
-	Groups    int `json:"groups,omitempty" yaml:"groups"`
-	// Drain bounds the wait for the consumers after the last publish
-	// (default: the run's timeout); Crash drops a consumer this long into
-	// the measured window, as a crash would.
-	Drain Duration `json:"drain,omitempty" yaml:"drain"`
-	Crash Duration `json:"crash,omitempty" yaml:"crash"`
-	// Encode is once (the default: the body encoded once and sent every
-	// time) or each (every publish encodes the message anew, as a
-	// producer serializing each record does).
-	Encode string `json:"encode,omitempty" yaml:"encode"`
-}
-
-// The one-way encodings: the body encoded once, or every message.
-const (
-	EncodeOnce = "once"
-	EncodeEach = "each"
-)
-
-// CheckEncode refuses an encoding other than once and each.
-func CheckEncode(e string) error {
-	if e != EncodeOnce && e != EncodeEach {
-		return fmt.Errorf("%q: want %s (the body encoded once, the default) or %s (every message encoded anew)", e, EncodeOnce, EncodeEach)
-	}
-	return nil
-}
-
-// Config is the one-way shape as the oneway package takes it.
-func (o *OneWay) Config() oneway.Config {
-	return oneway.Config{Consumers: o.Consumers, Groups: o.Groups, Drain: time.Duration(o.Drain), Abort: time.Duration(o.Crash),
-		EncodeEach: o.Encode == EncodeEach}
-}
-
-// String names the shape in a case: "oneway 2 consumers", "oneway fan-out
-// 3×1", with its stack settings, which a one-way case compares.
-func (o *OneWay) String(options map[string]string) string {
-	s := fmt.Sprintf("oneway %d consumers", max(o.Consumers, 1))
-	if o.Groups > 1 {
-		s = fmt.Sprintf("oneway fan-out %d×%d", o.Groups, max(o.Consumers, 1))
-	}
-	if o.Crash > 0 {
-		s += " crash@" + time.Duration(o.Crash).String()
-	}
-	if o.Encode == EncodeEach {
-		s += " encode each"
-	}
-	for _, k := range slices.Sorted(maps.Keys(options)) {
-		s += " " + k + "=" + options[k]
-	}
-	return s
 }
 
 // OnJVM reports whether the run's nodes run on the JVM.
@@ -312,7 +254,7 @@ func (s *Spec) run(top, model string, count int, op string, l load.Model) Run {
 	}
 	r.GoMemLimit = s.goMemLimit()
 	if s.Mode == ModeOneWay {
-		ow := OneWay{Consumers: 1}
+		ow := oneway.Shape{Consumers: 1}
 		if s.OneWay != nil {
 			ow = *s.OneWay
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/hopbench/hopbench/internal/jvm"
 	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/network"
+	"github.com/hopbench/hopbench/internal/oneway"
 	"github.com/hopbench/hopbench/internal/payload"
 	"github.com/hopbench/hopbench/internal/placement"
 	"github.com/hopbench/hopbench/internal/proxy"
@@ -75,8 +76,8 @@ type Spec struct {
 	Scales map[string]Overrides `yaml:"scales" json:"scales,omitempty" jsonschema_description:"Named scales, each fields written over the spec's (and, under parts, over a named part's), chosen with hopbench run --scale NAME; without it the spec runs as written."`
 	Parts  []Overrides          `yaml:"parts" json:"parts,omitempty" jsonschema_description:"Sub-experiments run one after another, each a name and the fields it writes over the top level's: an experiment whose figures each need their own matrix."`
 	// Mode and OneWay make the runs one-way messaging (broker stacks).
-	Mode   string  `yaml:"mode" json:"mode,omitempty" jsonschema:"enum=request,enum=oneway" jsonschema_description:"request (calls with replies, every stack; the default) or oneway (broker stacks: the generator publishes, consumers take the messages later, and every message is accounted for: lost, duplicated, out of order, end-to-end latency; docs/messaging.md). One-way runs are direct, post or echo, closed or rate loads, on this machine."`
-	OneWay *OneWay `yaml:"oneway" json:"oneway,omitempty" jsonschema_description:"With mode oneway: consumers (sharing each group, default 1), groups (each taking every message; default 1, more is a fan-out), drain (how long to wait for the consumers after the last publish; default the timeout) crash (drop the first consumer this long into the measured window, as a crash would) and encode (once, the default, or each: every message encoded anew)."`
+	Mode   string        `yaml:"mode" json:"mode,omitempty" jsonschema:"enum=request,enum=oneway" jsonschema_description:"request (calls with replies, every stack; the default) or oneway (broker stacks: the generator publishes, consumers take the messages later, and every message is accounted for: lost, duplicated, out of order, end-to-end latency; docs/messaging.md). One-way runs are direct, post or echo, closed or rate loads, on this machine."`
+	OneWay *oneway.Shape `yaml:"oneway" json:"oneway,omitempty" jsonschema_description:"With mode oneway: consumers (sharing each group, default 1), groups (each taking every message; default 1, more is a fan-out), drain (how long to wait for the consumers after the last publish; default the timeout) crash (drop the first consumer this long into the measured window, as a crash would) and encode (once, the default, or each: every message encoded anew)."`
 	// FreshBrokers starts each run's broker anew, for the figures of a
 	// broker just started (its memory at rest).
 	FreshBrokers bool `yaml:"fresh_brokers" json:"fresh_brokers,omitempty" jsonschema_description:"Stop each run's broker and start it again before the run, for the figures of a broker just started (its memory at rest, docs/messaging.md). Brokers hopbench starts only: one already running (hopbench brokers up, another run) is refused; not with hosts."`

@@ -1,6 +1,10 @@
 package experiment
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/hopbench/hopbench/internal/oneway"
+)
 
 // The modes a spec's runs measure in.
 const (
@@ -28,7 +32,7 @@ func (s *Spec) validateOneWay(bad func(string, string, ...any)) {
 			bad("oneway", "%v", err)
 		}
 		if e := s.OneWay.Encode; e != "" { // none given: once
-			if err := CheckEncode(e); err != nil {
+			if err := oneway.CheckEncode(e); err != nil {
 				bad("oneway.encode", "%v", err)
 			}
 		}
