@@ -179,7 +179,7 @@ func (s *Spec) variants(rep int, top, model string, count int, op string, l load
 	runs = expand(runs, s.HTTP2, func(r *Run, h2 bool) { r.HTTP2 = h2 })
 	runs = expand(runs, s.Cache, func(r *Run, cache bool) { r.Cache = cache })
 	runs = expand(runs, s.Generators, func(r *Run, gen string) { r.Generator = gen })
-	runs = expand(runs, s.Connections, func(r *Run, c ConnMode) { r.Connections, r.PerRequest = c.Pooled, c.PerRequest })
+	runs = expand(runs, s.Connections, func(r *Run, c load.ConnMode) { r.Connections, r.PerRequest = c.Pooled, c.PerRequest })
 	runs = expand(runs, s.Networks, func(r *Run, net network.Profile) { r.Network = net })
 	runs = expand(runs, s.Proxy, func(r *Run, p *proxy.Settings) { r.Proxy = p })
 	runs = expand(runs, s.Runtimes, func(r *Run, rt string) {

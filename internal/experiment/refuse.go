@@ -7,6 +7,7 @@ import (
 
 	"github.com/hopbench/hopbench/internal/evolution"
 	"github.com/hopbench/hopbench/internal/jvm"
+	"github.com/hopbench/hopbench/internal/load"
 	"github.com/hopbench/hopbench/internal/network"
 	"github.com/hopbench/hopbench/internal/transport"
 )
@@ -23,7 +24,7 @@ func (s *Spec) kinds() kinds {
 			p, err := evolution.ParseSchema(sc)
 			return err == nil && p.Has(evolution.V2)
 		}),
-		perRequest: slices.ContainsFunc(s.Connections, func(c ConnMode) bool { return c.PerRequest })}
+		perRequest: slices.ContainsFunc(s.Connections, func(c load.ConnMode) bool { return c.PerRequest })}
 }
 
 // refuseByKind refuses, in two tables read in one place, what the spec's
@@ -81,7 +82,7 @@ func (s *Spec) refusals(k kinds) []refusal {
 		{k.oneWay, k.independent, "mode", oneWay("generators: independent")},
 		{k.oneWay, k.perRequest, "mode", oneWay("connections: per-request")},
 		{k.independent, tls || h2, "generators", "the independent generator speaks plain HTTP/1.1: set tls and http2 false where it runs"},
-		{k.independent, slices.ContainsFunc(s.Connections, func(c ConnMode) bool { return c.PerRequest || c.Pooled > 1 }), "connections", "the independent generator keeps one connection: leave connections at 1 where it runs"},
+		{k.independent, slices.ContainsFunc(s.Connections, func(c load.ConnMode) bool { return c.PerRequest || c.Pooled > 1 }), "connections", "the independent generator keeps one connection: leave connections at 1 where it runs"},
 		{k.independent, !direct, "topologies", "the independent generator checks hopbench on a direct call: topologies [direct]"},
 		{k.v2, k.jvm, "schemas", "runtime jvm: the JVM node speaks v1 only; put the runs of v2 in a part of their own with runtimes [go]"},
 		{k.v2, k.independent, "schemas", "generator independent: the cross-check client sends v1's messages only; put the runs of v2 in a part of their own with generators [hopbench]"},

@@ -47,7 +47,7 @@ type Spec struct {
 	Cache       Bools               `yaml:"cache" json:"cache,omitempty" jsonschema_description:"Nodes reuse the encoded reply of an identical get: false, true or both."`
 	Pin         string              `yaml:"pin" json:"pin,omitempty" jsonschema:"enum=none,enum=split,enum=same" jsonschema_description:"CPU pinning: none; split (generator on CPU 0, nodes on the others); same (all on CPU 0)."`
 	Memory      ByteSize            `yaml:"memory" json:"memory,omitempty" jsonschema_description:"Memory limit of each node (cgroups), e.g. 400MiB; a node killed by it ends the run as out of memory."`
-	Connections Connections         `yaml:"connections" json:"connections,omitempty" jsonschema_description:"How the generator connects to the entry node: a number of connections kept for the run and shared by its workers (default 1, also written pooled), per-request (a new connection, and with TLS a full handshake, for every call; not kafka), or a list such as [pooled, per-request] to measure both."`
+	Connections load.Connections    `yaml:"connections" json:"connections,omitempty" jsonschema_description:"How the generator connects to the entry node: a number of connections kept for the run and shared by its workers (default 1, also written pooled), per-request (a new connection, and with TLS a full handshake, for every call; not kafka), or a list such as [pooled, per-request] to measure both."`
 	Network     network.Profiles    `yaml:"network" json:"network,omitempty" jsonschema_description:"The emulated network every hop crosses: a named profile (loopback, the default: nothing; lan: 0.1 ms one-way, 1gbit; region: 1 ms, 1gbit; wan: 20 ms, 50mbit) or settings {delay: 5ms, jitter: 100us, bandwidth: 8mbit}. delay is one-way and paid on each direction of every hop (generator to node, node to node, both legs through a broker); bandwidth caps each direction of each connection. Emulated in process at the end that dials each connection; the round trip and throughput achieved are measured before each run and recorded."`
 	Networks    network.Profiles    `yaml:"networks" json:"networks,omitempty" jsonschema_description:"Several networks, each measured: a list such as [loopback, lan, wan] multiplies the matrix (each entry as in network)."`
 	NetworkMode string              `yaml:"network_mode" json:"network_mode,omitempty" jsonschema:"enum=in-process,enum=kernel" jsonschema_description:"How networks are emulated: in-process (the default, no privileges: at the dialling end of every connection) or kernel (root: the generator and each node on a network namespace of its own and the brokers beside hopbench, all joined by veth pairs to a bridge, shaped with tbf, and netem for delay and jitter where the kernel has it)."`
@@ -161,7 +161,7 @@ func (s *Spec) Defaults() {
 		s.Proxy = proxy.List{nil}
 	}
 	if len(s.Connections) == 0 {
-		s.Connections = Connections{{Pooled: 1}}
+		s.Connections = load.Connections{{Pooled: 1}}
 	}
 	if len(s.Runtimes) == 0 {
 		s.Runtimes = []string{jvm.Go}
