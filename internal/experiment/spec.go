@@ -82,7 +82,7 @@ type Spec struct {
 	// broker just started (its memory at rest).
 	FreshBrokers bool `yaml:"fresh_brokers" json:"fresh_brokers,omitempty" jsonschema_description:"Stop each run's broker and start it again before the run, for the figures of a broker just started (its memory at rest, docs/messaging.md). Brokers hopbench starts only: one already running (hopbench brokers up, another run) is refused; not with hosts."`
 	// TransportOptions are stacks' own settings keyed technology.option.
-	TransportOptions TransportOptions `yaml:"transport_options" json:"transport_options,omitempty" jsonschema_description:"Stacks' own settings as technology.option: value, e.g. amqp.reply: queue, amqp.prefetch: 64, amqp.persistent: true, amqp.confirm: true, kafka.acks: leader, kafka.partitions: 8. Unset options take their documented defaults; every record lists the values used."`
+	TransportOptions transport.StackOptions `yaml:"transport_options" json:"transport_options,omitempty" jsonschema_description:"Stacks' own settings as technology.option: value, e.g. amqp.reply: queue, amqp.prefetch: 64, amqp.persistent: true, amqp.confirm: true, kafka.acks: leader, kafka.partitions: 8. Unset options take their documented defaults; every record lists the values used."`
 
 	// scale is the scale the spec was read at ("" for as written); part
 	// the name of this part of a spec with parts; parts those parts.

@@ -101,7 +101,7 @@ func (s *Spec) validateMatrix() error {
 		}
 	}
 	s.validatePayloads(bad)
-	s.validateTransportOptions(bad)
+	s.TransportOptions.Check("transport_options", slices.Collect(maps.Values(s.stacks)), bad)
 	s.validateHosts(bad)
 	if s.FreshBrokers && len(s.Hosts) > 0 {
 		bad("fresh_brokers", "brokers on hosts are their agents': leave fresh_brokers out, or the hosts")
@@ -317,32 +317,6 @@ func (s *Spec) validateIndependent(bad func(string, string, ...any)) {
 			bad(fmt.Sprintf("loads[%d]", i), "the independent generator paces an open loop: give a rate load, e.g. {rate: {rate: 2}}")
 		case l.Rate.Arrivals == "poisson":
 			bad(fmt.Sprintf("loads[%d].rate.arrivals", i), "the independent generator paces evenly, one request in flight: leave arrivals constant")
-		}
-	}
-}
-
-func (s *Spec) validateTransportOptions(bad func(path, format string, args ...any)) {
-	techs := map[string]bool{}
-	for _, st := range s.stacks {
-		techs[st.Transport] = true
-	}
-	for _, key := range slices.Sorted(maps.Keys(s.TransportOptions)) {
-		path := "transport_options." + key
-		tech, name, ok := strings.Cut(key, ".")
-		tr, err := transport.Lookup(tech)
-		switch {
-		case !ok || name == "":
-			bad(path, "want technology.option, e.g. amqp.reply or kafka.acks")
-			continue
-		case err != nil:
-			bad(path, "%v", err)
-			continue
-		case !techs[tech]:
-			bad(path, "no %s stack is listed in stacks, so the option would apply to nothing", tech)
-			continue
-		}
-		if _, err := transport.ResolveOptions(tr, map[string]string{name: s.TransportOptions[key]}); err != nil {
-			bad(path, "%v", err)
 		}
 	}
 }
