@@ -267,23 +267,13 @@ func (s *Spec) validateScalars(bad func(string, string, ...any)) {
 	if len(s.Network) > 0 && !slices.Equal(s.Network, s.Networks) {
 		bad("networks", "give network (one) or networks (a list), not both")
 	}
-	s.validateNetworkMode(bad)
+	if err := network.CheckMode(s.NetworkMode); err != nil {
+		bad("network_mode", "%v", err)
+	}
 	s.validateRuntimes(bad)
 	s.validateSchemas(bad)
 	if s.MTLS && !slices.Contains(s.TLS, true) {
 		bad("mtls", "mutual TLS needs tls: true (or [false, true])")
-	}
-}
-
-// validateNetworkMode checks network_mode.
-func (s *Spec) validateNetworkMode(bad func(string, string, ...any)) {
-	switch s.NetworkMode {
-	case network.InProcess:
-		return
-	case network.Kernel:
-	default:
-		bad("network_mode", "%q: want in-process or kernel", s.NetworkMode)
-		return
 	}
 }
 

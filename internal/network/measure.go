@@ -17,6 +17,14 @@ const (
 	Kernel    = "kernel"
 )
 
+// CheckMode refuses a mechanism other than in-process and kernel.
+func CheckMode(mode string) error {
+	if mode != InProcess && mode != Kernel {
+		return fmt.Errorf("%q: want in-process or kernel", mode)
+	}
+	return nil
+}
+
 // Measured is what a profile gave on the emulated path, measured before a
 // run: what the run's figures were made under, whatever was asked.
 type Measured struct {
