@@ -61,11 +61,24 @@ func checkCount(m payload.Model, n int, codecs []string) error {
 	}
 	for _, name := range codecs {
 		c, _ := codec.Lookup(name)
-		if size, err := m.EncodedSize(n, c.Marshal); err == nil && size > codec.DefaultMaxBytes {
+		if size := BodyPast(m, n, c, nil); size > 0 {
 			return fmt.Errorf("%d %s of %s could encode to up to %d bytes in %s, over the %d bytes a body may have: use a smaller count", n, m.Unit, m.Name, size, name, codec.DefaultMaxBytes)
 		}
 	}
 	return nil
+}
+
+// BodyPast is how many bytes count items of m could encode to in c,
+// compressed with z (nil: none), when that is past the bytes a body may
+// have (codec.DefaultMaxBytes); 0 when it is not, or cannot be bounded.
+// Spec validation and hopbench codec refuse such a count before anything
+// is generated.
+func BodyPast(m payload.Model, count int, c codec.Codec, z codec.Compression) int64 {
+	size, err := m.EncodedSize(count, c.Marshal)
+	if size = codec.CompressedBound(z, size); err != nil || size <= codec.DefaultMaxBytes {
+		return 0
+	}
+	return size
 }
 
 // Carries says whether codec c can carry model m's messages: it encodes an

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hopbench/hopbench/internal/codec"
+	"github.com/hopbench/hopbench/internal/codecbench"
 	"github.com/hopbench/hopbench/internal/evolution"
 	"github.com/hopbench/hopbench/internal/jvm"
 	"github.com/hopbench/hopbench/internal/load"
@@ -157,23 +158,16 @@ func (s *Spec) runCount() int {
 func (s *Spec) tooLarge(m payload.Model, count int) string {
 	for _, name := range s.Stacks {
 		st, ok := s.stacks[name]
-		if !ok {
+		tr, err := transport.Lookup(st.Transport)
+		if !ok || err != nil {
 			continue // reported at the stack
 		}
-		tr, err := transport.Lookup(st.Transport)
-		if err != nil {
-			continue
-		}
 		c, _, err := transport.BodyCodec(tr, st) // connect's json is protojson
-		if err != nil {
+		z, zerr := codec.LookupCompression(st.Compression)
+		if err != nil || zerr != nil {
 			continue
 		}
-		z, err := codec.LookupCompression(st.Compression)
-		if err != nil {
-			continue
-		}
-		size, err := m.EncodedSize(count, c.Marshal)
-		if size = codec.CompressedBound(z, size); err == nil && size > codec.DefaultMaxBytes {
+		if size := codecbench.BodyPast(m, count, c, z); size > 0 {
 			return fmt.Sprintf("%d %s could encode to up to %d bytes in %s (%s), over the %d bytes a body may have: use a smaller count", count, m.Unit, size, codec.Compressed(c, z, 0).Name(), name, codec.DefaultMaxBytes)
 		}
 	}
