@@ -429,8 +429,8 @@ func runReporter(a *app) (func(int, int, experiment.Run), func(experiment.Run, r
 	onRecord := func(rec *results.Record) {
 		live.done()
 		line := fmt.Sprintf("%s: %.0f req/s, p50 %s, p99 %s, %d errors", rec.Outcome, rec.RPS, us(rec.P50Us), us(rec.P99Us), rec.Errors)
-		if rec.Outcome == results.OutcomeCallsFailed {
-			line = rec.Outcome
+		if rec.Outcome == results.OutcomeCallsFailed || rec.Requests == 0 {
+			line = rec.Outcome // no figure stands: "failed: 0 req/s, p50 0µs" read as one
 		}
 		if c := rec.Capacity; c != nil {
 			line = fmt.Sprintf("%s: capacity %s; there p50 %s, p99 %s; %d probes, %d calls late or failed",

@@ -81,6 +81,9 @@ func CarriesProto(stack string, model payload.Model) error {
 // version 2.
 func (s *Spec) validateProtoCarriers(bad func(string, string, ...any), at string, m payload.Model, hasV2 bool) {
 	for _, name := range s.Stacks {
+		if _, ok := s.stacks[name]; !ok {
+			continue // refused at the stack, once
+		}
 		if err := CarriesProto(name, m); err != nil {
 			bad(at+".proto", "%v: leave it out of this experiment", err)
 		}
