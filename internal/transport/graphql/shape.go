@@ -106,19 +106,21 @@ func (queryShape) MutateOperationContext(_ context.Context, opCtx *graphql.Opera
 func (queryShape) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
 	resp := next(ctx)
 	if resp != nil {
-		resp.Errors = boundErrors(resp.Errors)
+		resp.Errors = firstErrors(resp.Errors, func(more int) *gqlerror.Error {
+			return gqlerror.Errorf("and %d more errors", more)
+		})
 	}
 	return resp
 }
 
-// boundErrors keeps the first MaxReplyErrors errors and says how many
-// more there were.
-func boundErrors(errs gqlerror.List) gqlerror.List {
+// firstErrors keeps a reply's first MaxReplyErrors errors and ends them
+// with more, saying how many there were past them: for gqlgen's replies
+// and graphql-go's alike.
+func firstErrors[E any](errs []E, more func(n int) E) []E {
 	if len(errs) <= MaxReplyErrors {
 		return errs
 	}
-	more := gqlerror.Errorf("and %d more errors", len(errs)-MaxReplyErrors)
-	return append(errs[:MaxReplyErrors:MaxReplyErrors], more)
+	return append(errs[:MaxReplyErrors:MaxReplyErrors], more(len(errs)-MaxReplyErrors))
 }
 
 // checkUserQuery bounds a query of a user's message's schema (served by
@@ -126,7 +128,10 @@ func boundErrors(errs gqlerror.List) gqlerror.List {
 // is: its tokens, depth and fields, and the bytes every get it asks for
 // could reply, summed over its aliases and fragments, within the node's
 // limit (100 aliases of get(count: 759) each under it returned 25.6 MB).
-func checkUserQuery(query string, vars map[string]any, model string, r replyLimit) *gqlerror.Error {
+// Without introspection, a query that asks for the schema anywhere in
+// it, fragments included, is refused first. The query is parsed here
+// once for all of these.
+func checkUserQuery(query string, vars map[string]any, model string, r replyLimit, introspection bool) *gqlerror.Error {
 	doc, err := parser.ParseQueryWithTokenLimit(&ast.Source{Input: query}, MaxQueryTokens)
 	if err != nil {
 		if e, ok := err.(*gqlerror.Error); ok {
@@ -134,6 +139,11 @@ func checkUserQuery(query string, vars map[string]any, model string, r replyLimi
 			return e
 		}
 		return gqlerror.Errorf("%v", err)
+	}
+	if !introspection && asksForSchema(doc) {
+		err := gqlerror.Errorf("introspection is off (the graphql option introspection=false)")
+		err.Extensions = map[string]any{"code": transport.CodeBadRequest.String()}
+		return err
 	}
 	w := &costWalk{replyLimit: r}
 	for _, op := range doc.Operations {
@@ -148,6 +158,39 @@ func checkUserQuery(query string, vars map[string]any, model string, r replyLimi
 		return shapeError("the query's gets could reply %d bytes (the size bound of every get, summed over its aliases and fragments), over the node's limit of %d bytes (--max-bytes)", w.sum, r.limit)
 	}
 	return nil
+}
+
+// asksForSchema says whether a field of doc's operations or fragments is
+// __schema or __type, each selection read once as written (spreads are
+// not followed: the fragments are read where they are defined).
+func asksForSchema(doc *ast.QueryDocument) bool {
+	var in func(ast.SelectionSet) bool
+	in = func(set ast.SelectionSet) bool {
+		for _, s := range set {
+			switch s := s.(type) {
+			case *ast.Field:
+				if s.Name == "__schema" || s.Name == "__type" || in(s.SelectionSet) {
+					return true
+				}
+			case *ast.InlineFragment:
+				if in(s.SelectionSet) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for _, op := range doc.Operations {
+		if in(op.SelectionSet) {
+			return true
+		}
+	}
+	for _, f := range doc.Fragments {
+		if in(f.SelectionSet) {
+			return true
+		}
+	}
+	return false
 }
 
 // gets adds the size bound of every get at the root of set.

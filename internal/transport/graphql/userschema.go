@@ -11,8 +11,6 @@ import (
 	gql "github.com/graphql-go/graphql"
 	"github.com/graphql-go/graphql/gqlerrors"
 	"github.com/graphql-go/graphql/language/ast"
-	"github.com/graphql-go/graphql/language/parser"
-	"github.com/graphql-go/graphql/language/visitor"
 	"github.com/vektah/gqlparser/v2/gqlerror"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
@@ -367,39 +365,16 @@ func userHandler(schema gql.Schema, introspection bool, model string, bound repl
 			json.NewEncoder(w).Encode(map[string]any{"errors": []any{map[string]any{"message": "reading the request: " + err.Error(), "extensions": map[string]any{"code": transport.CodeBadRequest.String()}}}})
 			return
 		}
-		if !introspection && introspects(body.Query) {
-			json.NewEncoder(w).Encode(map[string]any{"errors": []any{map[string]any{"message": "introspection is off (the graphql option introspection=false)", "extensions": map[string]any{"code": transport.CodeBadRequest.String()}}}})
-			return
-		}
-		if err := checkUserQuery(body.Query, body.Variables, model, bound); err != nil {
+		if err := checkUserQuery(body.Query, body.Variables, model, bound, introspection); err != nil {
 			json.NewEncoder(w).Encode(map[string]any{"errors": gqlerror.List{err}})
 			return
 		}
 		res := gql.Do(gql.Params{Schema: schema, RequestString: body.Query, VariableValues: body.Variables, Context: r.Context()})
-		if len(res.Errors) > MaxReplyErrors {
-			more := len(res.Errors) - MaxReplyErrors
-			res.Errors = append(res.Errors[:MaxReplyErrors:MaxReplyErrors], gqlerrors.FormattedError{Message: fmt.Sprintf("and %d more errors", more)})
-		}
+		res.Errors = firstErrors(res.Errors, func(more int) gqlerrors.FormattedError {
+			return gqlerrors.FormattedError{Message: fmt.Sprintf("and %d more errors", more)}
+		})
 		json.NewEncoder(w).Encode(res)
 	})
-}
-
-// introspects says whether a query asks for the schema anywhere in it,
-// fragments included; a query that does not parse is left to graphql-go
-// to refuse.
-func introspects(query string) bool {
-	doc, err := parser.Parse(parser.ParseParams{Source: query})
-	if err != nil {
-		return false
-	}
-	found := false
-	visitor.Visit(doc, &visitor.VisitorOptions{Enter: func(p visitor.VisitFuncParams) (string, any) {
-		if f, ok := p.Node.(*ast.Field); ok && f.Name != nil && (f.Name.Value == "__schema" || f.Name.Value == "__type") {
-			found = true
-		}
-		return visitor.ActionNoChange, nil
-	}}, nil)
-	return found
 }
 
 // userRoutes serves every user's message this process uses, each at
