@@ -96,9 +96,10 @@ func runID() uint64 {
 // is. A broker keeps a consumer group's members past a run (Kafka, after
 // it died and came back), and the next run's g1 was assigned no
 // partition while the dead run's members held them.
-func (r *rig) brokerGroup(group string) string {
-	return group + "-" + strconv.FormatUint(r.run&0xffffffffff, 36)
-}
+func (r *rig) brokerGroup(group string) string { return group + "-" + runSuffix(r.run) }
+
+// runSuffix is what a run adds to the names it owns at the broker.
+func runSuffix(run uint64) string { return strconv.FormatUint(run&0xffffffffff, 36) }
 
 // runTarget is addr's queue, topic or subject with the run's own suffix:
 // each run publishes to a name of its own, removed after it, so nothing
@@ -115,6 +116,6 @@ func runTarget(addr, scheme string, run uint64) (string, error) {
 	if name == "" {
 		name = "hopbench"
 	}
-	u.Path = "/" + name + "-oneway-" + strconv.FormatUint(run&0xffffffffff, 36)
+	u.Path = "/" + name + "-oneway-" + runSuffix(run)
 	return u.String(), nil
 }
